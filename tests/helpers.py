@@ -1,0 +1,25 @@
+"""Shared helpers for the test suite."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def central_difference(f, array: np.ndarray, h: float = 1e-6) -> np.ndarray:
+    """Numerical gradient of the scalar f() w.r.t. ``array`` (changed in place, then restored)."""
+    grad = np.zeros_like(array)
+    for index in np.ndindex(array.shape):
+        saved = array[index]
+        array[index] = saved + h
+        up = f()
+        array[index] = saved - h
+        down = f()
+        array[index] = saved
+        grad[index] = (up - down) / (2 * h)
+    return grad
+
+
+def relative_error(a: np.ndarray, b: np.ndarray) -> float:
+    """||a - b|| / (||a|| + ||b||), 0 when both are 0."""
+    scale = np.linalg.norm(a) + np.linalg.norm(b)
+    return 0.0 if scale == 0 else float(np.linalg.norm(a - b) / scale)

@@ -1,0 +1,80 @@
+import warnings
+
+import numpy as np
+import pytest
+
+from tinynet.activations import ACTIVATIONS, LeakyReLU, get_activation
+from tinynet.errors import UnknownNameError
+
+from helpers import relative_error
+
+ALL = [get_activation(name, alpha=0.1) for name in ACTIVATIONS]
+
+
+@pytest.mark.parametrize("act", ALL, ids=repr)
+def test_derivative_matches_central_difference(act):
+    z = np.random.default_rng(0).normal(0, 2, size=50)
+    z = z[np.abs(z) > 1e-3]  # away from the ReLU kink
+    h = 1e-6
+    numeric = (act.forward(z + h) - act.forward(z - h)) / (2 * h)
+    assert relative_error(act.derivative(z), numeric) < 1e-8
+
+
+@pytest.mark.parametrize("act", ALL, ids=repr)
+def test_forward_shape_and_dtype(act):
+    z = np.arange(-6, 6, dtype=np.float64).reshape(3, 4)
+    assert act.forward(z).shape == (3, 4) and act.forward(z).dtype == np.float64
+    assert act.derivative(z).shape == (3, 4)
+
+
+def test_known_values():
+    z = np.array([-2.0, 0.0, 3.0])
+    np.testing.assert_array_equal(get_activation("relu").forward(z), [0.0, 0.0, 3.0])
+    np.testing.assert_array_equal(get_activation("leaky_relu").forward(z), [-0.02, 0.0, 3.0])
+    np.testing.assert_array_equal(get_activation("identity").forward(z), z)
+    np.testing.assert_allclose(get_activation("tanh").forward(z), np.tanh(z))
+    np.testing.assert_allclose(get_activation("sigmoid").forward(z), 1 / (1 + np.exp(-z)),
+                               rtol=1e-15)
+
+
+def test_derivative_conventions_at_zero():
+    zero = np.array([0.0])
+    assert get_activation("relu").derivative(zero)[0] == 0.0
+    assert get_activation("leaky_relu", alpha=0.3).derivative(zero)[0] == 0.3
+    assert get_activation("sigmoid").derivative(zero)[0] == 0.25
+    assert get_activation("tanh").derivative(zero)[0] == 1.0
+
+
+def test_sigmoid_is_overflow_safe_with_exact_limits():
+    sigmoid = get_activation("sigmoid")
+    z = np.array([-1e4, -800.0, 800.0, 1e4])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = sigmoid.forward(z)
+        slope = sigmoid.derivative(z)
+    assert out[0] == 0.0 and out[-1] == 1.0
+    assert np.all(slope == 0.0)
+
+
+def test_leaky_relu_with_alpha_zero_is_relu():
+    z = np.random.default_rng(1).normal(size=100)
+    np.testing.assert_array_equal(LeakyReLU(0.0).forward(z), get_activation("relu").forward(z))
+    np.testing.assert_array_equal(LeakyReLU(0.0).derivative(z),
+                                  get_activation("relu").derivative(z))
+
+
+def test_unknown_name_lists_valid_names_and_suggests():
+    with pytest.raises(UnknownNameError, match=r"'leaky_rlu'.*identity.*did you mean 'leaky_relu'"):
+        get_activation("leaky_rlu")
+
+
+@pytest.mark.parametrize("alpha", [-0.1, float("nan"), float("inf")])
+def test_bad_alpha(alpha):
+    with pytest.raises(ValueError, match="alpha"):
+        LeakyReLU(alpha)
+
+
+def test_repr_and_equality():
+    assert repr(get_activation("leaky_relu", alpha=0.2)) == "leaky_relu(alpha=0.2)"
+    assert repr(get_activation("sigmoid")) == "sigmoid"
+    assert get_activation("leaky_relu", 0.2) == LeakyReLU(0.2) != LeakyReLU(0.3)

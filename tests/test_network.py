@@ -1,0 +1,150 @@
+import numpy as np
+import pytest
+
+import tinynet
+from tinynet import Layer, Network, ShapeError, UnknownNameError
+
+
+def test_layer_shapes_follow_torch_linear():
+    layer = Layer(3, 5, activation="relu", init="he_normal")
+    assert layer.W.shape == (5, 3) and layer.b.shape == (5,)
+    assert layer.W.dtype == np.float64 and layer.W.flags.c_contiguous
+    assert np.all(layer.b == 0)
+    out = layer.forward(np.ones((4, 3)))
+    assert out.shape == (4, 5)
+    assert layer.backward(np.ones((4, 5))).shape == (4, 3)
+    assert layer.dW.shape == (5, 3) and layer.db.shape == (5,)
+
+
+def test_layer_forward_is_the_formula():
+    layer = Layer(2, 3, activation="identity", rng=4)
+    layer.b[...] = [1.0, -1.0, 0.5]
+    X = np.array([[1.0, 2.0], [-3.0, 0.5]])
+    np.testing.assert_allclose(layer.forward(X), X @ layer.W.T + layer.b, rtol=0, atol=0)
+
+
+def test_layer_repr_shows_shape_activation_init_and_std():
+    text = repr(Layer(2, 8, activation="leaky_relu", init="he_leaky"))
+    assert text == "Layer(2 -> 8, activation=leaky_relu(alpha=0.01), init=he_leaky, init_std=1.000)"
+
+
+def test_mlp_builds_the_requested_chain():
+    net = tinynet.mlp([2, 4, 3, 1], activation="relu", output="sigmoid", init="he_normal",
+                      output_init="xavier_normal", seed=5)
+    assert net.sizes == [2, 4, 3, 1]
+    assert [layer.shape for layer in net.layers] == [(4, 2), (3, 4), (1, 3)]
+    assert [layer.activation.name for layer in net.layers] == ["relu", "relu", "sigmoid"]
+    assert [layer.init.name for layer in net.layers] == ["he_normal", "he_normal", "xavier_normal"]
+    assert net.n_parameters == 4 * 2 + 4 + 3 * 4 + 3 + 3 + 1
+    assert len(net.parameters()) == 6
+    assert all(p is q for p, q in zip(net.parameters(),
+                                      [a for layer in net.layers for a in (layer.W, layer.b)]))
+
+
+def test_network_summary_table():
+    text = repr(tinynet.mlp([2, 2, 2, 1], init="he_leaky", seed=0))
+    lines = text.splitlines()
+    assert lines[0] == "Network 2-2-2-1: 15 parameters, seed 0"
+    assert lines[1].split() == ["layer", "shape", "(out,", "in)", "activation", "init", "init",
+                                "std", "params"]
+    assert lines[2].split() == ["0", "(2,", "2)", "leaky_relu(alpha=0.01)", "he_leaky", "1.000", "6"]
+    assert lines[4].split() == ["2", "(1,", "2)", "sigmoid", "he_leaky", "1.000", "3"]
+
+
+def test_auto_init_shows_its_choice():
+    net = tinynet.mlp([2, 8, 1], init="auto")
+    assert [layer.init_label() for layer in net.layers] == ["auto:he_leaky", "auto:xavier_normal"]
+    assert net.layers[1].init_std() == pytest.approx(np.sqrt(2 / (8 + 1)))
+
+
+def test_same_seed_same_weights_different_seed_different_weights():
+    a, b, c = (tinynet.mlp([2, 3, 1], seed=s) for s in (7, 7, 8))
+    for p, q in zip(a.parameters(), b.parameters()):
+        np.testing.assert_array_equal(p, q)
+    assert not np.array_equal(a.layers[0].W, c.layers[0].W)
+
+
+def test_every_layer_gets_fresh_values():
+    # Keras's trap: one initializer reused across layers must not repeat the same draws.
+    net = tinynet.mlp([3, 3, 3, 3], init="normal", seed=0)
+    assert not np.array_equal(net.layers[0].W, net.layers[1].W)
+    assert not np.array_equal(net.layers[1].W, net.layers[2].W)
+
+
+def test_network_redraws_layers_from_its_own_seed():
+    layers = [Layer(2, 3, rng=123), Layer(3, 1, activation="sigmoid", rng=456)]
+    net = Network(layers, seed=9)
+    twin = Network([Layer(2, 3), Layer(3, 1, activation="sigmoid")], seed=9)
+    np.testing.assert_array_equal(net.layers[0].W, twin.layers[0].W)
+
+
+def test_global_random_state_is_untouched():
+    np.random.seed(1234)
+    before = np.random.get_state()[1].copy()
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 3, 1], seed=0)
+    net.fit(X, y, epochs=3, lr=0.1)
+    after = np.random.get_state()[1]
+    np.testing.assert_array_equal(before, after)
+
+
+def test_user_function_as_init():
+    layer = Layer(2, 3, init=lambda shape, rng: np.full(shape, 0.5))
+    assert np.all(layer.W == 0.5) and layer.init_std() is None
+    assert "init_std=?" in repr(layer)
+
+
+# --- bad input -------------------------------------------------------------------------
+
+def test_layers_that_do_not_chain_name_the_index_and_shapes():
+    with pytest.raises(ShapeError, match=r"layers\[1\] takes 4 inputs but layers\[0\] gives 3 "
+                                         r"outputs \(weight shapes \(3, 2\) then \(2, 4\)"):
+        Network([Layer(2, 3), Layer(4, 2)])
+
+
+@pytest.mark.parametrize("n_in,n_out,exc", [(0, 2, ValueError), (2, -1, ValueError),
+                                            (2.5, 2, TypeError), (True, 2, TypeError)])
+def test_bad_layer_sizes(n_in, n_out, exc):
+    with pytest.raises(exc, match=r"n_(in|out) must be an integer >= 1"):
+        Layer(n_in, n_out)
+
+
+def test_unknown_activation_and_init_names():
+    with pytest.raises(UnknownNameError, match=r"unknown activation 'sigmoud'.*'sigmoid'"):
+        Layer(2, 2, activation="sigmoud")
+    with pytest.raises(UnknownNameError, match=r"unknown initializer 'he_leakyy'.*he_normal.*"
+                                                r"did you mean 'he_leaky'"):
+        tinynet.mlp([2, 2, 1], init="he_leakyy")
+
+
+def test_bad_network_arguments():
+    with pytest.raises(ValueError, match="at least one Layer"):
+        Network([])
+    with pytest.raises(TypeError, match=r"layers\[1\] must be a tinynet Layer"):
+        Network([Layer(2, 2), "dense"])
+    layer = Layer(2, 2)
+    with pytest.raises(ValueError, match=r"layers\[1\] is the same Layer object"):
+        Network([layer, layer])
+    with pytest.raises(ValueError, match="seed must be an integer >= 0, got -1"):
+        Network([Layer(2, 2)], seed=-1)
+    with pytest.raises(ValueError, match="sizes must be a sequence of at least two"):
+        tinynet.mlp([2])
+    with pytest.raises(ValueError, match=r"sizes\[1\] must be an integer >= 1, got 0"):
+        tinynet.mlp([2, 0, 1])
+
+
+def test_bad_forward_input():
+    net = tinynet.mlp([2, 3, 1])
+    with pytest.raises(ShapeError, match=r"X must have 2 columns.*got shape \(4, 3\)"):
+        net.forward(np.ones((4, 3)))
+    with pytest.raises(ShapeError, match=r"X must be 2-D"):
+        net.forward(np.ones(2))
+    with pytest.raises(TypeError, match="X must hold real numbers.*complex"):
+        net.forward(np.ones((1, 2), dtype=complex))
+    with pytest.raises(ValueError, match=r"X must be finite, got nan at index \(0, 1\)"):
+        net.forward([[0.0, np.nan]])
+
+
+def test_initializer_returning_wrong_shape():
+    with pytest.raises(ValueError, match=r"returned shape \(3, 2\), expected \(2, 3\)"):
+        Layer(3, 2, init=lambda shape, rng: np.zeros((3, 2)))

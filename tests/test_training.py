@@ -1,0 +1,143 @@
+import warnings
+
+import numpy as np
+import pytest
+
+import tinynet
+from tinynet import ShapeError
+from tinynet.losses import mse, mse_gradient
+from tinynet.shuffle import epoch_order
+
+X_XOR, Y_XOR = tinynet.data.xor()
+
+
+def manual_sgd(net, X, y, epochs, lr, batch_size, order_of_epoch):
+    """The training loop written out by hand, to check fit() against."""
+    losses = []
+    for epoch in range(epochs):
+        total = 0.0
+        order = order_of_epoch(epoch)
+        for start in range(0, len(X), batch_size):
+            batch = order[start:start + batch_size]
+            y_hat = net.forward(X[batch])
+            total += mse(y_hat, y[batch]) * len(batch)
+            net.backward(mse_gradient(y_hat, y[batch]))
+            for layer in net.layers:
+                layer.W -= lr * layer.dW
+                layer.b -= lr * layer.db
+        losses.append(total / len(X))
+    return np.array(losses)
+
+
+@pytest.mark.parametrize("shuffle", [True, False])
+@pytest.mark.parametrize("batch_size", [1, 2, 3])
+def test_fit_is_per_sample_sgd_in_the_documented_order(shuffle, batch_size):
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(7, 3)), rng.normal(size=(7, 2))
+    net = tinynet.mlp([3, 4, 2], output="identity", seed=1)
+    twin = tinynet.mlp([3, 4, 2], output="identity", seed=1)
+    history = net.fit(X, y, epochs=5, lr=0.05, batch_size=batch_size, shuffle=shuffle, seed=11)
+    expected = manual_sgd(twin, X, y, 5, 0.05, batch_size,
+                          (lambda e: epoch_order(11, e, 7)) if shuffle else (lambda e: np.arange(7)))
+    np.testing.assert_allclose(history.loss, expected, rtol=1e-13)
+    for p, q in zip(net.parameters(), twin.parameters()):
+        np.testing.assert_allclose(p, q, rtol=1e-13)
+
+
+def test_shuffle_draws_a_fresh_permutation_every_epoch():
+    orders = {tuple(epoch_order(5, e, 4)) for e in range(50)}
+    assert len(orders) > 10  # 24 possible; a fixed order would give 1
+
+
+def test_small_xor_network_learns():
+    net = tinynet.mlp([2, 8, 1], init="he_leaky", seed=0)
+    history = net.fit(X_XOR, Y_XOR, epochs=3000, lr=0.1)
+    assert not history.diverged and history.epochs == 3000
+    assert history.loss[-1] < 0.01 < history.loss[0]
+    np.testing.assert_array_equal(net.predict(X_XOR) > 0.5, Y_XOR > 0.5)
+
+
+def test_same_seed_same_history_bit_for_bit():
+    runs = []
+    for _ in range(2):
+        net = tinynet.mlp([2, 2, 2, 1], init="he_leaky", seed=3)
+        history = net.fit(X_XOR, Y_XOR, epochs=200, lr=0.05)
+        runs.append((history.loss, net.parameters()))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    for p, q in zip(runs[0][1], runs[1][1]):
+        np.testing.assert_array_equal(p, q)
+
+
+def test_shuffle_seed_defaults_to_the_network_seed():
+    a = tinynet.mlp([2, 3, 1], seed=4)
+    b = tinynet.mlp([2, 3, 1], seed=4)
+    np.testing.assert_array_equal(a.fit(X_XOR, Y_XOR, epochs=20, lr=0.1).loss,
+                                  b.fit(X_XOR, Y_XOR, epochs=20, lr=0.1, seed=4).loss)
+
+
+def test_divergence_stops_training_without_warnings():
+    net = tinynet.mlp([2, 16, 16, 16, 1], activation="relu", output="identity",
+                      init="normal", seed=0)
+    X = np.full((4, 2), 10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        history = net.fit(X, np.ones((4, 1)), epochs=1000, lr=10.0)
+    assert history.diverged
+    assert history.epochs < 1000
+    assert not np.isfinite(history.loss[-1])
+    assert "diverged=True" in repr(history)
+
+
+def test_one_dimensional_targets_for_a_single_output():
+    net = tinynet.mlp([2, 3, 1], seed=0)
+    twin = tinynet.mlp([2, 3, 1], seed=0)
+    np.testing.assert_array_equal(net.fit(X_XOR, Y_XOR.ravel(), epochs=5, lr=0.1).loss,
+                                  twin.fit(X_XOR, Y_XOR, epochs=5, lr=0.1).loss)
+
+
+def test_integer_data_is_converted_exactly():
+    net = tinynet.mlp([2, 3, 1], seed=0)
+    twin = tinynet.mlp([2, 3, 1], seed=0)
+    np.testing.assert_array_equal(
+        net.fit(X_XOR.astype(int), Y_XOR.astype(int), epochs=5, lr=0.1).loss,
+        twin.fit(X_XOR, Y_XOR, epochs=5, lr=0.1).loss)
+
+
+def test_print_every(capsys):
+    tinynet.mlp([2, 2, 1]).fit(X_XOR, Y_XOR, epochs=10, lr=0.1, print_every=5)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("epoch  5/10  loss ")
+
+
+# --- bad input -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs,exc,message", [
+    (dict(epochs=0, lr=0.1), ValueError, "epochs must be an integer >= 1, got 0"),
+    (dict(epochs=2.0, lr=0.1), TypeError, "epochs must be an integer"),
+    (dict(epochs=1, lr=0.0), ValueError, r"lr must be a finite number > 0.0, got 0.0"),
+    (dict(epochs=1, lr=-1), ValueError, r"lr must be a finite number > 0.0, got -1.0"),
+    (dict(epochs=1, lr=float("nan")), ValueError, "lr must be a finite number"),
+    (dict(epochs=1, lr="0.1"), TypeError, "lr must be a real number, got '0.1'"),
+    (dict(epochs=1, lr=0.1, batch_size=0), ValueError, "batch_size must be an integer >= 1"),
+    (dict(epochs=1, lr=0.1, batch_size=5), ValueError,
+     r"batch_size must be at most the number of samples \(4\), got 5"),
+    (dict(epochs=1, lr=0.1, shuffle="yes"), TypeError, "shuffle must be True or False"),
+    (dict(epochs=1, lr=0.1, seed=-3), ValueError, "seed must be an integer >= 0, got -3"),
+])
+def test_bad_fit_arguments(kwargs, exc, message):
+    with pytest.raises(exc, match=message):
+        tinynet.mlp([2, 2, 1]).fit(X_XOR, Y_XOR, **kwargs)
+
+
+@pytest.mark.parametrize("X,y,exc,message", [
+    (np.ones((4, 3)), Y_XOR, ShapeError, r"X must have 2 columns.*\(4, 3\)"),
+    (X_XOR, np.ones((3, 1)), ShapeError, r"X and y must have the same number of samples, "
+                                         r"got X \(4, 2\) and y \(3, 1\)"),
+    (X_XOR, np.ones((4, 2)), ShapeError, r"y must have 1 columns.*\(4, 2\)"),
+    (np.ones((0, 2)), np.ones((0, 1)), ShapeError, "X must hold at least one sample"),
+    (X_XOR, [[0], [1], [np.inf], [0]], ValueError, r"y must be finite, got inf at index \(2, 0\)"),
+    (np.array([["a", "b"]]), Y_XOR[:1], TypeError, "X must hold real numbers"),
+])
+def test_bad_training_data(X, y, exc, message):
+    with pytest.raises(exc, match=message):
+        tinynet.mlp([2, 2, 1]).fit(X, y, epochs=1, lr=0.1)

@@ -1,0 +1,144 @@
+"""Activation functions: each one's forward value and derivative, side by side.
+
+An activation maps the pre-activation ``z = x Wᵀ + b`` to ``a = φ(z)`` element-wise. Backward
+needs ``φ'(z)``, so every activation here has both, written next to each other::
+
+    >>> from tinynet.activations import get_activation
+    >>> act = get_activation("leaky_relu", alpha=0.01)
+    >>> act.forward(np.array([-2.0, 0.0, 3.0]))
+    array([-0.02,  0.  ,  3.  ])
+    >>> act.derivative(np.array([-2.0, 0.0, 3.0]))
+    array([0.01, 0.01, 1.  ])
+
+Conventions at the kink ``z = 0`` (where the derivative does not exist): ``relu'(0) = 0`` and
+``leaky_relu'(0) = alpha`` (the left derivative, as in PyTorch).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import UnknownNameError, check_float
+
+__all__ = ["Activation", "Identity", "Sigmoid", "Tanh", "ReLU", "LeakyReLU",
+           "ACTIVATIONS", "get_activation"]
+
+
+class Activation:
+    """Base class: ``forward(z) = φ(z)`` and ``derivative(z) = φ'(z)``, both element-wise."""
+
+    name: str = ""
+
+    def forward(self, z: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def derivative(self, z: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    def __hash__(self) -> int:
+        return hash((self.name, tuple(sorted(vars(self).items()))))
+
+
+class Identity(Activation):
+    """φ(z) = z,  φ'(z) = 1."""
+
+    name = "identity"
+
+    def forward(self, z: np.ndarray) -> np.ndarray:
+        return np.array(z, dtype=np.float64)
+
+    def derivative(self, z: np.ndarray) -> np.ndarray:
+        return np.ones_like(z, dtype=np.float64)
+
+
+class Sigmoid(Activation):
+    """φ(z) = 1 / (1 + e^(-z)),  φ'(z) = φ(z) (1 - φ(z)).
+
+    Overflow-safe: with ``e = exp(-|z|) <= 1`` it is ``1 / (1 + e)`` for z >= 0 and
+    ``e / (1 + e)`` for z < 0, so no exponential ever overflows; sigmoid(±1e4) is exactly 1 and 0.
+    """
+
+    name = "sigmoid"
+
+    def forward(self, z: np.ndarray) -> np.ndarray:
+        z = np.asarray(z, dtype=np.float64)
+        e = np.exp(-np.abs(z))
+        return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+    def derivative(self, z: np.ndarray) -> np.ndarray:
+        s = self.forward(z)
+        return s * (1.0 - s)
+
+
+class Tanh(Activation):
+    """φ(z) = tanh(z),  φ'(z) = 1 - tanh(z)²."""
+
+    name = "tanh"
+
+    def forward(self, z: np.ndarray) -> np.ndarray:
+        return np.tanh(np.asarray(z, dtype=np.float64))
+
+    def derivative(self, z: np.ndarray) -> np.ndarray:
+        t = np.tanh(np.asarray(z, dtype=np.float64))
+        return 1.0 - t * t
+
+
+class ReLU(Activation):
+    """φ(z) = max(z, 0),  φ'(z) = 1 if z > 0 else 0 (so relu'(0) = 0)."""
+
+    name = "relu"
+
+    def forward(self, z: np.ndarray) -> np.ndarray:
+        z = np.asarray(z, dtype=np.float64)
+        return np.where(z > 0, z, 0.0)
+
+    def derivative(self, z: np.ndarray) -> np.ndarray:
+        return np.where(np.asarray(z) > 0, 1.0, 0.0)
+
+
+class LeakyReLU(Activation):
+    """φ(z) = z if z > 0 else α z,  φ'(z) = 1 if z > 0 else α (so leaky_relu'(0) = α).
+
+    ``alpha`` is the slope for negative inputs: 0.01 by default, as in 99mlp and PyTorch.
+    ``alpha = 0`` is ReLU.
+    """
+
+    name = "leaky_relu"
+
+    def __init__(self, alpha: float = 0.01) -> None:
+        self.alpha = check_float("alpha", alpha, minimum=0.0, inclusive=True)
+
+    def forward(self, z: np.ndarray) -> np.ndarray:
+        z = np.asarray(z, dtype=np.float64)
+        return np.where(z > 0, z, self.alpha * z)
+
+    def derivative(self, z: np.ndarray) -> np.ndarray:
+        return np.where(np.asarray(z) > 0, 1.0, self.alpha)
+
+    def __repr__(self) -> str:
+        return f"leaky_relu(alpha={self.alpha:g})"
+
+
+ACTIVATIONS: dict[str, type[Activation]] = {
+    cls.name: cls for cls in (Identity, Sigmoid, Tanh, ReLU, LeakyReLU)
+}
+
+
+def get_activation(activation: str | Activation, alpha: float = 0.01) -> Activation:
+    """Return the activation named ``activation`` (``alpha`` is used by leaky_relu only).
+
+    An :class:`Activation` instance is returned as it is.
+    """
+    if isinstance(activation, Activation):
+        return activation
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:
+        raise UnknownNameError("activation", activation, ACTIVATIONS)
+    if activation == "leaky_relu":
+        return LeakyReLU(alpha)
+    return ACTIVATIONS[activation]()

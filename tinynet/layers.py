@@ -1,0 +1,105 @@
+"""A dense layer: forward ``A = φ(X Wᵀ + b)`` and its backward pass, side by side.
+
+Shapes (B = batch size)::
+
+    X  (B, n_in)     W  (n_out, n_in)     b  (n_out,)     Z, A  (B, n_out)
+
+Backward, given dL/dA of shape (B, n_out)::
+
+    dZ = dL/dA ⊙ φ'(Z)            (B, n_out)
+    dW = dZᵀ X                    (n_out, n_in)
+    db = Σ_b dZ                   (n_out,)
+    dX = dZ W                     (B, n_in)     returned, to feed the layer before
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import init as initializers
+from .activations import Activation, get_activation
+from .errors import ShapeError, check_int
+
+__all__ = ["Layer"]
+
+
+class Layer:
+    """Dense layer ``Layer(n_in, n_out, activation="leaky_relu", init="auto", alpha=0.01)``.
+
+    ``init`` is a registered initializer name (see ``tinynet.init.available()``), an
+    :class:`~tinynet.init.Initializer`, or a function ``f(shape, rng) -> array``. The weights are
+    drawn at construction from ``rng`` (a ``numpy.random.Generator`` or an int seed, default 0);
+    a :class:`~tinynet.network.Network` draws them again from its own generator. Biases start at
+    zero.
+    """
+
+    def __init__(self, n_in: int, n_out: int, activation: str | Activation = "leaky_relu",
+                 init: str | initializers.Initializer | object = "auto", alpha: float = 0.01,
+                 rng: np.random.Generator | int = 0) -> None:
+        self.n_in = check_int("n_in", n_in, minimum=1)
+        self.n_out = check_int("n_out", n_out, minimum=1)
+        self.activation = get_activation(activation, alpha)
+        self.init = initializers.get(init)
+        self.W = np.zeros((self.n_out, self.n_in))
+        self.b = np.zeros(self.n_out)
+        self.dW = np.zeros_like(self.W)
+        self.db = np.zeros_like(self.b)
+        self._X: np.ndarray | None = None
+        self._Z: np.ndarray | None = None
+        self.reset_parameters(rng)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """Weight shape ``(n_out, n_in)``."""
+        return (self.n_out, self.n_in)
+
+    def reset_parameters(self, rng: np.random.Generator | int) -> None:
+        """Draw ``W`` from the layer's initializer and set ``b`` to zero."""
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(check_int("rng", rng, minimum=0))
+        self.W[...] = initializers.draw(self.init, self.shape, rng, self.activation)
+        self.b[...] = 0.0
+
+    def init_std(self) -> float | None:
+        """The std the initializer targets for this layer (None for a function of unknown std)."""
+        return self.init.std(self.shape, self.activation)
+
+    def init_label(self) -> str:
+        """The initializer's name; ``auto`` shows its choice, e.g. ``auto:he_leaky``."""
+        if isinstance(self.init, initializers.Auto):
+            return f"auto:{self.init.choice(self.activation).name}"
+        return self.init.name
+
+    def forward(self, X: np.ndarray) -> np.ndarray:
+        """A = φ(X Wᵀ + b): (B, n_in) -> (B, n_out). Keeps X and Z for :meth:`backward`."""
+        if X.ndim != 2 or X.shape[1] != self.n_in:
+            raise ShapeError(f"layer input must have shape (batch, {self.n_in}), got {X.shape}")
+        self._X = X
+        self._Z = X @ self.W.T + self.b
+        return self.activation.forward(self._Z)
+
+    def backward(self, dA: np.ndarray) -> np.ndarray:
+        """Given dL/dA (B, n_out), store dW and db and return dL/dX (B, n_in)."""
+        if self._X is None or self._Z is None:
+            raise RuntimeError("backward() needs a forward() first")
+        if dA.shape != self._Z.shape:
+            raise ShapeError(f"dA must have the forward output's shape {self._Z.shape}, "
+                             f"got {dA.shape}")
+        dZ = dA * self.activation.derivative(self._Z)
+        self.dW[...] = dZ.T @ self._X
+        self.db[...] = dZ.sum(axis=0)
+        return dZ @ self.W
+
+    def parameters(self) -> list[np.ndarray]:
+        """``[W, b]``: the arrays themselves, updated in place by training."""
+        return [self.W, self.b]
+
+    def gradients(self) -> list[np.ndarray]:
+        """``[dW, db]`` from the last backward pass, matching :meth:`parameters`."""
+        return [self.dW, self.db]
+
+    def __repr__(self) -> str:
+        std = self.init_std()
+        std_text = "?" if std is None else f"{std:#.4g}"
+        return (f"Layer({self.n_in} -> {self.n_out}, activation={self.activation!r}, "
+                f"init={self.init_label()}, init_std={std_text})")

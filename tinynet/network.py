@@ -1,0 +1,147 @@
+"""A network: dense layers in a chain, their weights drawn from one seeded generator.
+
+    >>> import tinynet
+    >>> net = tinynet.mlp([2, 2, 2, 1], activation="leaky_relu", output="sigmoid",
+    ...                   init="he_leaky", seed=0)
+
+Forward runs the layers in order; backward runs them in reverse, each turning dL/d(output)
+into dL/d(input) and keeping its own dW and db (see :mod:`tinynet.layers`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .activations import Activation
+from .errors import ShapeError, as_float_matrix, check_int
+from .layers import Layer
+from .training import History, fit
+
+__all__ = ["Network", "mlp"]
+
+
+class Network:
+    """``Network(layers, seed=0)``: a chain of :class:`Layer` s.
+
+    Every layer's weights are drawn again, in order, from ``numpy.random.default_rng(seed)``,
+    so the seed alone fixes the initial network. Nothing uses NumPy's global random state.
+    """
+
+    def __init__(self, layers: Sequence[Layer], seed: int = 0) -> None:
+        layers = list(layers)
+        if not layers:
+            raise ValueError("layers must hold at least one Layer, got an empty sequence")
+        for index, layer in enumerate(layers):
+            if not isinstance(layer, Layer):
+                raise TypeError(f"layers[{index}] must be a tinynet Layer, got {layer!r}")
+            if any(layer is other for other in layers[:index]):
+                raise ValueError(f"layers[{index}] is the same Layer object as an earlier one; "
+                                 "create a new Layer for each position")
+        for index in range(1, len(layers)):
+            previous, layer = layers[index - 1], layers[index]
+            if layer.n_in != previous.n_out:
+                raise ShapeError(
+                    f"layers[{index}] takes {layer.n_in} inputs but layers[{index - 1}] gives "
+                    f"{previous.n_out} outputs (weight shapes {previous.shape} then "
+                    f"{layer.shape}, as (n_out, n_in))")
+        self.layers = layers
+        self.seed = check_int("seed", seed, minimum=0)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Redraw every layer's weights from a fresh generator seeded with ``self.seed``."""
+        rng = np.random.default_rng(self.seed)
+        for layer in self.layers:
+            layer.reset_parameters(rng)
+
+    @property
+    def n_in(self) -> int:
+        """Number of inputs."""
+        return self.layers[0].n_in
+
+    @property
+    def n_out(self) -> int:
+        """Number of outputs."""
+        return self.layers[-1].n_out
+
+    @property
+    def sizes(self) -> list[int]:
+        """Layer sizes, inputs first: ``[2, 2, 2, 1]`` for 2-2-2-1."""
+        return [self.n_in] + [layer.n_out for layer in self.layers]
+
+    def forward(self, X: object) -> np.ndarray:
+        """Network output for a batch ``X`` of shape (B, n_in): shape (B, n_out)."""
+        return self.forward_unchecked(as_float_matrix("X", X, columns=self.n_in))
+
+    def forward_unchecked(self, X: np.ndarray) -> np.ndarray:
+        """:meth:`forward` for a float64 array already known to be (B, n_in) and finite."""
+        for layer in self.layers:
+            X = layer.forward(X)
+        return X
+
+    predict = forward
+
+    def backward(self, dY: np.ndarray) -> np.ndarray:
+        """Backpropagate dL/dY (B, n_out) through every layer; return dL/dX (B, n_in)."""
+        for layer in reversed(self.layers):
+            dY = layer.backward(dY)
+        return dY
+
+    def parameters(self) -> list[np.ndarray]:
+        """``[W0, b0, W1, b1, ...]``: the arrays themselves."""
+        return [p for layer in self.layers for p in layer.parameters()]
+
+    def gradients(self) -> list[np.ndarray]:
+        """``[dW0, db0, dW1, db1, ...]`` from the last backward pass."""
+        return [g for layer in self.layers for g in layer.gradients()]
+
+    @property
+    def n_parameters(self) -> int:
+        """Total number of weights and biases."""
+        return sum(p.size for p in self.parameters())
+
+    def fit(self, X: object, y: object, *, epochs: int, lr: float, batch_size: int = 1,
+            shuffle: bool = True, seed: int | None = None,
+            print_every: int | None = None) -> History:
+        """Train by SGD on the MSE loss; see :func:`tinynet.training.fit`."""
+        return fit(self, X, y, epochs=epochs, lr=lr, batch_size=batch_size, shuffle=shuffle,
+                   seed=seed, print_every=print_every)
+
+    def __repr__(self) -> str:
+        header = ("layer", "shape (out, in)", "activation", "init", "init std", "params")
+        rows = []
+        for index, layer in enumerate(self.layers):
+            std = layer.init_std()
+            rows.append((str(index), str(layer.shape), repr(layer.activation), layer.init_label(),
+                         "?" if std is None else f"{std:#.4g}",
+                         str(layer.W.size + layer.b.size)))
+        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+        lines = [f"Network {'-'.join(map(str, self.sizes))}: {self.n_parameters} parameters, "
+                 f"seed {self.seed}"]
+        for row in [header, *rows]:
+            lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
+        return "\n".join(lines)
+
+
+def mlp(sizes: Sequence[int], activation: str | Activation = "leaky_relu",
+        output: str | Activation = "sigmoid", init: object = "auto",
+        output_init: object | None = None, alpha: float = 0.01, seed: int = 0) -> Network:
+    """Build a multilayer perceptron with layer sizes ``sizes`` (inputs first).
+
+    Hidden layers use ``activation`` and ``init``; the last layer uses ``output`` and
+    ``output_init`` (default: ``init``). ``alpha`` is LeakyReLU's negative slope.
+    ``mlp([2, 2, 2, 1])`` is 99mlp's likely shape: two LeakyReLU layers of 2 and a sigmoid output.
+    """
+    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or len(sizes) < 2:
+        raise ValueError(f"sizes must be a sequence of at least two layer sizes such as "
+                         f"[2, 2, 1], got {sizes!r}")
+    sizes = [check_int(f"sizes[{i}]", size, minimum=1) for i, size in enumerate(sizes)]
+    last = len(sizes) - 2
+    layers = [Layer(n_in, n_out,
+                    activation=output if i == last else activation,
+                    init=(output_init if output_init is not None else init) if i == last else init,
+                    alpha=alpha)
+              for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:]))]
+    return Network(layers, seed=seed)

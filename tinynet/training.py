@@ -1,0 +1,119 @@
+"""Training by stochastic gradient descent, one (mini)batch at a time, on the MSE loss.
+
+Each epoch visits every sample once, in the order :func:`tinynet.shuffle.epoch_order` gives for
+``(seed, epoch)`` when shuffling, and in data order otherwise. For every batch of
+``batch_size`` samples (the last one may be smaller)::
+
+    Y_hat = net.forward(X[batch])
+    net.backward(dL/dY_hat)              # fills each layer's dW, db
+    W -= lr · dW,   b -= lr · db         # the SGD step, every layer
+
+``batch_size=1`` (the default) is per-sample SGD with an update after every sample, as in 99mlp.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import ShapeError, as_float_matrix, check_float, check_int
+from .losses import mse_gradient
+from .shuffle import epoch_order
+
+if TYPE_CHECKING:
+    from .network import Network
+
+__all__ = ["History", "fit", "check_training_data"]
+
+
+@dataclass
+class History:
+    """What :func:`fit` reports.
+
+    ``loss[e]`` is epoch ``e``'s loss: the mean over samples of Σ_k (ŷ_k − y_k)², each sample's
+    prediction taken when training visited it (before its update), as Keras reports it.
+    ``diverged`` is True when the loss or a parameter became NaN or infinite; training then
+    stops, and ``loss`` ends with the epoch where that happened.
+    """
+
+    loss: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    diverged: bool = False
+
+    @property
+    def epochs(self) -> int:
+        """How many epochs ran."""
+        return len(self.loss)
+
+    def __repr__(self) -> str:
+        final = f"{self.loss[-1]:.6g}" if len(self.loss) else "n/a"
+        return f"History(epochs={self.epochs}, final_loss={final}, diverged={self.diverged})"
+
+
+def check_training_data(net: "Network", X: object, y: object) -> tuple[np.ndarray, np.ndarray]:
+    """Return X (B, n_in) and y (B, n_out) as float64, or raise naming what does not fit.
+
+    A 1-D ``y`` is taken as one target per sample when the network has a single output.
+    """
+    X = as_float_matrix("X", X, columns=net.n_in)
+    y_array = np.asarray(y)
+    if y_array.ndim == 1 and net.n_out == 1 and y_array.dtype.kind in "biuf":
+        y_array = y_array.reshape(-1, 1)
+    y = as_float_matrix("y", y_array, columns=net.n_out)
+    if len(X) != len(y):
+        raise ShapeError(f"X and y must have the same number of samples, got X {X.shape} "
+                         f"and y {y.shape}")
+    return X, y
+
+
+def fit(net: "Network", X: object, y: object, *, epochs: int, lr: float, batch_size: int = 1,
+        shuffle: bool = True, seed: int | None = None, print_every: int | None = None) -> History:
+    """Train ``net`` in place by SGD on the MSE loss and return its :class:`History`.
+
+    ``seed`` fixes the shuffle order (default: the network's seed). ``print_every=k`` prints
+    the loss every k epochs. A NaN or infinite loss ends training with ``diverged=True``; it
+    does not raise and does not warn.
+    """
+    X, y = check_training_data(net, X, y)
+    epochs = check_int("epochs", epochs, minimum=1)
+    lr = check_float("lr", lr, minimum=0.0, inclusive=False)
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    if batch_size > len(X):
+        raise ValueError(f"batch_size must be at most the number of samples ({len(X)}), "
+                         f"got {batch_size}")
+    if not isinstance(shuffle, (bool, np.bool_)):
+        raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
+    seed = net.seed if seed is None else check_int("seed", seed, minimum=0)
+    if print_every is not None:
+        print_every = check_int("print_every", print_every, minimum=1)
+
+    n = len(X)
+    params, grads = net.parameters(), net.gradients()
+    losses = np.empty(epochs)
+    data_order = np.arange(n)
+    diverged = False
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        for epoch in range(epochs):
+            order = epoch_order(seed, epoch, n) if shuffle else data_order
+            total = 0.0
+            for start in range(0, n, batch_size):
+                batch = order[start:start + batch_size]
+                y_batch = y[batch]
+                y_hat = net.forward_unchecked(X[batch])
+                diff = y_hat - y_batch
+                total += float(np.sum(diff * diff))
+                net.backward(mse_gradient(y_hat, y_batch))
+                for param, grad in zip(params, grads):
+                    param -= lr * grad
+            losses[epoch] = total / n
+            if print_every and (epoch + 1) % print_every == 0:
+                print(f"epoch {epoch + 1:>{len(str(epochs))}}/{epochs}  loss {losses[epoch]:.6g}",
+                      file=sys.stdout)
+            if not math.isfinite(losses[epoch]) or not all(np.all(np.isfinite(p)) for p in params):
+                diverged = True
+                losses = losses[:epoch + 1]
+                break
+    return History(loss=losses, diverged=diverged)
