@@ -10,6 +10,7 @@ XOR outputs fall on the right side of 0.5.
 from __future__ import annotations
 
 import argparse
+import importlib
 import time
 
 import numpy as np
@@ -17,11 +18,31 @@ import numpy as np
 import tinynet
 
 
+def initializer(spec: str) -> str:
+    """argparse type: a registered initializer name, optionally with parameters."""
+    try:
+        tinynet.init.get(spec)
+    except (ValueError, TypeError) as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return spec
+
+
 def parse_args() -> argparse.Namespace:
+    # --import runs first, so that initializers a module registers can be named by --init.
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--import", dest="modules", action="append", default=[])
+    for module in pre.parse_known_args()[0].modules:
+        importlib.import_module(module)
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--init", default="he_leaky", choices=tinynet.init.available(),
-                        help="weight initializer of every layer")
+    parser.add_argument("--init", default="he_leaky", type=initializer,
+                        help="weight initializer of every layer, a registered name optionally "
+                             "with parameters, e.g. normal(std=0.5); one of: "
+                             + ", ".join(tinynet.init.available()))
+    parser.add_argument("--import", dest="modules", action="append", default=[],
+                        metavar="MODULE", help="import MODULE first (for example one that "
+                                               "registers your own initializer); repeatable")
     parser.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=False,
                         help="visit the four samples in a fresh random order every epoch")
     parser.add_argument("--hidden", default="2,2", help="hidden layer widths, comma-separated")

@@ -78,3 +78,10 @@ def test_repr_and_equality():
     assert repr(get_activation("leaky_relu", alpha=0.2)) == "leaky_relu(alpha=0.2)"
     assert repr(get_activation("sigmoid")) == "sigmoid"
     assert get_activation("leaky_relu", 0.2) == LeakyReLU(0.2) != LeakyReLU(0.3)
+
+
+def test_sigmoid_derivative_keeps_precision_in_the_tails():
+    z = np.array([30.0, -40.0])
+    exact = np.exp(-np.abs(z)) / (1 + np.exp(-np.abs(z))) ** 2
+    np.testing.assert_allclose(get_activation("sigmoid").derivative(z), exact, rtol=1e-14)
+    assert get_activation("sigmoid").derivative(np.array([40.0]))[0] > 0

@@ -22,3 +22,12 @@ def test_gradient_matches_central_difference():
     y_hat, y = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
     numeric = central_difference(lambda: mse(y_hat, y), y_hat)
     assert relative_error(mse_gradient(y_hat, y), numeric) < 1e-8
+
+
+def test_shapes_must_match_instead_of_broadcasting():
+    import pytest
+    from tinynet import ShapeError
+    with pytest.raises(ShapeError, match=r"same shape, got \(4, 1\) and \(4,\)"):
+        mse(np.zeros((4, 1)), np.ones(4))
+    with pytest.raises(ShapeError):
+        mse_gradient(np.zeros((4, 1)), np.ones(4))

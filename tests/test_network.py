@@ -125,8 +125,10 @@ def test_bad_network_arguments():
     layer = Layer(2, 2)
     with pytest.raises(ValueError, match=r"layers\[1\] is the same Layer object"):
         Network([layer, layer])
-    with pytest.raises(ValueError, match="seed must be an integer >= 0, got -1"):
+    with pytest.raises(ValueError, match="seed must be an integer from 0 to 2?9223372036854775807, got -1"):
         Network([Layer(2, 2)], seed=-1)
+    with pytest.raises(ValueError, match="seed must be an integer from 0 to .*, got 18446744073709551616"):
+        Network([Layer(2, 2)], seed=2**64)
     with pytest.raises(ValueError, match="sizes must be a sequence of at least two"):
         tinynet.mlp([2])
     with pytest.raises(ValueError, match=r"sizes\[1\] must be an integer >= 1, got 0"):
@@ -148,3 +150,50 @@ def test_bad_forward_input():
 def test_initializer_returning_wrong_shape():
     with pytest.raises(ValueError, match=r"returned shape \(3, 2\), expected \(2, 3\)"):
         Layer(3, 2, init=lambda shape, rng: np.zeros((3, 2)))
+
+
+def test_forward_keeps_its_own_copy_of_the_input():
+    net = tinynet.mlp([2, 3, 1], seed=0)
+    twin = tinynet.mlp([2, 3, 1], seed=0)
+    X = np.array([[0.5, -1.0], [1.0, 2.0]])
+    y_hat = net.forward(X)
+    twin.backward(twin.forward(X.copy()) - 0.0)
+    X[...] = 5.0  # the caller changes its array between forward and backward
+    net.backward(y_hat - 0.0)
+    np.testing.assert_array_equal(net.layers[0].dW, twin.layers[0].dW)
+
+
+def test_layer_forward_refuses_what_it_cannot_use():
+    layer = Layer(2, 3)
+    with pytest.raises(TypeError, match="float64 NumPy array, got list"):
+        layer.forward([[1.0, 2.0]])
+    with pytest.raises(TypeError, match="of dtype complex128"):
+        layer.forward(np.ones((1, 2), dtype=complex))
+    with pytest.raises(ShapeError, match=r"shape \(batch, 2\), got \(1, 3\)"):
+        layer.forward(np.ones((1, 3)))
+
+
+def test_auto_init_with_an_activation_it_does_not_know():
+    class Softplus(tinynet.activations.Activation):
+        name = "softplus"
+
+        def forward(self, z):
+            return np.log1p(np.exp(z))
+
+        def derivative(self, z):
+            return 1 / (1 + np.exp(-z))
+
+    with pytest.raises(UnknownNameError, match=r"activation for init 'auto' 'softplus'.*"
+                                                r"Pass init= explicitly"):
+        Layer(2, 2, activation=Softplus())
+    assert Layer(2, 2, activation=Softplus(), init="lecun_normal").W.shape == (2, 2)
+
+
+def test_mlp_accepts_an_array_of_sizes():
+    assert tinynet.mlp(np.array([2, 3, 1])).sizes == [2, 3, 1]
+
+
+def test_initializer_returning_non_finite_values():
+    with pytest.raises(ValueError, match="'nan_init' must return finite real numbers"):
+        Layer(2, 2, init=tinynet.init.FunctionInitializer(
+            "nan_init", lambda shape, rng: np.full(shape, np.nan)))

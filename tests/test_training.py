@@ -122,7 +122,7 @@ def test_print_every(capsys):
     (dict(epochs=1, lr=0.1, batch_size=5), ValueError,
      r"batch_size must be at most the number of samples \(4\), got 5"),
     (dict(epochs=1, lr=0.1, shuffle="yes"), TypeError, "shuffle must be True or False"),
-    (dict(epochs=1, lr=0.1, seed=-3), ValueError, "seed must be an integer >= 0, got -3"),
+    (dict(epochs=1, lr=0.1, seed=-3), ValueError, "seed must be an integer from 0 to .*, got -3"),
 ])
 def test_bad_fit_arguments(kwargs, exc, message):
     with pytest.raises(exc, match=message):
@@ -141,3 +141,19 @@ def test_bad_fit_arguments(kwargs, exc, message):
 def test_bad_training_data(X, y, exc, message):
     with pytest.raises(exc, match=message):
         tinynet.mlp([2, 2, 1]).fit(X, y, epochs=1, lr=0.1)
+
+
+def test_divergence_is_caught_when_only_a_parameter_overflows():
+    # One sample, one identity weight w = 1, x = 1e150: the loss (1e150)² = 1e300 is finite
+    # (it is computed before the update), but the update 2e300 · lr = 2e310 overflows w to -inf.
+    net = tinynet.mlp([1, 1], output="identity", init="constant(value=1.0)", seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        history = net.fit([[1e150]], [[0.0]], epochs=5, lr=1e10)
+    assert history.epochs == 1 and np.isfinite(history.loss[0])
+    assert history.diverged and np.isinf(net.layers[0].W[0, 0])
+
+
+def test_history_compares_without_error():
+    a = tinynet.mlp([2, 2, 1]).fit(X_XOR, Y_XOR, epochs=2, lr=0.1)
+    assert (a == a) is True and (a == tinynet.History(loss=a.loss.copy())) is False

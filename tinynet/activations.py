@@ -58,10 +58,12 @@ class Identity(Activation):
 
 
 class Sigmoid(Activation):
-    """φ(z) = 1 / (1 + e^(-z)),  φ'(z) = φ(z) (1 - φ(z)).
+    """φ(z) = 1 / (1 + e^(-z)),  φ'(z) = φ(z) (1 - φ(z)) = e / (1 + e)² with e = exp(-|z|).
 
     Overflow-safe: with ``e = exp(-|z|) <= 1`` it is ``1 / (1 + e)`` for z >= 0 and
     ``e / (1 + e)`` for z < 0, so no exponential ever overflows; sigmoid(±1e4) is exactly 1 and 0.
+    The derivative in the form ``e / (1 + e)²`` keeps full relative precision in the tails,
+    where ``s (1 - s)`` would round 1 - s to 0.
     """
 
     name = "sigmoid"
@@ -72,8 +74,8 @@ class Sigmoid(Activation):
         return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
     def derivative(self, z: np.ndarray) -> np.ndarray:
-        s = self.forward(z)
-        return s * (1.0 - s)
+        e = np.exp(-np.abs(np.asarray(z, dtype=np.float64)))
+        return e / ((1.0 + e) * (1.0 + e))
 
 
 class Tanh(Activation):
@@ -133,8 +135,9 @@ ACTIVATIONS: dict[str, type[Activation]] = {
 def get_activation(activation: str | Activation, alpha: float = 0.01) -> Activation:
     """Return the activation named ``activation`` (``alpha`` is used by leaky_relu only).
 
-    An :class:`Activation` instance is returned as it is.
+    An :class:`Activation` instance is returned as it is (it carries its own alpha).
     """
+    check_float("alpha", alpha, minimum=0.0, inclusive=True)
     if isinstance(activation, Activation):
         return activation
     if not isinstance(activation, str) or activation not in ACTIVATIONS:

@@ -36,14 +36,25 @@ class UnknownNameError(ValueError):
         self.valid = valid
 
 
-def check_int(name: str, value: object, *, minimum: int) -> int:
-    """Return ``value`` as an int if it is an integer >= ``minimum``; raise otherwise."""
+def check_int(name: str, value: object, *, minimum: int, maximum: int | None = None) -> int:
+    """Return ``value`` as an int if it is an integer in [minimum, maximum]; raise otherwise."""
+    expected = f"an integer >= {minimum}" if maximum is None else \
+        f"an integer from {minimum} to {maximum}"
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer >= {minimum}, got {value!r} "
+        raise TypeError(f"{name} must be {expected}, got {value!r} "
                         f"of type {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
     return int(value)
+
+
+MAX_SEED = 2**63 - 1
+"""Seeds are 63-bit, so that every backend can hold them in a signed 64-bit integer."""
+
+
+def check_seed(name: str, value: object) -> int:
+    """Return ``value`` if it is a valid seed: an integer from 0 to 2**63 - 1."""
+    return check_int(name, value, minimum=0, maximum=MAX_SEED)
 
 
 def check_float(name: str, value: object, *, minimum: float, inclusive: bool) -> float:
@@ -61,7 +72,8 @@ def as_float_matrix(name: str, value: object, *, columns: int | None = None) -> 
     """Return ``value`` as a C-contiguous float64 array of shape ``(B, columns)``.
 
     Booleans, integers and floats are converted exactly (integers up to 2**53); complex,
-    string and object data are refused rather than truncated. Rows must be finite.
+    string and object data are refused rather than truncated. Rows must be finite. The result
+    is always a copy, so later changes to the caller's array cannot reach a layer's cache.
     """
     array = np.asarray(value)
     if array.dtype.kind not in "biuf":
@@ -73,7 +85,7 @@ def as_float_matrix(name: str, value: object, *, columns: int | None = None) -> 
     if columns is not None and array.shape[1] != columns:
         raise ShapeError(f"{name} must have {columns} columns (the network's "
                          f"{'input' if name == 'X' else 'output'} size), got shape {array.shape}")
-    array = np.ascontiguousarray(array, dtype=np.float64)
+    array = np.array(array, dtype=np.float64, order="C", copy=True)
     if not np.all(np.isfinite(array)):
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
         raise ValueError(f"{name} must be finite, got {array[bad]} at index {bad}")

@@ -14,11 +14,13 @@ Backward, given dL/dA of shape (B, n_out)::
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import init as initializers
 from .activations import Activation, get_activation
-from .errors import ShapeError, check_int
+from .errors import ShapeError, check_float, check_int, check_seed
 
 __all__ = ["Layer"]
 
@@ -29,17 +31,20 @@ class Layer:
     ``init`` is a registered initializer name (see ``tinynet.init.available()``), an
     :class:`~tinynet.init.Initializer`, or a function ``f(shape, rng) -> array``. The weights are
     drawn at construction from ``rng`` (a ``numpy.random.Generator`` or an int seed, default 0);
-    a :class:`~tinynet.network.Network` draws them again from its own generator. Biases start at
-    zero.
+    a :class:`~tinynet.network.Network` draws them again from its own generator, so pass ``rng``
+    only for a layer used on its own (two such layers with the same seed and shape start
+    equal). ``alpha`` is LeakyReLU's slope when ``activation`` is given by name. Biases start at
+    ``bias_init``, 0 by default.
     """
 
     def __init__(self, n_in: int, n_out: int, activation: str | Activation = "leaky_relu",
-                 init: str | initializers.Initializer | object = "auto", alpha: float = 0.01,
-                 rng: np.random.Generator | int = 0) -> None:
+                 init: initializers.InitSpec = "auto", alpha: float = 0.01,
+                 rng: np.random.Generator | int = 0, bias_init: float = 0.0) -> None:
         self.n_in = check_int("n_in", n_in, minimum=1)
         self.n_out = check_int("n_out", n_out, minimum=1)
         self.activation = get_activation(activation, alpha)
         self.init = initializers.get(init)
+        self.bias_init = check_float("bias_init", bias_init, minimum=-math.inf, inclusive=False)
         self.W = np.zeros((self.n_out, self.n_in))
         self.b = np.zeros(self.n_out)
         self.dW = np.zeros_like(self.W)
@@ -54,15 +59,19 @@ class Layer:
         return (self.n_out, self.n_in)
 
     def reset_parameters(self, rng: np.random.Generator | int) -> None:
-        """Draw ``W`` from the layer's initializer and set ``b`` to zero."""
+        """Draw ``W`` from the layer's initializer and set ``b`` to ``bias_init`` (default 0)."""
         if not isinstance(rng, np.random.Generator):
-            rng = np.random.default_rng(check_int("rng", rng, minimum=0))
+            rng = np.random.default_rng(check_seed("rng", rng))
         self.W[...] = initializers.draw(self.init, self.shape, rng, self.activation)
-        self.b[...] = 0.0
+        self.b[...] = self.bias_init
 
     def init_std(self) -> float | None:
         """The std the initializer targets for this layer (None for a function of unknown std)."""
         return self.init.std(self.shape, self.activation)
+
+    def describe_init(self) -> initializers.Description:
+        """How this layer's weights were drawn: formula, fans, gain, std, sampler numbers."""
+        return self.init.describe(self.shape, self.activation)
 
     def init_label(self) -> str:
         """The initializer's name; ``auto`` shows its choice, e.g. ``auto:he_leaky``."""
@@ -72,6 +81,10 @@ class Layer:
 
     def forward(self, X: np.ndarray) -> np.ndarray:
         """A = φ(X Wᵀ + b): (B, n_in) -> (B, n_out). Keeps X and Z for :meth:`backward`."""
+        if not isinstance(X, np.ndarray) or X.dtype != np.float64:
+            raise TypeError(f"layer input X must be a float64 NumPy array, got {type(X).__name__}"
+                            f"{'' if not isinstance(X, np.ndarray) else ' of dtype ' + str(X.dtype)}"
+                            "; Network.forward converts other inputs")
         if X.ndim != 2 or X.shape[1] != self.n_in:
             raise ShapeError(f"layer input must have shape (batch, {self.n_in}), got {X.shape}")
         self._X = X

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .activations import Activation
-from .errors import ShapeError, as_float_matrix, check_int
+from .init import InitSpec
+from .errors import ShapeError, as_float_matrix, check_int, check_seed
 from .layers import Layer
 from .training import History, fit
 
@@ -47,7 +48,7 @@ class Network:
                     f"{previous.n_out} outputs (weight shapes {previous.shape} then "
                     f"{layer.shape}, as (n_out, n_in))")
         self.layers = layers
-        self.seed = check_int("seed", seed, minimum=0)
+        self.seed = check_seed("seed", seed)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -126,15 +127,17 @@ class Network:
 
 
 def mlp(sizes: Sequence[int], activation: str | Activation = "leaky_relu",
-        output: str | Activation = "sigmoid", init: object = "auto",
-        output_init: object | None = None, alpha: float = 0.01, seed: int = 0) -> Network:
+        output: str | Activation = "sigmoid", init: InitSpec = "auto",
+        output_init: InitSpec | None = None, alpha: float = 0.01, seed: int = 0,
+        bias_init: float = 0.0) -> Network:
     """Build a multilayer perceptron with layer sizes ``sizes`` (inputs first).
 
     Hidden layers use ``activation`` and ``init``; the last layer uses ``output`` and
-    ``output_init`` (default: ``init``). ``alpha`` is LeakyReLU's negative slope.
+    ``output_init`` (default: ``init``). ``alpha`` is LeakyReLU's negative slope; every bias
+    starts at ``bias_init``.
     ``mlp([2, 2, 2, 1])`` is 99mlp's likely shape: two LeakyReLU layers of 2 and a sigmoid output.
     """
-    if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence) or len(sizes) < 2:
+    if isinstance(sizes, (str, bytes)) or np.ndim(sizes) != 1 or len(sizes) < 2:
         raise ValueError(f"sizes must be a sequence of at least two layer sizes such as "
                          f"[2, 2, 1], got {sizes!r}")
     sizes = [check_int(f"sizes[{i}]", size, minimum=1) for i, size in enumerate(sizes)]
@@ -142,6 +145,6 @@ def mlp(sizes: Sequence[int], activation: str | Activation = "leaky_relu",
     layers = [Layer(n_in, n_out,
                     activation=output if i == last else activation,
                     init=(output_init if output_init is not None else init) if i == last else init,
-                    alpha=alpha)
+                    alpha=alpha, bias_init=bias_init)
               for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:]))]
     return Network(layers, seed=seed)

@@ -1,8 +1,9 @@
 """Epoch orders: the sample order of each training epoch as a pure function of (seed, epoch).
 
 Shuffling with a stateful generator would tie an epoch's order to everything drawn before it.
-Here each sample ``i`` of epoch ``e`` gets the key ``splitmix64(splitmix64(seed) + e, i)`` and
-the epoch visits samples in increasing key order. The order is uniform over permutations (for
+Here each sample ``i`` of epoch ``e`` gets the key ``h(h(h(seed) + e) + i)``, with ``h`` the
+SplitMix64 hash and wrapping 64-bit arithmetic, and the epoch visits samples in increasing key
+order. The order is uniform over permutations (for
 practical purposes), needs no stored tables, and any backend (NumPy, a Numba kernel, a seed
 ensemble) computes exactly the same order from the same two integers.
 """
@@ -19,7 +20,7 @@ _MUL2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 
-def splitmix64(x):
+def splitmix64(x: np.ndarray) -> np.ndarray:
     """SplitMix64's finaliser (Steele, Lea & Flood 2014): a bijective 64-bit hash.
 
     Works on uint64 arrays (wrapping arithmetic) and, unchanged, on uint64 scalars in Numba.

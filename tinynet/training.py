@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ShapeError, as_float_matrix, check_float, check_int
+from .errors import ShapeError, as_float_matrix, check_float, check_int, check_seed
 from .losses import mse_gradient
 from .shuffle import epoch_order
 
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["History", "fit", "check_training_data"]
 
 
-@dataclass
+@dataclass(eq=False)
 class History:
     """What :func:`fit` reports.
 
@@ -60,12 +60,13 @@ def check_training_data(net: "Network", X: object, y: object) -> tuple[np.ndarra
     """
     X = as_float_matrix("X", X, columns=net.n_in)
     y_array = np.asarray(y)
+    given_shape = y_array.shape
     if y_array.ndim == 1 and net.n_out == 1 and y_array.dtype.kind in "biuf":
         y_array = y_array.reshape(-1, 1)
     y = as_float_matrix("y", y_array, columns=net.n_out)
     if len(X) != len(y):
         raise ShapeError(f"X and y must have the same number of samples, got X {X.shape} "
-                         f"and y {y.shape}")
+                         f"and y {given_shape}")
     return X, y
 
 
@@ -86,7 +87,7 @@ def fit(net: "Network", X: object, y: object, *, epochs: int, lr: float, batch_s
                          f"got {batch_size}")
     if not isinstance(shuffle, (bool, np.bool_)):
         raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
-    seed = net.seed if seed is None else check_int("seed", seed, minimum=0)
+    seed = net.seed if seed is None else check_seed("seed", seed)
     if print_every is not None:
         print_every = check_int("print_every", print_every, minimum=1)
 

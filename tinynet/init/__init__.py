@@ -1,40 +1,44 @@
-"""Weight initializers, by name: ``tinynet.init.get("he_leaky")``, ``available()``, ``register``.
+"""Weight initializers by name: ``get("he_leaky")``, ``get("normal(std=0.5)")``, ``available()``,
+``register(name, function)``, and ``describe``-able for every layer.
 
 Every scheme draws zero-mean weights with a variance chosen to keep the signal's second moment
-E[x²] steady through a layer (see :mod:`tinynet.init.gains` and :mod:`tinynet.init.fans`).
+E[x²] steady through a layer: Var(w) = gain² / fan (see :mod:`tinynet.init.gains`,
+:mod:`tinynet.init.fans` and :mod:`tinynet.init.distributions`).
 """
 
 from __future__ import annotations
 
-from .fans import fans
-from .gains import calculate_gain
-from .registry import available, draw, get, register
-from .schemes import (Auto, Constant, FixedStd, FunctionInitializer, Initializer, LeakyHe,
-                      VarianceScaling)
+from collections.abc import Callable
 
-__all__ = ["Initializer", "FixedStd", "VarianceScaling", "LeakyHe", "Auto", "Constant",
-           "FunctionInitializer", "available", "get", "register", "draw", "fans",
-           "calculate_gain"]
+import numpy as np
 
+from .catalog import register_builtins
+from .distributions import TRUNCATED_VARIANCE_FACTOR, get_distribution
+from .fans import FAN_MODES, fan, fans
+from .gains import calculate_gain, second_moment_gain
+from .registry import Entry, available, draw, entries, get, parse_spec, register
+from .schemes import (Auto, Constant, Description, FixedStd, FunctionInitializer, Initializer,
+                      LeakyHe, Orthogonal, VarianceScaling)
 
-def _register_builtins() -> None:
-    xavier = VarianceScaling("xavier_normal", 1.0, "fan_avg", "normal")
-    he = VarianceScaling("he_normal", 2.0, "fan_in", "normal")
-    he_leaky = LeakyHe("he_leaky")
-    builtins = [
-        FixedStd("normal", 1.0, "normal"),
-        VarianceScaling("lecun_normal", 1.0, "fan_in", "normal"),
-        xavier,
-        VarianceScaling("xavier_uniform", 1.0, "fan_avg", "uniform"),
-        he,
-        VarianceScaling("he_uniform", 2.0, "fan_in", "uniform"),
-        he_leaky,
-        Constant("zeros", 0.0),
-        Auto("auto", {"identity": xavier, "sigmoid": xavier, "tanh": xavier,
-                      "relu": he, "leaky_relu": he_leaky}),
-    ]
-    for initializer in builtins:
-        register(initializer.name, initializer)
+__all__ = ["Initializer", "Description", "FixedStd", "VarianceScaling", "LeakyHe", "Orthogonal",
+           "Constant", "Auto", "FunctionInitializer", "Entry", "available", "entries", "get",
+           "register", "parse_spec", "draw", "fans", "fan", "FAN_MODES", "calculate_gain",
+           "second_moment_gain", "get_distribution", "TRUNCATED_VARIANCE_FACTOR",
+           "variance_scaling", "InitSpec"]
+
+InitSpec = str | Initializer | Callable[..., np.ndarray]
+"""What ``init=`` accepts: a registered name (optionally ``"name(key=value)"``), an
+:class:`Initializer`, or a function ``f(shape, rng) -> array``."""
 
 
-_register_builtins()
+def variance_scaling(scale: float = 1.0, mode: str = "fan_in",
+                     distribution: str = "normal") -> Initializer:
+    """The generic scheme every named one is built from: w ~ D(0, scale / fan(mode)).
+
+    ``mode``: fan_in, fan_out, fan_avg, fan_geo_avg or fan_contraharmonic.
+    ``distribution``: normal, uniform or truncated_normal (all realise the same variance).
+    """
+    return get(f"variance_scaling(scale={scale!r}, mode={mode!r}, distribution={distribution!r})")
+
+
+register_builtins()

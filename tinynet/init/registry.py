@@ -1,62 +1,142 @@
-"""The initializer registry: every scheme by name, and room for the user's own.
+"""The initializer registry: every scheme by name, with parameters, and room for the user's own.
 
     >>> import tinynet
     >>> @tinynet.init.register("tiny_normal")
-    ... def tiny_normal(shape, rng):
-    ...     return rng.normal(0.0, 0.1, size=shape)
-    >>> net = tinynet.mlp([2, 2, 1], init="tiny_normal")
+    ... def tiny_normal(shape, rng, std=0.1):
+    ...     return rng.normal(0.0, std, size=shape)
+    >>> net = tinynet.mlp([2, 2, 1], init="tiny_normal(std=0.05)")
+
+A name may carry keyword parameters, ``"normal(std=0.5)"``; they are read with
+``ast.literal_eval``, so a spec string can never run code.
 """
 
 from __future__ import annotations
 
+import ast
+import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..activations import Activation
 from ..errors import UnknownNameError
 from .schemes import FunctionInitializer, Initializer
 
-__all__ = ["register", "get", "available"]
+__all__ = ["Entry", "register", "get", "available", "entries", "parse_spec", "draw"]
 
-_REGISTRY: dict[str, Initializer] = {}
+
+@dataclass(frozen=True)
+class Entry:
+    """A registered name: ``factory(**parameters)`` builds its initializer."""
+
+    name: str
+    factory: Callable[..., Initializer]
+    summary: str = ""
+    source: str = ""
+
+    @property
+    def parameters(self) -> dict[str, object]:
+        """The keyword parameters the name accepts, with their defaults."""
+        return {name: p.default for name, p in inspect.signature(self.factory).parameters.items()}
+
+
+_REGISTRY: dict[str, Entry] = {}
+
+
+def _function_factory(name: str, function: Callable) -> Callable[..., Initializer]:
+    """Wrap ``f(shape, rng, **params)`` as a factory of :class:`FunctionInitializer` s."""
+    signature = inspect.signature(function)
+    extra = list(signature.parameters.values())[2:]
+
+    def factory(**params: object) -> Initializer:
+        return FunctionInitializer(name, lambda shape, rng: function(shape, rng, **params))
+
+    factory.__signature__ = signature.replace(parameters=extra)  # type: ignore[attr-defined]
+    return factory
 
 
 def register(name: str, initializer: Initializer | Callable | None = None, *,
-             override: bool = False):
+             override: bool = False, summary: str = "", source: str = "user"):
     """Register ``initializer`` under ``name``; without ``initializer``, act as a decorator.
 
-    ``initializer`` is an :class:`Initializer` or a function ``f(shape, rng) -> array``
-    (``shape = (n_out, n_in)``, ``rng`` a ``numpy.random.Generator``). Registering a name that
-    exists is an error unless ``override=True``.
+    ``initializer`` is an :class:`Initializer` or a function ``f(shape, rng, **params) -> array``
+    (``shape = (n_out, n_in)``, ``rng`` a ``numpy.random.Generator``; keyword parameters with
+    defaults can then be given by name, ``"my_init(std=0.3)"``). Registering a name that exists
+    is an error unless ``override=True``. Returns what it was given, so it works as a decorator.
     """
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"name must be a Python identifier such as 'my_init', got {name!r}")
     if initializer is None:
         def decorator(function: Callable) -> Callable:
-            register(name, function, override=override)
+            register(name, function, override=override, summary=summary, source=source)
             return function
         return decorator
-    if name in _REGISTRY and not override:
-        raise ValueError(f"initializer {name!r} is already registered; pass override=True "
-                         "to replace it")
-    if not isinstance(initializer, Initializer):
-        if not callable(initializer):
-            raise TypeError(f"initializer must be an Initializer or a function "
-                            f"f(shape, rng) -> array, got {initializer!r}")
-        initializer = FunctionInitializer(name, initializer)
-    _REGISTRY[name] = initializer
+    if isinstance(initializer, Initializer):
+        factory: Callable[..., Initializer] = lambda: initializer  # noqa: E731
+    elif callable(initializer):
+        if len(inspect.signature(initializer).parameters) < 2:
+            raise TypeError(f"initializer {name!r} must take (shape, rng, **params), got "
+                            f"{initializer!r} with signature {inspect.signature(initializer)}")
+        factory = _function_factory(name, initializer)
+    else:
+        raise TypeError(f"initializer must be an Initializer or a function "
+                        f"f(shape, rng) -> array, got {initializer!r}")
+    add_entry(Entry(name, factory, summary or (inspect.getdoc(initializer) or "").split("\n")[0],
+                    source), override=override)
     return initializer
 
 
+def add_entry(entry: Entry, override: bool = False) -> None:
+    """Put ``entry`` in the registry (used by :func:`register` and the built-in catalogue)."""
+    if entry.name in _REGISTRY and not override:
+        raise ValueError(f"initializer {entry.name!r} is already registered; pass "
+                         "override=True to replace it")
+    _REGISTRY[entry.name] = entry
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
+    """Split ``"name(key=value, ...)"`` into the name and its literal keyword parameters."""
+    try:
+        tree = ast.parse(spec.strip(), mode="eval").body
+    except SyntaxError:
+        raise ValueError(f"initializer spec {spec!r} is not of the form name or "
+                         "name(key=value, ...)") from None
+    if isinstance(tree, ast.Name):
+        return tree.id, {}
+    if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)) or tree.args:
+        raise ValueError(f"initializer spec {spec!r} is not of the form name or "
+                         "name(key=value, ...) with keyword parameters only")
+    params = {}
+    for keyword in tree.keywords:
+        try:
+            params[keyword.arg] = ast.literal_eval(keyword.value)
+        except ValueError:
+            raise ValueError(f"parameter {keyword.arg!r} in initializer spec {spec!r} must be "
+                             f"a literal number or string, got {ast.unparse(keyword.value)!r}") from None
+    return tree.func.id, params
+
+
 def get(spec: str | Initializer | Callable) -> Initializer:
-    """Return the initializer named ``spec``; an Initializer or a function is used as it is."""
+    """Return the initializer for ``spec``: a name, ``"name(key=value)"``, an Initializer, or a
+    function ``f(shape, rng) -> array``."""
     if isinstance(spec, Initializer):
         return spec
     if isinstance(spec, str):
-        if spec not in _REGISTRY:
-            raise UnknownNameError("initializer", spec, _REGISTRY,
+        name, params = parse_spec(spec)
+        if name not in _REGISTRY:
+            raise UnknownNameError("initializer", name, _REGISTRY,
                                    "Register your own with tinynet.init.register(name, function)")
-        return _REGISTRY[spec]
+        entry = _REGISTRY[name]
+        unknown = sorted(set(params) - set(entry.parameters))
+        if unknown:
+            accepted = ", ".join(entry.parameters) or "no parameters"
+            raise TypeError(f"initializer {name!r} got unknown parameter(s) {', '.join(unknown)}; "
+                            f"it accepts {accepted}")
+        initializer = entry.factory(**params)
+        if params:
+            initializer.name = f"{name}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+        return initializer
     if callable(spec):
         return FunctionInitializer(getattr(spec, "__name__", "custom"), spec)
     raise TypeError(f"init must be an initializer name, an Initializer or a function "
@@ -68,9 +148,14 @@ def available() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def entries() -> list[Entry]:
+    """The registry's entries, sorted by name."""
+    return [_REGISTRY[name] for name in available()]
+
+
 def draw(initializer: Initializer, shape: tuple[int, int], rng: np.random.Generator,
-         activation) -> np.ndarray:
-    """Call ``initializer`` and check it returned finite numbers of the right shape."""
+         activation: Activation) -> np.ndarray:
+    """Call ``initializer`` and check that it returned finite real numbers of ``shape``."""
     weights = np.asarray(initializer(shape, rng, activation))
     if weights.shape != shape:
         raise ValueError(f"initializer {initializer.name!r} returned shape {weights.shape}, "

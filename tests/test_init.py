@@ -1,0 +1,291 @@
+"""The initializer registry. The generic tests run over every registered name, so a new
+built-in entry is covered without writing a test for it."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tinynet
+from tinynet import Layer, UnknownNameError
+from tinynet.activations import get_activation
+from tinynet.init import (FAN_MODES, TRUNCATED_VARIANCE_FACTOR, calculate_gain, fan, fans,
+                          get_distribution, second_moment_gain)
+from tinynet.init.distributions import truncated_variance_factor
+
+LEAKY = get_activation("leaky_relu", alpha=0.01)
+NAMES = tinynet.init.available()
+BIG_SHAPES = [(300, 500), (500, 300)]  # non-square both ways, so a fan_in/fan_out swap shows
+
+
+def draw(name, shape, seed=0, activation=LEAKY):
+    return tinynet.init.get(name)(shape, np.random.default_rng(seed), activation)
+
+
+# --- generic: every registered entry ----------------------------------------------------
+
+@pytest.mark.parametrize("name", NAMES)
+def test_shape_dtype_and_determinism(name):
+    for shape in [(3, 7), (7, 3), (1, 1)]:
+        w = tinynet.init.draw(tinynet.init.get(name), shape, np.random.default_rng(5), LEAKY)
+        assert w.shape == shape and w.dtype == np.float64
+        np.testing.assert_array_equal(w, draw(name, shape, seed=5))
+    if tinynet.init.get(name).variance((3, 7), LEAKY) > 0:
+        assert not np.array_equal(draw(name, (3, 7), seed=5), draw(name, (3, 7), seed=6))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("shape", BIG_SHAPES, ids=["300x500", "500x300"])
+def test_mean_and_variance_match_the_target(name, shape):
+    # N = 150,000 weights. The sample variance's relative standard error is sqrt((κ - 1)/N)
+    # with κ the kurtosis (3 normal, 1.8 uniform, 2.36 truncated normal): at most
+    # sqrt(2/N) = 0.0037, and 5 standard errors is 0.019. The mean's standard error is
+    # std/sqrt(N); we allow 5 of them. Orthogonal weights are not independent, but their sum
+    # of squares is exact, so they pass with room to spare.
+    initializer = tinynet.init.get(name)
+    w = draw(name, shape)
+    target_var = initializer.variance(shape, LEAKY)
+    target_mean = initializer.mean(shape, LEAKY)
+    if target_var == 0:
+        assert np.all(w == target_mean)
+        return
+    assert abs(np.var(w) / target_var - 1) < 0.019
+    assert abs(np.mean(w) - target_mean) < 5 * math.sqrt(target_var / w.size)
+
+
+DISTRIBUTED = [name for name in NAMES if tinynet.init.get(name).distribution is not None]
+
+
+@pytest.mark.parametrize("name", DISTRIBUTED)
+def test_distribution_shape_kolmogorov_smirnov(name):
+    # KS statistic D = max |F_N(x) - F(x)| against the entry's own distribution at its target
+    # std. For N = 150,000 the 0.1 % critical value is 1.95/sqrt(N) = 0.0050. A normal drawn
+    # where a truncated normal of the same variance was asked for gives D of about 0.02, and a
+    # uniform gives about 0.06, so a wrong sampler fails.
+    initializer = tinynet.init.get(name)
+    shape = BIG_SHAPES[0]
+    w = np.sort(draw(name, shape, seed=1).ravel())
+    distribution = get_distribution(initializer.distribution)
+    cdf = distribution.cdf(w, initializer.std(shape, LEAKY))
+    n = w.size
+    d = max(np.max(np.arange(1, n + 1) / n - cdf), np.max(cdf - np.arange(n) / n))
+    assert d < 1.95 / math.sqrt(n)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_entry_describes_itself(name):
+    initializer = tinynet.init.get(name)
+    for shape in [(2, 2), (3, 7)]:
+        d = initializer.describe(shape, LEAKY)
+        assert (d.fan_in, d.fan_out) == (shape[1], shape[0])
+        assert d.variance == initializer.variance(shape, LEAKY)
+        assert d.std == pytest.approx(math.sqrt(d.variance), rel=1e-15)
+        assert str(d).startswith(d.name) and d.formula in str(d)
+        assert d.sampler
+
+
+# --- building blocks ------------------------------------------------------------------
+
+def test_gain_values_are_exact():
+    assert calculate_gain("identity") == 1.0
+    assert calculate_gain("sigmoid") == 1.0
+    assert calculate_gain("tanh") == 5.0 / 3.0
+    assert calculate_gain("relu") == math.sqrt(2.0)
+    # The published bug sqrt(2 / 1 + alpha**2) would give sqrt(2.0001) here, not sqrt(2/1.0001).
+    assert calculate_gain("leaky_relu") == math.sqrt(2.0 / 1.0001)
+    assert calculate_gain("leaky_relu", alpha=0.5) == math.sqrt(2.0 / 1.25)
+    assert calculate_gain(get_activation("leaky_relu", alpha=0.2)) == math.sqrt(2.0 / 1.04)
+
+
+def test_second_moment_gains():
+    assert second_moment_gain("identity") == pytest.approx(1.0, rel=1e-12)
+    assert second_moment_gain("relu") == pytest.approx(math.sqrt(2.0), rel=1e-12)
+    assert second_moment_gain("leaky_relu", alpha=0.3) == pytest.approx(
+        math.sqrt(2 / 1.09), rel=1e-12)
+    assert second_moment_gain("tanh") == pytest.approx(1.59254, abs=5e-6)
+    assert second_moment_gain("sigmoid") == pytest.approx(1.84623, abs=5e-6)
+
+
+def test_truncation_constants():
+    assert truncated_variance_factor(2.0) == pytest.approx(TRUNCATED_VARIANCE_FACTOR, rel=1e-15)
+    assert TRUNCATED_VARIANCE_FACTOR == 0.7737413035499232
+    assert 1 / math.sqrt(TRUNCATED_VARIANCE_FACTOR) == pytest.approx(1.1368472343385565, rel=1e-15)
+    assert truncated_variance_factor(50.0) == pytest.approx(1.0)
+
+
+def test_truncated_normal_stays_inside_the_cut_with_the_target_variance():
+    # Variance tolerance as in test_mean_and_variance_match_the_target (5 standard errors).
+    # Without the correction the variance would be 0.774 of the target: far outside it.
+    w = get_distribution("truncated_normal").sample(np.random.default_rng(3), (300, 500), 0.5)
+    sigma = 0.5 / math.sqrt(TRUNCATED_VARIANCE_FACTOR)
+    assert np.max(np.abs(w)) <= 2 * sigma
+    assert np.max(np.abs(w)) > 1.99 * sigma  # redrawn, so values reach right up to the cut
+    assert abs(np.var(w) / 0.25 - 1) < 0.019
+
+
+def test_uniform_bound():
+    assert get_distribution("uniform").parameters(2.0)["bound"] == math.sqrt(3.0) * 2.0
+    w = tinynet.init.get("xavier_uniform")((300, 500), np.random.default_rng(0), LEAKY)
+    assert np.max(np.abs(w)) <= math.sqrt(6 / 800)
+
+
+@pytest.mark.parametrize("shape", [(4, 9), (9, 4), (6, 6)])
+def test_orthogonal_rows_or_columns_are_orthonormal(shape):
+    w = tinynet.init.get("orthogonal(gain=2.0)")(shape, np.random.default_rng(0), LEAKY)
+    small = w @ w.T if shape[0] <= shape[1] else w.T @ w
+    np.testing.assert_allclose(small, 4.0 * np.eye(min(shape)), atol=1e-12)
+
+
+def test_fans_and_fan_averages():
+    assert fans((5, 3)) == (3, 5)  # (n_out, n_in): fan_in = 3, fan_out = 5
+    m, n = 3, 5
+    assert fan("fan_in", (n, m)) == 3 and fan("fan_out", (n, m)) == 5
+    assert fan("fan_avg", (n, m)) == 4
+    assert fan("fan_geo_avg", (n, m)) == math.sqrt(15)
+    assert fan("fan_contraharmonic", (n, m)) == 34 / 8
+    harmonic, rms = 2 * m * n / (m + n), math.sqrt((m * m + n * n) / 2)
+    assert harmonic < fan("fan_geo_avg", (n, m)) < fan("fan_avg", (n, m)) < rms \
+        < fan("fan_contraharmonic", (n, m))
+    for mode in FAN_MODES:  # every average of m and m is m
+        assert fan(mode, (7, 7)) == pytest.approx(7)
+
+
+def test_contraharmonic_fan_minimises_the_notes_objective():
+    # t = 1/fan minimises (m t - 1)² + (n t - 1)²: the derivative 2m(mt-1) + 2n(nt-1) is zero.
+    m, n = 64, 1024
+    t = 1 / fan("fan_contraharmonic", (n, m))
+    assert 2 * m * (m * t - 1) + 2 * n * (n * t - 1) == pytest.approx(0, abs=1e-9)
+
+
+@pytest.mark.parametrize("name,variance", [
+    ("normal", lambda m, n: 1.0),
+    ("uniform(std=0.5)", lambda m, n: 0.25),
+    ("lecun_normal", lambda m, n: 1.0 / m),
+    ("xavier_normal", lambda m, n: 2.0 / (m + n)),
+    ("glorot_uniform", lambda m, n: 2.0 / (m + n)),
+    ("xavier_normal(gain=3)", lambda m, n: 18.0 / (m + n)),
+    ("xavier_geometric_normal", lambda m, n: 1.0 / math.sqrt(m * n)),
+    ("xavier_contraharmonic_uniform", lambda m, n: (m + n) / (m * m + n * n)),
+    ("he_normal", lambda m, n: 2.0 / m),
+    ("kaiming_truncated_normal", lambda m, n: 2.0 / m),
+    ("he_leaky", lambda m, n: 2.0 / (1.0001 * m)),
+    ("he_leaky(alpha=0.2)", lambda m, n: 2.0 / (1.04 * m)),
+    ("orthogonal", lambda m, n: 1.0 / max(m, n)),
+    ("variance_scaling(scale=3, mode='fan_out')", lambda m, n: 3.0 / n),
+    ("zeros", lambda m, n: 0.0),
+])
+def test_formulas_on_non_square_shapes(name, variance):
+    initializer = tinynet.init.get(name)
+    for n_out, n_in in [(3, 7), (7, 3)]:
+        assert initializer.variance((n_out, n_in), LEAKY) == pytest.approx(
+            variance(n_in, n_out), rel=1e-14)
+
+
+def test_he_at_fan_in_two_is_exactly_standard_normal():
+    for name in ["he_normal", "he_uniform", "normal"]:
+        assert tinynet.init.get(name).std((2, 2), LEAKY) == 1.0
+    assert tinynet.init.get("he_leaky").std((2, 2), LEAKY) == pytest.approx(0.99995, abs=1e-6)
+
+
+def test_he_leaky_takes_alpha_from_the_layer():
+    assert tinynet.init.get("he_leaky").variance((4, 10), get_activation("leaky_relu", 0.5)) \
+        == pytest.approx(2 / (1.25 * 10))
+    assert tinynet.init.get("he_leaky").variance((4, 10), get_activation("sigmoid")) \
+        == pytest.approx(2 / (1.0001 * 10))
+
+
+def test_auto_picks_by_activation():
+    auto = tinynet.init.get("auto")
+    picks = {name: auto.choice(get_activation(name)).name
+             for name in ["sigmoid", "tanh", "identity", "relu", "leaky_relu"]}
+    assert picks == {"sigmoid": "xavier_normal", "tanh": "xavier_normal",
+                     "identity": "xavier_normal", "relu": "he_normal", "leaky_relu": "he_leaky"}
+    assert auto.describe((1, 8), get_activation("sigmoid")).name == "auto:xavier_normal"
+
+
+def test_descriptions_give_the_sampler_numbers():
+    d = tinynet.init.get("he_truncated_normal").describe((10, 50), LEAKY)
+    assert d.std == math.sqrt(2 / 50) and d.gain == math.sqrt(2) and d.fan == 50
+    assert f"sigma = {d.std / math.sqrt(TRUNCATED_VARIANCE_FACTOR):.6g}" in d.sampler
+    d = tinynet.init.get("xavier_uniform").describe((300, 500), LEAKY)
+    assert "(fan_in + fan_out)/2" in d.formula and d.fan == 400
+    assert f"[-{math.sqrt(6 / 800):.6g}, {math.sqrt(6 / 800):.6g}]" in d.sampler
+
+
+def test_bias_starts_at_zero_unless_asked():
+    assert np.all(Layer(3, 4).b == 0)
+    net = tinynet.mlp([2, 3, 1], bias_init=0.1)
+    assert all(np.all(layer.b == 0.1) for layer in net.layers)
+
+
+# --- registry ---------------------------------------------------------------------------
+
+def test_register_three_lines_and_use_by_name(restore_registry):
+    @tinynet.init.register("tiny_normal")
+    def tiny_normal(shape, rng, std=0.01):
+        return rng.normal(0.0, std, size=shape)
+
+    assert "tiny_normal" in tinynet.init.available()
+    net = tinynet.mlp([2, 3, 1], init="tiny_normal(std=0.001)")
+    assert net.layers[0].init.name == "tiny_normal(std=0.001)"
+    assert np.abs(net.layers[0].W).max() < 0.01
+
+
+def test_register_refuses_duplicates_unless_overridden(restore_registry):
+    with pytest.raises(ValueError, match="'he_normal' is already registered; pass override=True"):
+        tinynet.init.register("he_normal", lambda shape, rng: np.zeros(shape))
+    tinynet.init.register("he_normal", lambda shape, rng: np.zeros(shape), override=True)
+    assert np.all(Layer(2, 2, init="he_normal").W == 0)
+
+
+def test_register_an_initializer_instance(restore_registry):
+    tinynet.init.register("half", tinynet.init.FixedStd("half", 0.5, "uniform"))
+    assert tinynet.init.get("half").std((3, 3), LEAKY) == 0.5
+
+
+@pytest.mark.parametrize("name", ["", "my init", "2x", None])
+def test_register_refuses_bad_names(name, restore_registry):
+    with pytest.raises(ValueError, match="name must be a Python identifier"):
+        tinynet.init.register(name, lambda shape, rng: np.zeros(shape))
+
+
+def test_register_refuses_a_function_without_shape_and_rng(restore_registry):
+    with pytest.raises(TypeError, match="must take \\(shape, rng, \\*\\*params\\)"):
+        tinynet.init.register("bad", lambda shape: np.zeros(shape))
+
+
+def test_unknown_name_lists_the_valid_ones_and_the_closest():
+    with pytest.raises(UnknownNameError, match=r"unknown initializer 'xavier_norml'; expected one "
+                                                r"of: auto, constant, .*did you mean 'xavier_normal'"):
+        tinynet.init.get("xavier_norml")
+
+
+@pytest.mark.parametrize("spec,exc,message", [
+    ("normal(0.5)", ValueError, "keyword parameters only"),
+    ("normal(std=__import__('os'))", ValueError, "must be a literal"),
+    ("normal(", ValueError, "not of the form name or name"),
+    ("normal(sd=0.5)", TypeError, "'normal' got unknown parameter\\(s\\) sd; it accepts std"),
+    ("he_normal(gain=2)", TypeError, "it accepts no parameters"),
+    ("normal(std=-1)", ValueError, "std must be a finite number > 0.0, got -1.0"),
+    ("he_leaky(alpha=-0.1)", ValueError, "alpha must be a finite number >= 0.0"),
+    ("variance_scaling(mode='fan_middle')", UnknownNameError, "unknown fan mode 'fan_middle'"),
+    ("variance_scaling(distribution='cauchy')", UnknownNameError, "unknown distribution 'cauchy'"),
+])
+def test_bad_specs(spec, exc, message):
+    with pytest.raises(exc, match=message):
+        tinynet.init.get(spec)
+
+
+def test_generic_variance_scaling_function():
+    init = tinynet.init.variance_scaling(2.0, "fan_out", "uniform")
+    assert init.variance((4, 10), LEAKY) == 0.5
+    assert init.distribution == "uniform"
+
+
+def test_readme_table_is_the_registry():
+    from pathlib import Path
+
+    from tinynet.init.__main__ import markdown_table
+    readme = Path(__file__).resolve().parents[1] / "README.md"
+    assert markdown_table() in readme.read_text(encoding="utf-8"), \
+        "README's initializer table is stale: regenerate it with python -m tinynet.init"

@@ -1,0 +1,120 @@
+"""The built-in initializers: every scheme in the notes, registered by name.
+
+Each variance-scaling family comes in three distributions with the same variance: ``_normal``,
+``_uniform`` and ``_truncated_normal`` (variance-corrected). ``glorot_*`` and ``kaiming_*`` are
+aliases of ``xavier_*`` and ``he_*``. ``he_leaky`` (normal) keeps the notes' name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..errors import check_float
+from .distributions import DISTRIBUTIONS
+from .registry import Entry, add_entry
+from .schemes import (Auto, Constant, FixedStd, Initializer, LeakyHe, Orthogonal,
+                      VarianceScaling)
+
+__all__ = ["register_builtins"]
+
+# prefix, alias prefix, scale, fan mode, when to use it, where it comes from
+_FAMILIES = [
+    ("lecun", None, 1.0, "fan_in", "linear layers: keeps E[z²] going forward",
+     "LeCun et al. 1998"),
+    ("xavier", "glorot", 1.0, "fan_avg", "sigmoid, tanh, identity: balances forward and backward",
+     "Glorot & Bengio 2010"),
+    ("xavier_geometric", None, 1.0, "fan_geo_avg",
+     "non-square m→n→m stacks: keeps the round trip exact", "fan-averaging note"),
+    ("xavier_contraharmonic", None, 1.0, "fan_contraharmonic",
+     "the note's (m²+n²)/(m+n) average", "fan-averaging note"),
+    ("he", "kaiming", 2.0, "fan_in", "ReLU layers: ReLU halves E[z²]", "He et al. 2015"),
+]
+
+
+def _positive(name: str, value: object) -> float:
+    return check_float(name, value, minimum=0.0, inclusive=False)
+
+
+def _fixed_std(distribution: str) -> Callable[..., Initializer]:
+    def factory(std: float = 1.0) -> FixedStd:
+        return FixedStd(distribution, _positive("std", std), distribution)
+    return factory
+
+
+def _scaled(name: str, scale: float, mode: str, distribution: str,
+            with_gain: bool) -> Callable[..., Initializer]:
+    if with_gain:  # as torch.nn.init.xavier_*_(gain=...): Var = gain² · scale / fan
+        def factory(gain: float = 1.0) -> VarianceScaling:
+            return VarianceScaling(name, scale * _positive("gain", gain) ** 2, mode, distribution)
+    else:
+        def factory() -> VarianceScaling:
+            return VarianceScaling(name, scale, mode, distribution)
+    return factory
+
+
+def _he_leaky(name: str, distribution: str) -> Callable[..., Initializer]:
+    def factory(alpha: float | None = None) -> LeakyHe:
+        if alpha is not None:
+            alpha = check_float("alpha", alpha, minimum=0.0, inclusive=True)
+        return LeakyHe(name, distribution, alpha)
+    return factory
+
+
+def _variance_scaling(scale: float = 1.0, mode: str = "fan_in",
+                      distribution: str = "normal") -> VarianceScaling:
+    return VarianceScaling("variance_scaling", _positive("scale", scale), mode, distribution)
+
+
+def _orthogonal(gain: float = 1.0) -> Orthogonal:
+    return Orthogonal("orthogonal", _positive("gain", gain))
+
+
+def _constant(value: float = 0.0) -> Constant:
+    return Constant("constant", check_float("value", value, minimum=-float("inf"),
+                                            inclusive=False))
+
+
+def _auto() -> Auto:
+    xavier = VarianceScaling("xavier_normal", 1.0, "fan_avg", "normal")
+    he = VarianceScaling("he_normal", 2.0, "fan_in", "normal")
+    he_leaky = LeakyHe("he_leaky", "normal")
+    return Auto("auto", {"identity": xavier, "sigmoid": xavier, "tanh": xavier,
+                         "relu": he, "leaky_relu": he_leaky})
+
+
+def _entries() -> list[Entry]:
+    entries = []
+    for distribution in DISTRIBUTIONS:
+        words = distribution.replace("_", " ")
+        entries.append(Entry(distribution, _fixed_std(distribution),
+                             f"fixed std whatever the fans ({words})",
+                             "np.random.randn, the learner's baseline" if distribution == "normal"
+                             else "baseline"))
+        for prefix, alias, scale, mode, use, source in _FAMILIES:
+            for family in filter(None, (prefix, alias)):
+                name = f"{family}_{distribution}"
+                entries.append(Entry(name, _scaled(name, scale, mode, distribution,
+                                                   with_gain=prefix.startswith("xavier")),
+                                     f"{use} ({words})", source))
+        name = "he_leaky" if distribution == "normal" else f"he_leaky_{distribution}"
+        entries.append(Entry(name, _he_leaky(name, distribution),
+                             f"LeakyReLU layers, α from the layer ({words})",
+                             "He et al. 2015; the notes"))
+    entries += [
+        Entry("variance_scaling", _variance_scaling,
+              "generic: Var = scale / fan, any fan mode and distribution", "Keras, JAX"),
+        Entry("orthogonal", _orthogonal, "deep linear or tanh stacks: an exact isometry",
+              "Saxe et al. 2014"),
+        Entry("zeros", lambda: Constant("zeros", 0.0),
+              "shows symmetry: every unit of a layer stays the same", "demonstration"),
+        Entry("constant", _constant, "every weight the same value", "demonstration"),
+        Entry("auto", _auto, "by activation: Xavier for sigmoid/tanh/identity, He for relu, "
+                             "He-leaky for leaky_relu", "the notes' final choice"),
+    ]
+    return entries
+
+
+def register_builtins() -> None:
+    """Add every built-in entry to the registry."""
+    for entry in _entries():
+        add_entry(entry)
