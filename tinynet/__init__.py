@@ -14,9 +14,10 @@ from .activations import get_activation
 from .errors import ShapeError, UnknownNameError
 from .layers import Layer
 from .network import Network, mlp
+from .ensemble import EnsembleResult, fit_ensemble
 from .training import History
 
-__all__ = ["Layer", "Network", "mlp", "History", "ShapeError", "UnknownNameError",
+__all__ = ["Layer", "Network", "mlp", "History", "fit_ensemble", "EnsembleResult", "ShapeError", "UnknownNameError",
            "get_activation", "activations", "data", "init", "losses", "shuffle"]
 
 __version__ = "0.1.0"

@@ -25,9 +25,15 @@ __all__ = ["Activation", "Identity", "Sigmoid", "Tanh", "ReLU", "LeakyReLU",
 
 
 class Activation:
-    """Base class: ``forward(z) = φ(z)`` and ``derivative(z) = φ'(z)``, both element-wise."""
+    """Base class: ``forward(z) = φ(z)`` and ``derivative(z) = φ'(z)``, both element-wise.
+
+    ``code`` is the number the compiled kernels (:mod:`tinynet.kernels`) know it by; ``alpha``
+    is the negative slope, 0 for every activation but LeakyReLU.
+    """
 
     name: str = ""
+    code: int = -1
+    alpha: float = 0.0
 
     def forward(self, z: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -49,6 +55,7 @@ class Identity(Activation):
     """φ(z) = z,  φ'(z) = 1."""
 
     name = "identity"
+    code = 0
 
     def forward(self, z: np.ndarray) -> np.ndarray:
         return np.array(z, dtype=np.float64)
@@ -67,6 +74,7 @@ class Sigmoid(Activation):
     """
 
     name = "sigmoid"
+    code = 1
 
     def forward(self, z: np.ndarray) -> np.ndarray:
         z = np.asarray(z, dtype=np.float64)
@@ -82,6 +90,7 @@ class Tanh(Activation):
     """φ(z) = tanh(z),  φ'(z) = 1 - tanh(z)²."""
 
     name = "tanh"
+    code = 2
 
     def forward(self, z: np.ndarray) -> np.ndarray:
         return np.tanh(np.asarray(z, dtype=np.float64))
@@ -95,6 +104,7 @@ class ReLU(Activation):
     """φ(z) = max(z, 0),  φ'(z) = 1 if z > 0 else 0 (so relu'(0) = 0)."""
 
     name = "relu"
+    code = 3
 
     def forward(self, z: np.ndarray) -> np.ndarray:
         z = np.asarray(z, dtype=np.float64)
@@ -112,6 +122,7 @@ class LeakyReLU(Activation):
     """
 
     name = "leaky_relu"
+    code = 4
 
     def __init__(self, alpha: float = 0.01) -> None:
         self.alpha = check_float("alpha", alpha, minimum=0.0, inclusive=True)

@@ -18,7 +18,8 @@ from .activations import Activation
 from .init import InitSpec
 from .errors import ShapeError, as_float_matrix, check_int, check_seed
 from .layers import Layer
-from .training import History, fit
+from . import kernels, packing
+from .training import History, check_backend, fit
 
 __all__ = ["Network", "mlp"]
 
@@ -82,7 +83,18 @@ class Network:
             X = layer.forward(X)
         return X
 
-    predict = forward
+    def predict(self, X: object, backend: str = "numba") -> np.ndarray:
+        """Network output for ``X`` (B, n_in), by ``backend``: ``"numba"`` (compiled, default)
+        or ``"numpy"`` (:meth:`forward`). Keeps nothing for a backward pass."""
+        X = as_float_matrix("X", X, columns=self.n_in)
+        if check_backend(backend) == "numpy":
+            return self.forward_unchecked(X)
+        codes, alphas = packing.activations(self)
+        scratch = np.empty((len(self.layers), len(X) * max(self.sizes)))
+        out = np.empty((len(X), self.n_out))
+        kernels.forward_network(packing.pack(self), packing.layout(self), codes, alphas, X,
+                                scratch, np.empty_like(scratch), out)
+        return out
 
     def backward(self, dY: np.ndarray) -> np.ndarray:
         """Backpropagate dL/dY (B, n_out) through every layer; return dL/dX (B, n_in)."""
@@ -104,11 +116,11 @@ class Network:
         return sum(p.size for p in self.parameters())
 
     def fit(self, X: object, y: object, *, epochs: int, lr: float, batch_size: int = 1,
-            shuffle: bool = True, seed: int | None = None,
-            print_every: int | None = None) -> History:
+            shuffle: bool = True, seed: int | None = None, print_every: int | None = None,
+            backend: str = "numba") -> History:
         """Train by SGD on the MSE loss; see :func:`tinynet.training.fit`."""
         return fit(self, X, y, epochs=epochs, lr=lr, batch_size=batch_size, shuffle=shuffle,
-                   seed=seed, print_every=print_every)
+                   seed=seed, print_every=print_every, backend=backend)
 
     def __repr__(self) -> str:
         header = ("layer", "shape (out, in)", "activation", "init", "init std", "params")

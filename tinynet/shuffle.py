@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["splitmix64", "epoch_keys", "epoch_order"]
+__all__ = ["splitmix64", "epoch_keys", "epoch_order", "epoch_orders"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -31,12 +31,18 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
     return z ^ (z >> _S31)
 
 
-def epoch_keys(seed: int, epoch: int, n: int) -> np.ndarray:
-    """The ``n`` uint64 sort keys of epoch ``epoch`` under ``seed``."""
-    base = splitmix64(splitmix64(np.full(1, seed, dtype=np.uint64)) + np.uint64(epoch))
+def epoch_keys(seeds: np.ndarray, epoch: int, n: int) -> np.ndarray:
+    """The uint64 sort keys (S, n) of epoch ``epoch`` for each of the S ``seeds``."""
+    seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1, 1)
+    base = splitmix64(splitmix64(seeds) + np.uint64(epoch))
     return splitmix64(base + np.arange(n, dtype=np.uint64))
+
+
+def epoch_orders(seeds: np.ndarray, epoch: int, n: int) -> np.ndarray:
+    """Row s: the order (a permutation of ``range(n)``) of epoch ``epoch`` under ``seeds[s]``."""
+    return np.argsort(epoch_keys(seeds, epoch, n), axis=1, kind="stable")
 
 
 def epoch_order(seed: int, epoch: int, n: int) -> np.ndarray:
     """The order (a permutation of ``range(n)``, int64) in which epoch ``epoch`` visits samples."""
-    return np.argsort(epoch_keys(seed, epoch, n), kind="stable")
+    return epoch_orders(np.array([seed]), epoch, n)[0]

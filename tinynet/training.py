@@ -20,14 +20,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import ShapeError, as_float_matrix, check_float, check_int, check_seed
+from . import kernels, packing
+from .errors import (ShapeError, UnknownNameError, as_float_matrix, check_float, check_int,
+                     check_seed)
 from .losses import mse_gradient
 from .shuffle import epoch_order
 
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["History", "fit", "check_training_data"]
+__all__ = ["History", "fit", "check_training_data", "check_backend", "BACKENDS"]
 
 
 @dataclass(eq=False)
@@ -70,13 +72,27 @@ def check_training_data(net: "Network", X: object, y: object) -> tuple[np.ndarra
     return X, y
 
 
+BACKENDS = ("numba", "numpy")
+"""``numpy``: the readable reference loop below. ``numba``: the same arithmetic, the whole run
+in one compiled call (:func:`tinynet.kernels.fit_network`)."""
+
+
+def check_backend(backend: object) -> str:
+    """Return ``backend`` if it is one of :data:`BACKENDS`."""
+    if backend not in BACKENDS:
+        raise UnknownNameError("backend", backend, BACKENDS)
+    return str(backend)
+
+
 def fit(net: "Network", X: object, y: object, *, epochs: int, lr: float, batch_size: int = 1,
-        shuffle: bool = True, seed: int | None = None, print_every: int | None = None) -> History:
+        shuffle: bool = True, seed: int | None = None, print_every: int | None = None,
+        backend: str = "numba") -> History:
     """Train ``net`` in place by SGD on the MSE loss and return its :class:`History`.
 
     ``seed`` fixes the shuffle order (default: the network's seed). ``print_every=k`` prints
     the loss every k epochs. A NaN or infinite loss ends training with ``diverged=True``; it
-    does not raise and does not warn.
+    does not raise and does not warn. ``backend`` is ``"numba"`` (compiled, the default) or
+    ``"numpy"`` (the reference); both give the same result to rounding.
     """
     X, y = check_training_data(net, X, y)
     epochs = check_int("epochs", epochs, minimum=1)
@@ -90,31 +106,52 @@ def fit(net: "Network", X: object, y: object, *, epochs: int, lr: float, batch_s
     seed = net.seed if seed is None else check_seed("seed", seed)
     if print_every is not None:
         print_every = check_int("print_every", print_every, minimum=1)
+    run_epochs = _run_numpy if check_backend(backend) == "numpy" else _run_numba
 
+    losses = np.empty(epochs)
+    chunk = print_every or epochs
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        for first in range(0, epochs, chunk):
+            part = losses[first:first + chunk]
+            ran = run_epochs(net, X, y, first, part, lr, batch_size, bool(shuffle), seed)
+            if ran < len(part):
+                return History(loss=losses[:first + ran].copy(), diverged=True)
+            if print_every:
+                print(f"epoch {first + len(part):>{len(str(epochs))}}/{epochs}  "
+                      f"loss {part[-1]:.6g}", file=sys.stdout)
+    return History(loss=losses, diverged=False)
+
+
+def _run_numpy(net: "Network", X: np.ndarray, y: np.ndarray, first_epoch: int,
+               losses: np.ndarray, lr: float, batch_size: int, shuffle: bool, seed: int) -> int:
+    """The reference loop: epochs first_epoch, first_epoch + 1, ..., one per entry of
+    ``losses``. Returns how many ran (fewer if the loss or a parameter stopped being finite)."""
     n = len(X)
     params, grads = net.parameters(), net.gradients()
-    losses = np.empty(epochs)
-    data_order = np.arange(n)
-    diverged = False
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-        for epoch in range(epochs):
-            order = epoch_order(seed, epoch, n) if shuffle else data_order
-            total = 0.0
-            for start in range(0, n, batch_size):
-                batch = order[start:start + batch_size]
-                y_batch = y[batch]
-                y_hat = net.forward_unchecked(X[batch])
-                diff = y_hat - y_batch
-                total += float(np.sum(diff * diff))
-                net.backward(mse_gradient(y_hat, y_batch))
-                for param, grad in zip(params, grads):
-                    param -= lr * grad
-            losses[epoch] = total / n
-            if print_every and (epoch + 1) % print_every == 0:
-                print(f"epoch {epoch + 1:>{len(str(epochs))}}/{epochs}  loss {losses[epoch]:.6g}",
-                      file=sys.stdout)
-            if not math.isfinite(losses[epoch]) or not all(np.all(np.isfinite(p)) for p in params):
-                diverged = True
-                losses = losses[:epoch + 1]
-                break
-    return History(loss=losses, diverged=diverged)
+    for run in range(len(losses)):
+        order = epoch_order(seed, first_epoch + run, n) if shuffle else np.arange(n)
+        total = 0.0
+        for start in range(0, n, batch_size):
+            batch = order[start:start + batch_size]
+            y_batch = y[batch]
+            y_hat = net.forward_unchecked(X[batch])
+            diff = y_hat - y_batch
+            total += float(np.sum(diff * diff))
+            net.backward(mse_gradient(y_hat, y_batch))
+            for param, grad in zip(params, grads):
+                param -= lr * grad
+        losses[run] = total / n
+        if not math.isfinite(losses[run]) or not all(np.all(np.isfinite(p)) for p in params):
+            return run + 1
+    return len(losses)
+
+
+def _run_numba(net: "Network", X: np.ndarray, y: np.ndarray, first_epoch: int,
+               losses: np.ndarray, lr: float, batch_size: int, shuffle: bool, seed: int) -> int:
+    """As :func:`_run_numpy`, all epochs in one compiled call."""
+    theta = packing.pack(net)
+    codes, alphas = packing.activations(net)
+    ran = kernels.fit_network(theta, packing.layout(net), codes, alphas, X, y, first_epoch, lr,
+                              batch_size, shuffle, seed, losses)
+    packing.unpack(net, theta)
+    return ran

@@ -1,0 +1,264 @@
+"""Compiled training of many small networks at once: one network per SIMD lane.
+
+One network's per-sample SGD is a chain of dependent scalar operations, so a CPU core spends
+most of its time waiting on its own results. Independent networks do not wait on each other:
+stored side by side, with the network index innermost (``theta[p, lane]``), every operation
+becomes a short loop over lanes that the compiler turns into vector instructions. Networks are
+trained in blocks of :data:`LANES`, and blocks are spread over the CPU cores (``prange``).
+
+Every lane does exactly the arithmetic of :func:`tinynet.kernels.fit_network`, in the same
+order and with the same scalar functions (:func:`~tinynet.kernels.activate`,
+:func:`~tinynet.kernels.exp_negative`), so member k of an ensemble ends bit-identical to the
+same network trained alone by the numba backend. No array views are made inside the loops:
+a view costs an atomic reference count, and threads sharing one would fight over it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from .kernels import (LEAKY_RELU, RELU, SIGMOID, activate, activate_derivative, leaky_relu,
+                      leaky_relu_derivative, sigmoid, sigmoid_derivative, splitmix64)
+
+__all__ = ["LANES", "fit_lanes"]
+
+LANES = 64
+"""Networks per block: two AVX-512 registers of float64, or four AVX2 ones."""
+
+
+@njit(cache=True, error_model="numpy")
+def _lane_orders(seed_hashes, epoch, keys, rank, order):
+    """order[t, l] = :func:`tinynet.shuffle.epoch_order` (seed of lane l, epoch, n)[t].
+
+    ``seed_hashes[l]`` is splitmix64(seed of lane l), computed once. Every loop runs over the
+    lanes innermost, so the hashing and the ranking vectorise too.
+    """
+    n = order.shape[0]
+    for l in range(LANES):
+        rank[l] = splitmix64(seed_hashes[l] + np.uint64(epoch))  # the epoch's base, for now
+    for i in range(n):
+        for l in range(LANES):
+            keys[i, l] = splitmix64(rank[l] + np.uint64(i))
+    if n > 32:
+        for l in range(LANES):
+            order[:, l] = np.argsort(keys[:, l], kind="mergesort")
+        return
+    for i in range(n):  # rank by counting: the keys are distinct, and nothing is allocated
+        for l in range(LANES):
+            rank[l] = 0
+        for j in range(n):
+            for l in range(LANES):
+                rank[l] += np.uint64(keys[j, l] < keys[i, l])
+        for l in range(LANES):
+            order[rank[l], l] = i
+
+
+@njit(cache=True, error_model="numpy")
+def _activate(code, alpha, acc, theta, bias_row, A, D, layer, r, j):
+    """z = acc + b; A[layer + 1, r, j] = φ(z) and D[layer, r, j] = φ'(z), for every lane.
+
+    One loop per activation, so that each loop body is branch-free and vectorises.
+    """
+    if code == SIGMOID:
+        for l in range(LANES):
+            z = acc[l] + theta[bias_row, l]
+            A[layer + 1, r, j, l] = sigmoid(z)
+            D[layer, r, j, l] = sigmoid_derivative(z)
+    elif code == LEAKY_RELU or code == RELU:
+        slope = alpha if code == LEAKY_RELU else 0.0
+        for l in range(LANES):
+            z = acc[l] + theta[bias_row, l]
+            A[layer + 1, r, j, l] = leaky_relu(z, slope)
+            D[layer, r, j, l] = leaky_relu_derivative(z, slope)
+    else:
+        for l in range(LANES):
+            z = acc[l] + theta[bias_row, l]
+            A[layer + 1, r, j, l] = activate(code, alpha, z)
+            D[layer, r, j, l] = activate_derivative(code, alpha, z)
+
+
+@njit(cache=True, error_model="numpy")
+def _forward(theta, layout, codes, alphas, A, D, rows, acc):
+    """A[layer + 1] = φ(A[layer] Wᵀ + b) for every layer, and D[layer] = φ'(z); lanes innermost."""
+    for layer in range(layout.shape[0]):
+        n_in, n_out, w_at, b_at = layout[layer, 0], layout[layer, 1], layout[layer, 2], layout[layer, 3]
+        code, alpha = codes[layer], alphas[layer]
+        for r in range(rows):
+            for j in range(n_out):
+                for l in range(LANES):
+                    acc[l] = 0.0
+                for i in range(n_in):
+                    for l in range(LANES):
+                        acc[l] += A[layer, r, i, l] * theta[w_at + j * n_in + i, l]
+                _activate(code, alpha, acc, theta, b_at + j, A, D, layer, r, j)
+
+
+@njit(cache=True, error_model="numpy")
+def _backward(theta, layout, A, D, delta, back, grad, rows, acc):
+    """From dL/dŷ in ``delta``: every layer's dW and db into ``grad`` (``delta`` is overwritten)."""
+    for layer in range(layout.shape[0] - 1, -1, -1):
+        n_in, n_out, w_at, b_at = layout[layer, 0], layout[layer, 1], layout[layer, 2], layout[layer, 3]
+        for r in range(rows):                     # dZ = dA ⊙ φ'(z)
+            for j in range(n_out):
+                for l in range(LANES):
+                    delta[r, j, l] *= D[layer, r, j, l]
+        for j in range(n_out):                    # dW = dZᵀ X
+            for i in range(n_in):
+                for l in range(LANES):
+                    acc[l] = 0.0
+                for r in range(rows):
+                    for l in range(LANES):
+                        acc[l] += delta[r, j, l] * A[layer, r, i, l]
+                for l in range(LANES):
+                    grad[w_at + j * n_in + i, l] = acc[l]
+        for j in range(n_out):                    # db = Σ_rows dZ
+            for l in range(LANES):
+                grad[b_at + j, l] = delta[0, j, l]
+            for r in range(1, rows):
+                for l in range(LANES):
+                    grad[b_at + j, l] += delta[r, j, l]
+        if layer > 0:                             # dX = dZ W, the previous layer's dA
+            for r in range(rows):
+                for i in range(n_in):
+                    for l in range(LANES):
+                        acc[l] = 0.0
+                    for j in range(n_out):
+                        for l in range(LANES):
+                            acc[l] += delta[r, j, l] * theta[w_at + j * n_in + i, l]
+                    for l in range(LANES):
+                        back[r, i, l] = acc[l]
+            for r in range(rows):
+                for i in range(n_in):
+                    for l in range(LANES):
+                        delta[r, i, l] = back[r, i, l]
+
+
+@njit(cache=True, error_model="numpy")
+def _fit_block(theta, layout, codes, alphas, X, Y, seeds, epochs, lr, batch_size, shuffle,
+               final_loss, diverged_epoch, last_wrong_epoch, predictions):
+    """Train the ``lanes`` networks whose parameters are the columns of ``theta`` (P, lanes)."""
+    n_params = theta.shape[0]
+    n, n_in = X.shape
+    n_out = Y.shape[1]
+    layers = layout.shape[0]
+    width = max(n_in, layout[:, 1].max())
+    A = np.zeros((layers + 1, batch_size, width, LANES))  # A[0]: the input batch
+    D = np.zeros((layers, batch_size, width, LANES))
+    delta = np.zeros((batch_size, width, LANES))
+    back = np.zeros((batch_size, width, LANES))
+    grad = np.zeros((n_params, LANES))
+    targets = np.zeros((batch_size, n_out, LANES))
+    keys = np.zeros((n, LANES), dtype=np.uint64)
+    rank = np.zeros(LANES, dtype=np.uint64)
+    seed_hashes = np.zeros(LANES, dtype=np.uint64)
+    for l in range(LANES):
+        seed_hashes[l] = splitmix64(np.uint64(seeds[l]))
+    order = np.zeros((n, LANES), dtype=np.int64)
+    acc = np.zeros(LANES)
+    total = np.zeros(LANES)
+    batch_loss = np.zeros(LANES)
+    for t in range(n):
+        for l in range(LANES):
+            order[t, l] = t
+    for l in range(LANES):
+        diverged_epoch[l] = -1
+        last_wrong_epoch[l] = -1
+    for epoch in range(epochs):
+        if shuffle:
+            _lane_orders(seed_hashes, epoch, keys, rank, order)
+        for l in range(LANES):
+            total[l] = 0.0
+        for start in range(0, n, batch_size):
+            rows = min(batch_size, n - start)
+            for r in range(rows):
+                for i in range(n_in):
+                    for l in range(LANES):
+                        A[0, r, i, l] = X[order[start + r, l], i]
+                for k in range(n_out):
+                    for l in range(LANES):
+                        targets[r, k, l] = Y[order[start + r, l], k]
+            _forward(theta, layout, codes, alphas, A, D, rows, acc)
+            for l in range(LANES):
+                batch_loss[l] = 0.0
+            for r in range(rows):                 # loss, dL/dŷ = (2/B)(ŷ − y), wrong sides
+                for k in range(n_out):
+                    for l in range(LANES):
+                        y_hat, y = A[layers, r, k, l], targets[r, k, l]
+                        diff = y_hat - y
+                        batch_loss[l] += diff * diff
+                        delta[r, k, l] = (2.0 / rows) * diff
+                        if (y_hat > 0.5) != (y > 0.5):
+                            last_wrong_epoch[l] = epoch
+            for l in range(LANES):
+                total[l] += batch_loss[l]
+            _backward(theta, layout, A, D, delta, back, grad, rows, acc)
+            for p in range(n_params):             # SGD step
+                for l in range(LANES):
+                    theta[p, l] -= lr * grad[p, l]
+        alive = 0
+        for l in range(LANES):
+            if diverged_epoch[l] < 0:
+                loss = total[l] / n
+                finite = math.isfinite(loss)
+                for p in range(n_params):
+                    finite = finite and math.isfinite(theta[p, l])
+                final_loss[l] = loss
+                if finite:
+                    alive += 1
+                else:
+                    diverged_epoch[l] = epoch
+        if alive == 0:
+            break
+    for start in range(0, n, batch_size):        # predictions of the trained networks
+        rows = min(batch_size, n - start)
+        for r in range(rows):
+            for i in range(n_in):
+                for l in range(LANES):
+                    A[0, r, i, l] = X[start + r, i]
+        _forward(theta, layout, codes, alphas, A, D, rows, acc)
+        for r in range(rows):
+            for k in range(n_out):
+                for l in range(LANES):
+                    predictions[l, start + r, k] = A[layers, r, k, l]
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def fit_lanes(theta, layout, codes, alphas, X, Y, seeds, epochs, lr, batch_size, shuffle,
+              final_loss, diverged_epoch, last_wrong_epoch, predictions):
+    """Train S networks of one layout, ``theta`` (P, S) holding network s in column s.
+
+    Writes per network: ``final_loss`` (the loss of its last epoch), ``diverged_epoch`` (the
+    epoch its loss or a parameter stopped being finite, −1 if never), ``last_wrong_epoch``
+    (the last epoch in which training saw an output on the wrong side of 0.5, −1 if never)
+    and ``predictions`` (S, N, n_out) of the trained network on X.
+    """
+    n_params, members = theta.shape
+    n, n_out = Y.shape
+    for block in prange((members + LANES - 1) // LANES):
+        first = block * LANES
+        local = np.empty((n_params, LANES))
+        local_seeds = np.empty(LANES, dtype=np.int64)
+        for l in range(LANES):
+            member = min(first + l, members - 1)  # a short last block repeats its last member
+            for p in range(n_params):
+                local[p, l] = theta[p, member]
+            local_seeds[l] = seeds[member]
+        loss = np.empty(LANES)
+        diverged = np.empty(LANES, dtype=np.int64)
+        wrong = np.empty(LANES, dtype=np.int64)
+        outputs = np.empty((LANES, n, n_out))
+        _fit_block(local, layout, codes, alphas, X, Y, local_seeds, epochs, lr, batch_size,
+                   shuffle, loss, diverged, wrong, outputs)
+        for l in range(min(LANES, members - first)):
+            member = first + l
+            for p in range(n_params):
+                theta[p, member] = local[p, l]
+            final_loss[member] = loss[l]
+            diverged_epoch[member] = diverged[l]
+            last_wrong_epoch[member] = wrong[l]
+            for t in range(n):
+                for k in range(n_out):
+                    predictions[member, t, k] = outputs[l, t, k]
