@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..errors import check_float
 from .catalog import register_builtins
 from .distributions import TRUNCATED_VARIANCE_FACTOR, get_distribution
 from .fans import FAN_MODES, fan, fans
@@ -38,7 +39,8 @@ def variance_scaling(scale: float = 1.0, mode: str = "fan_in",
     ``mode``: fan_in, fan_out, fan_avg, fan_geo_avg or fan_contraharmonic.
     ``distribution``: normal, uniform or truncated_normal (all realise the same variance).
     """
-    return get(f"variance_scaling(scale={scale!r}, mode={mode!r}, distribution={distribution!r})")
+    scale = check_float("scale", scale, minimum=0.0, inclusive=False)
+    return VarianceScaling("variance_scaling", scale, mode, distribution)
 
 
 register_builtins()

@@ -45,7 +45,10 @@ def _scaled(name: str, scale: float, mode: str, distribution: str,
             with_gain: bool) -> Callable[..., Initializer]:
     if with_gain:  # as torch.nn.init.xavier_*_(gain=...): Var = gain² · scale / fan
         def factory(gain: float = 1.0) -> VarianceScaling:
-            return VarianceScaling(name, scale * _positive("gain", gain) ** 2, mode, distribution)
+            gain = _positive("gain", gain)
+            if gain > 1e100:
+                raise ValueError(f"gain must be at most 1e100, got {gain!r}")
+            return VarianceScaling(name, scale * gain ** 2, mode, distribution)
     else:
         def factory() -> VarianceScaling:
             return VarianceScaling(name, scale, mode, distribution)

@@ -2,8 +2,8 @@
 
 A layer keeps the second moment E[a²] of its signal when ``fan · Var(w) · E[φ(z)²]/E[z²] = 1``.
 For z symmetric about 0, ReLU keeps half of E[z²] (g² = 2) and LeakyReLU(α) keeps (1 + α²)/2
-(g² = 2 / (1 + α²)). Identity and sigmoid use g = 1 (Glorot's linear-regime convention), tanh
-g = 5/3 (PyTorch's value).
+(g² = 2 / (1 + α²)). Identity and sigmoid use g = 1 and tanh g = 5/3: PyTorch's conventions
+(``torch.nn.init.calculate_gain``), not derived values.
 
 :func:`second_moment_gain` computes g = 1 / sqrt(E[φ(z)²]) for z ~ N(0, 1) instead of looking it
 up, so it works for any activation: relu 1.41421, tanh 1.59254, sigmoid 1.84623 (sigmoid is far

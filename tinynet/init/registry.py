@@ -57,7 +57,8 @@ def _function_factory(name: str, function: Callable) -> Callable[..., Initialize
 
 
 def register(name: str, initializer: Initializer | Callable | None = None, *,
-             override: bool = False, summary: str = "", source: str = "user"):
+             override: bool = False, summary: str = "",
+             source: str = "user") -> Initializer | Callable:
     """Register ``initializer`` under ``name``; without ``initializer``, act as a decorator.
 
     ``initializer`` is an :class:`Initializer` or a function ``f(shape, rng, **params) -> array``
@@ -75,9 +76,13 @@ def register(name: str, initializer: Initializer | Callable | None = None, *,
     if isinstance(initializer, Initializer):
         factory: Callable[..., Initializer] = lambda: initializer  # noqa: E731
     elif callable(initializer):
-        if len(inspect.signature(initializer).parameters) < 2:
-            raise TypeError(f"initializer {name!r} must take (shape, rng, **params), got "
-                            f"{initializer!r} with signature {inspect.signature(initializer)}")
+        parameters = list(inspect.signature(initializer).parameters.values())
+        extra_ok = all(p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and
+                       p.default is not p.empty for p in parameters[2:])
+        if len(parameters) < 2 or not extra_ok:
+            raise TypeError(f"initializer {name!r} must be f(shape, rng, key=default, ...): "
+                            "two positional arguments, then keyword parameters with defaults; "
+                            f"got signature {inspect.signature(initializer)}")
         factory = _function_factory(name, initializer)
     else:
         raise TypeError(f"initializer must be an Initializer or a function "
@@ -109,11 +114,17 @@ def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
                          "name(key=value, ...) with keyword parameters only")
     params = {}
     for keyword in tree.keywords:
+        if keyword.arg is None or keyword.arg in params:
+            raise ValueError(f"initializer spec {spec!r} must name each parameter once, "
+                             "as key=value")
         try:
-            params[keyword.arg] = ast.literal_eval(keyword.value)
-        except ValueError:
+            value = ast.literal_eval(keyword.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            value = parse_spec  # not a literal: refused just below
+        if not isinstance(value, (int, float, str, type(None))) or isinstance(value, bool):
             raise ValueError(f"parameter {keyword.arg!r} in initializer spec {spec!r} must be "
-                             f"a literal number or string, got {ast.unparse(keyword.value)!r}") from None
+                             f"a literal number or string, got {ast.unparse(keyword.value)!r}")
+        params[keyword.arg] = value
     return tree.func.id, params
 
 

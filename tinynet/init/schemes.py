@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..activations import Activation, LeakyReLU
-from .distributions import get_distribution
+from .distributions import TRUNCATED_VARIANCE_FACTOR, get_distribution
 from .fans import FAN_MODES, fan, fans
 from .gains import calculate_gain
 from ..errors import UnknownNameError
@@ -60,8 +60,8 @@ def _sampler_text(distribution: str, std: float) -> str:
     if distribution == "uniform":
         return f"uniform on [-{parameters['bound']:.6g}, {parameters['bound']:.6g}]"
     if distribution == "truncated_normal":
-        return (f"normal with sigma = {parameters['sigma']:.6g} (= std / sqrt(0.7737413)), "
-                f"redrawn outside ±{parameters['cut']:.6g}")
+        return (f"normal with sigma = {parameters['sigma']:.6g} (= std / sqrt("
+                f"{TRUNCATED_VARIANCE_FACTOR:.7f})), redrawn outside ±{parameters['cut']:.6g}")
     return f"normal with sigma = {parameters['sigma']:.6g}"
 
 
@@ -169,8 +169,10 @@ class VarianceScaling(Initializer):
 class LeakyHe(VarianceScaling):
     """He for LeakyReLU: w ~ D(0, 2 / ((1 + α²) · fan_in)).
 
-    α is ``alpha`` if given; otherwise the layer's own slope when the layer is a LeakyReLU, and
-    99mlp's 0.01 when it is not (for example a sigmoid output given the hidden layers' init).
+    α is ``alpha`` if given, otherwise the layer's own slope. A layer that is not a LeakyReLU
+    (a sigmoid output given the hidden layers' init, as in the notes' first He experiment) has
+    no slope of its own and gets α = 0.01, the notes' value; pass ``he_leaky(alpha=...)`` to
+    choose another.
     """
 
     default_alpha = 0.01
@@ -256,7 +258,8 @@ class Auto(Initializer):
 
     def __init__(self, name: str, by_activation: dict[str, Initializer]) -> None:
         self.name, self.by_activation = name, by_activation
-        self.distribution = "normal"
+        chosen = {initializer.distribution for initializer in by_activation.values()}
+        self.distribution = chosen.pop() if len(chosen) == 1 else None
 
     def choice(self, activation: Activation) -> Initializer:
         """The initializer used for a layer with ``activation``."""
