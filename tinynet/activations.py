@@ -79,7 +79,7 @@ class Sigmoid(Activation):
     def forward(self, z: np.ndarray) -> np.ndarray:
         z = np.asarray(z, dtype=np.float64)
         e = np.exp(-np.abs(z))
-        return np.where(z >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+        return np.where(z >= 0, 1.0, e) / (1.0 + e)
 
     def derivative(self, z: np.ndarray) -> np.ndarray:
         e = np.exp(-np.abs(np.asarray(z, dtype=np.float64)))

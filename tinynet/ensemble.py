@@ -140,11 +140,23 @@ def _fit_numba(networks, X, y, epochs, lr, batch_size, shuffle, seeds):
 
 
 def _fit_numpy(networks, X, y, epochs, lr, batch_size, shuffle, seeds):
-    """All members at once: every array has a leading members axis (S, ...)."""
+    """All members at once: every array has a leading members axis (S, ...).
+
+    Member k's parameters are row k of ``theta`` (S, P), laid out as :mod:`tinynet.packing`
+    says; each layer's ``W`` (S, n_out, n_in) and ``b`` (S, n_out) are views into it, and its
+    gradients views into ``grad``, so one SGD step and one finiteness check cover them all.
+    """
     members, n = len(networks), len(X)
     activations = [layer.activation for layer in networks[0].layers]
-    Ws = [np.stack([net.layers[i].W for net in networks]) for i in range(len(activations))]
-    bs = [np.stack([net.layers[i].b for net in networks]) for i in range(len(activations))]
+    theta = np.stack([packing.pack(net) for net in networks])
+    grad = np.zeros_like(theta)
+
+    def views(flat):
+        return [(flat[:, w_at:w_at + n_out * n_in].reshape(members, n_out, n_in),
+                 flat[:, b_at:b_at + n_out]) for n_in, n_out, w_at, b_at in layout]
+
+    layout = packing.layout(networks[0])
+    params, grads = views(theta), views(grad)
     final_loss = np.full(members, np.nan)
     diverged_epoch = np.full(members, -1, dtype=np.int64)
     last_wrong = np.full(members, -1, dtype=np.int64)
@@ -153,44 +165,38 @@ def _fit_numpy(networks, X, y, epochs, lr, batch_size, shuffle, seeds):
     def forward(inputs):
         """Per layer: its input (S, B, n_in) and pre-activation z (S, B, n_out); and ŷ."""
         cache = []
-        for W, b, act in zip(Ws, bs, activations):
+        for (W, b), act in zip(params, activations):
             z = np.einsum("sbi,sji->sbj", inputs, W) + b[:, None, :]   # X Wᵀ + b, per member
             cache.append((inputs, z))
             inputs = act.forward(z)
         return cache, inputs
 
-    squared_errors = np.empty((members, n, y.shape[1]))  # this epoch's, as training saw them
-    wrong_side = np.empty((members, n, y.shape[1]), dtype=bool)
+    seen = np.empty((members, n, y.shape[1]))  # this epoch's predictions, as training saw them
     for epoch in range(epochs):
         order = epoch_orders(seeds, epoch, n) if shuffle else in_order
+        X_epoch, y_epoch = X[order], y[order]                     # (S, n, ·), in visiting order
         for start in range(0, n, batch_size):
-            batch = order[:, start:start + batch_size]            # (S, B)
-            targets = y[batch]                                    # (S, B, n_out)
-            cache, y_hat = forward(X[batch])
-            diff = y_hat - targets
-            squared_errors[:, start:start + batch_size] = diff * diff
-            wrong_side[:, start:start + batch_size] = (y_hat > 0.5) != (targets > 0.5)
-            delta = (2.0 / batch.shape[1]) * diff                # dL/dŷ
-            steps = []
-            for (inputs, z), W, act in zip(reversed(cache), reversed(Ws), reversed(activations)):
+            batch = slice(start, start + batch_size)
+            cache, y_hat = forward(X_epoch[:, batch])             # (S, B, n_out)
+            seen[:, batch] = y_hat
+            delta = (2.0 / y_hat.shape[1]) * (y_hat - y_epoch[:, batch])  # dL/dŷ
+            for (inputs, z), (W, _), (dW, db), act in zip(
+                    reversed(cache), reversed(params), reversed(grads), reversed(activations)):
                 dz = delta * act.derivative(z)
-                steps.append((np.einsum("sbj,sbi->sji", dz, inputs),  # dW = dZᵀ X
-                              np.einsum("sbj->sj", dz)))             # db = Σ_rows dZ
-                delta = np.einsum("sbj,sji->sbi", dz, W)              # dL/d(inputs) = dZ W
-            for W, b, (dW, db) in zip(Ws, bs, reversed(steps)):
-                W -= lr * dW
-                b -= lr * db
-        last_wrong[wrong_side.any(axis=(1, 2))] = epoch
+                np.einsum("sbj,sbi->sji", dz, inputs, out=dW)    # dW = dZᵀ X
+                np.sum(dz, axis=1, out=db)                        # db = Σ_rows dZ
+                delta = np.einsum("sbj,sji->sbi", dz, W)          # dL/d(inputs) = dZ W
+            theta -= lr * grad                                    # the SGD step, every member
+        errors = seen - y_epoch
+        last_wrong[np.any((seen > 0.5) != (y_epoch > 0.5), axis=(1, 2))] = epoch
         alive = diverged_epoch < 0
-        loss = squared_errors.sum(axis=(1, 2)) / n
+        loss = np.sum(errors * errors, axis=(1, 2)) / n
         final_loss[alive] = loss[alive]
-        finite = np.isfinite(loss) & np.all([np.isfinite(p).all(axis=tuple(range(1, p.ndim)))
-                                             for p in Ws + bs], axis=0)
+        finite = np.isfinite(loss) & np.isfinite(theta).all(axis=1)
         diverged_epoch[alive & ~finite] = epoch
         if not np.any(diverged_epoch < 0):
             break
     for k, net in enumerate(networks):
-        for layer, W, b in zip(net.layers, Ws, bs):
-            layer.W[...], layer.b[...] = W[k], b[k]
+        packing.unpack(net, theta[k])
     _, predictions = forward(np.broadcast_to(X, (members, *X.shape)))
     return final_loss, diverged_epoch, last_wrong, predictions

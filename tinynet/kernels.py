@@ -26,7 +26,8 @@ from numba import njit
 from . import shuffle
 
 __all__ = ["exp_negative", "IDENTITY", "SIGMOID", "TANH", "RELU", "LEAKY_RELU", "sigmoid", "sigmoid_derivative", "tanh_derivative", "leaky_relu",
-           "leaky_relu_derivative", "activate", "activate_derivative",
+           "leaky_relu_derivative", "activate", "activate_derivative", "activate_into",
+           "backpropagate_activation",
            "dense_forward", "dense_backward", "sgd_update", "epoch_order_into", "fit_network",
            "forward_network", "BLAS_MIN_WORK"]
 
@@ -131,6 +132,44 @@ def activate_derivative(code: int, alpha: float, z: float) -> float:
     return 1.0
 
 
+@njit(cache=True, error_model="numpy")
+def activate_into(code, alpha, Z, A):
+    """A = φ(Z) element-wise, one loop per activation so that each loop vectorises."""
+    batch, width = Z.shape
+    if code == SIGMOID:
+        for r in range(batch):
+            for j in range(width):
+                A[r, j] = sigmoid(Z[r, j])
+    elif code == LEAKY_RELU or code == RELU:
+        slope = alpha if code == LEAKY_RELU else 0.0
+        for r in range(batch):
+            for j in range(width):
+                A[r, j] = leaky_relu(Z[r, j], slope)
+    else:
+        for r in range(batch):
+            for j in range(width):
+                A[r, j] = activate(code, alpha, Z[r, j])
+
+
+@njit(cache=True, error_model="numpy")
+def backpropagate_activation(code, alpha, Z, dA, dZ):
+    """dZ = dA ⊙ φ'(Z) element-wise, one loop per activation so that each loop vectorises."""
+    batch, width = Z.shape
+    if code == SIGMOID:
+        for r in range(batch):
+            for j in range(width):
+                dZ[r, j] = dA[r, j] * sigmoid_derivative(Z[r, j])
+    elif code == LEAKY_RELU or code == RELU:
+        slope = alpha if code == LEAKY_RELU else 0.0
+        for r in range(batch):
+            for j in range(width):
+                dZ[r, j] = dA[r, j] * leaky_relu_derivative(Z[r, j], slope)
+    else:
+        for r in range(batch):
+            for j in range(width):
+                dZ[r, j] = dA[r, j] * activate_derivative(code, alpha, Z[r, j])
+
+
 # --- a dense layer: forward and backward side by side ---------------------------------------
 
 @njit(cache=True, error_model="numpy")
@@ -150,9 +189,7 @@ def dense_forward(X, W, b, code, alpha, Z, A):
                 for i in range(n_in):
                     acc += X[r, i] * W[j, i]
                 Z[r, j] = acc + b[j]
-    for r in range(batch):
-        for j in range(n_out):
-            A[r, j] = activate(code, alpha, Z[r, j])
+    activate_into(code, alpha, Z, A)
 
 
 @njit(cache=True, error_model="numpy")
@@ -163,9 +200,7 @@ def dense_backward(dA, X, W, Z, code, alpha, dZ, dW, db, dX, need_dX):
     """
     batch, n_in = X.shape
     n_out = W.shape[0]
-    for r in range(batch):
-        for j in range(n_out):
-            dZ[r, j] = dA[r, j] * activate_derivative(code, alpha, Z[r, j])
+    backpropagate_activation(code, alpha, Z, dA, dZ)
     big = batch * n_in * n_out >= BLAS_MIN_WORK
     if big:
         dW[:, :] = np.dot(dZ.T, X)

@@ -1,0 +1,313 @@
+"""Numba against NumPy: kernels, the XOR job, a medium MLP, and compile time.
+
+    python benchmarks/bench_jit_vs_numpy.py            # about a minute; long cases extrapolated
+    python benchmarks/bench_jit_vs_numpy.py --full     # every case in full (many minutes)
+    python benchmarks/bench_jit_vs_numpy.py --plot benchmarks/results/bench.png
+
+Every figure is measured in this one run, on this machine, so ratios compare like with like.
+Times are the best of a few repeats. BLAS threads are set before NumPy is imported (default 1:
+with 2 threads OpenBLAS slows badly when the other core is busy, and fights numba's threads);
+the numba ensemble uses numba's threads (default: every core). Results go to
+benchmarks/results/bench_jit_vs_numpy.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--full", action="store_true",
+                        help="run the slow XOR baselines in full instead of extrapolating")
+    parser.add_argument("--blas-threads", type=int, default=1, help="OpenBLAS/OMP threads")
+    parser.add_argument("--numba-threads", type=int, default=None,
+                        help="numba threads for the ensemble (default: every core)")
+    parser.add_argument("--json", type=Path,
+                        default=Path(__file__).parent / "results" / "bench_jit_vs_numpy.json")
+    parser.add_argument("--plot", type=Path, default=None, help="also write a PNG bar chart")
+    return parser.parse_args()
+
+
+ARGS = parse_args()
+for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[variable] = str(ARGS.blas_threads)
+
+import numba  # noqa: E402  (after the thread settings)
+import numpy as np  # noqa: E402
+
+import tinynet  # noqa: E402
+from tinynet import kernels  # noqa: E402
+
+if ARGS.numba_threads:
+    numba.set_num_threads(ARGS.numba_threads)
+
+
+def best_time(function, repeats: int = 5, min_seconds: float = 0.05) -> float:
+    """Seconds per call: the best over ``repeats`` of loops lasting at least ``min_seconds``."""
+    calls = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(calls):
+            function()
+        if time.perf_counter() - start >= min_seconds:
+            break
+        calls *= 2
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            function()
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best
+
+
+# --- (a) one dense layer: forward, backward and SGD step -----------------------------------
+
+def bench_kernels() -> list[dict]:
+    rows = []
+    for size in [2, 8, 64, 256, 1024]:
+        for batch in [1, 64]:
+            rng = np.random.default_rng(0)
+            layer = tinynet.Layer(size, size, activation="leaky_relu", init="he_normal", rng=0)
+            X, dA = rng.normal(size=(batch, size)), rng.normal(size=(batch, size))
+
+            def numpy_step():
+                layer.forward(X)
+                layer.backward(dA)
+                layer.W -= 1e-9 * layer.dW
+                layer.b -= 1e-9 * layer.db
+
+            W, b = layer.W.copy(), layer.b.copy()
+            Z, A, dZ = (np.empty((batch, size)) for _ in range(3))
+            dW, db, dX = np.empty_like(W), np.empty_like(b), np.empty((batch, size))
+
+            def numba_step():
+                kernels.dense_forward(X, W, b, kernels.LEAKY_RELU, 0.01, Z, A)
+                kernels.dense_backward(dA, X, W, Z, kernels.LEAKY_RELU, 0.01, dZ, dW, db, dX,
+                                       True)
+                kernels.sgd_update(W.reshape(-1), dW.reshape(-1), 1e-9)
+                kernels.sgd_update(b, db, 1e-9)
+
+            numba_step()
+            t_numpy, t_numba = best_time(numpy_step), best_time(numba_step)
+            rows.append({"case": f"{size}x{size}, batch {batch}", "numpy_us": t_numpy * 1e6,
+                         "numba_us": t_numba * 1e6, "speedup": t_numpy / t_numba})
+    return rows
+
+
+# --- (b) the XOR job ------------------------------------------------------------------------
+
+class LearnerLayer:
+    """The notes' hand-written layer: column vectors, W (n_out, n_in), one sample at a time."""
+
+    def __init__(self, n_in: int, n_out: int, activation: str, rng: np.random.Generator):
+        self.W = rng.normal(0.0, 1.0, (n_out, n_in))
+        self.b = np.zeros((n_out, 1))
+        self.activation = activation
+
+    def forward(self, x):
+        self.x = x
+        self.z = np.dot(self.W, x) + self.b
+        if self.activation == "sigmoid":
+            return 1.0 / (1.0 + np.exp(-self.z))
+        return np.where(self.z > 0, self.z, 0.01 * self.z)
+
+    def backward(self, grad, lr):
+        if self.activation == "sigmoid":
+            s = 1.0 / (1.0 + np.exp(-self.z))
+            dz = grad * s * (1.0 - s)
+        else:
+            dz = grad * np.where(self.z > 0, 1.0, 0.01)
+        dx = np.dot(self.W.T, dz)
+        self.W -= lr * np.dot(dz, self.x.T)
+        self.b -= lr * dz
+        return dx
+
+
+def learner_loop(sizes, seeds, epochs, X, y):
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        layers = [LearnerLayer(m, n, "sigmoid" if i == len(sizes) - 2 else "leaky_relu", rng)
+                  for i, (m, n) in enumerate(zip(sizes[:-1], sizes[1:]))]
+        for _ in range(epochs):
+            for i in rng.permutation(len(X)):
+                out = X[i].reshape(-1, 1)
+                for layer in layers:
+                    out = layer.forward(out)
+                grad = 2.0 * (out - y[i].reshape(-1, 1))
+                for layer in reversed(layers):
+                    grad = layer.backward(grad, 0.01)
+
+
+def bench_xor(sizes: list[int], full: bool) -> list[dict]:
+    X, y = tinynet.data.xor()
+    seeds, epochs = list(range(100)), 20_000
+    job = len(seeds) * epochs * len(X)
+
+    def nets(count):
+        return [tinynet.mlp(sizes, init="he_leaky", seed=s) for s in range(count)]
+
+    def each_fit(backend, count, run_epochs):
+        for net in nets(count):
+            net.fit(X, y, epochs=run_epochs, lr=0.01, backend=backend)
+
+    tinynet.fit_ensemble(nets(2), X, y, epochs=2, lr=0.01)  # compile (or load) outside timing
+    tinynet.mlp(sizes).fit(X, y, epochs=2, lr=0.01)
+    cases = [  # name, function(seeds, epochs), seeds and epochs when not --full
+        ("learner-style NumPy loop (baseline)",
+         lambda c, e: learner_loop(sizes, seeds[:c], e, X, y), 1, 2_000),
+        ("NumPy Network.fit, one seed at a time", lambda c, e: each_fit("numpy", c, e), 1, 2_000),
+        ("NumPy ensemble (all seeds at once)",
+         lambda c, e: tinynet.fit_ensemble(nets(c), X, y, epochs=e, lr=0.01, backend="numpy"),
+         100, 2_000),
+        ("NumPy ensemble, 1000 seeds at once (rate only)",
+         lambda c, e: tinynet.fit_ensemble(nets(c), X, y, epochs=e, lr=0.01, backend="numpy"),
+         1000, 500),
+        ("numba fused fit, one seed at a time", lambda c, e: each_fit("numba", c, e), 10, 20_000),
+        ("numba ensemble (SIMD lanes x cores)",
+         lambda c, e: tinynet.fit_ensemble(nets(c), X, y, epochs=e, lr=0.01), 100, 20_000),
+        ("numba ensemble, 128 seeds: no idle lanes (rate only)",
+         lambda c, e: tinynet.fit_ensemble(nets(c), X, y, epochs=e, lr=0.01), 128, 20_000),
+    ]
+    rows = []
+    for name, run, count, run_epochs in cases:
+        if full:
+            count, run_epochs = max(count, len(seeds)), epochs
+        steps = count * run_epochs * len(X)
+        seconds = min(_timed(lambda: run(count, run_epochs)) for _ in range(2 if steps < job else 1))
+        rows.append({"case": name, "steps_per_s": steps / seconds,
+                     "job_seconds": job * seconds / steps, "extrapolated": steps < job,
+                     "rate_only": "rate only" in name})
+    base = rows[0]["steps_per_s"]
+    for row in rows:
+        row["vs_baseline"] = row["steps_per_s"] / base
+    return rows
+
+
+def _timed(function) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+# --- (c) a medium MLP, minibatches ----------------------------------------------------------
+
+def bench_mlp() -> list[dict]:
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(2048, 64)), rng.uniform(size=(2048, 10))
+    rows = []
+    for backend in ["numpy", "numba"]:
+        net = tinynet.mlp([64, 256, 256, 10], activation="relu", output="sigmoid", seed=0)
+        net.fit(X[:128], y[:128], epochs=1, lr=0.01, batch_size=64, backend=backend)
+        seconds = min(_timed(lambda: net.fit(X, y, epochs=2, lr=0.01, batch_size=64,
+                                             backend=backend)) for _ in range(3))
+        rows.append({"case": f"64-256-256-10, batch 64, {backend}",
+                     "samples_per_s": 2 * len(X) / seconds})
+    rows[1]["vs_numpy"] = rows[1]["samples_per_s"] / rows[0]["samples_per_s"]
+    return rows
+
+
+# --- compile time and start-up --------------------------------------------------------------
+
+def bench_startup() -> dict:
+    snippet = ("import tinynet; X, y = tinynet.data.xor(); "
+               "nets = [tinynet.mlp([2, 2, 2, 1], seed=s) for s in range(100)]; "
+               "tinynet.fit_ensemble(nets, X, y, epochs=20000, lr=0.01)")
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        cold = _timed(lambda: subprocess.run([sys.executable, "-c", snippet], env=env, check=True))
+        warm = _timed(lambda: subprocess.run([sys.executable, "-c", snippet], env=env, check=True))
+    bare = _timed(lambda: subprocess.run([sys.executable, "-c", "import tinynet"], check=True))
+    return {"first run, compiling (s)": cold, "second run, cached kernels (s)": warm,
+            "import tinynet alone (s)": bare}
+
+
+def table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
+    """A Markdown table: columns are (key, heading, format)."""
+    lines = ["| " + " | ".join(h for _, h, _ in columns) + " |",
+             "|" + "|".join(" --- " for _ in columns) + "|"]
+    for row in rows:
+        cells = [format(row[k], f) if k in row else "" for k, _, f in columns]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    settings = (f"Python {platform.python_version()}, NumPy {np.__version__}, numba "
+                f"{numba.__version__}, {os.cpu_count()} cores, BLAS threads {ARGS.blas_threads}, "
+                f"numba threads {numba.get_num_threads()}")
+    print(f"# tinynet: numba vs NumPy\n\n{settings}\n")
+    results = {"settings": settings}
+
+    results["kernels"] = bench_kernels()
+    print("## (a) one dense layer: forward + backward + SGD step (leaky_relu)\n")
+    print(table(results["kernels"], [("case", "layer, batch", "s"), ("numpy_us", "NumPy µs", ".2f"),
+                                     ("numba_us", "numba µs", ".2f"), ("speedup", "NumPy/numba", ".1f")]))
+
+    results["xor"] = {}
+    for sizes in ([2, 2, 1], [2, 2, 2, 1]):
+        name = "-".join(map(str, sizes))
+        rows = bench_xor(sizes, ARGS.full)
+        for row in rows:
+            row["note"] = ("job time at this rate" if row["rate_only"] else
+                           "extrapolated from a shorter run" if row["extrapolated"] else "measured")
+        results["xor"][name] = rows
+        print(f"\n## (b) XOR job {name}: 100 seeds x 20,000 epochs x 4 samples, shuffled\n")
+        print(table(rows, [("case", "how", "s"), ("steps_per_s", "sample-steps/s", ",.0f"),
+                           ("vs_baseline", "x baseline", ",.1f"), ("job_seconds", "job (s)", ".3g"),
+                           ("note", "", "s")]))
+
+    results["mlp"] = bench_mlp()
+    print("\n## (c) medium MLP, minibatch SGD\n")
+    print(table(results["mlp"], [("case", "case", "s"), ("samples_per_s", "samples/s", ",.0f"),
+                                 ("vs_numpy", "numba/NumPy", ".2f")]))
+
+    results["startup"] = bench_startup()
+    print("\n## start-up (separate processes; the XOR ensemble job of 100 seeds, 2-2-2-1)\n")
+    for key, value in results["startup"].items():
+        print(f"- {key}: {value:.2f}")
+
+    ARGS.json.parent.mkdir(parents=True, exist_ok=True)
+    ARGS.json.write_text(json.dumps(results, indent=2))
+    print(f"\nwrote {ARGS.json}")
+    if ARGS.plot:
+        plot(results, ARGS.plot)
+        print(f"wrote {ARGS.plot}")
+
+
+def plot(results: dict, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    rows = results["kernels"]
+    axes[0].bar(range(len(rows)), [r["speedup"] for r in rows])
+    axes[0].set_xticks(range(len(rows)), [r["case"] for r in rows], rotation=60, ha="right")
+    axes[0].axhline(1.0, color="black", linewidth=0.8)
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("NumPy time / numba time")
+    axes[0].set_title("one dense layer step")
+    rows = results["xor"]["2-2-1"]
+    axes[1].barh(range(len(rows)), [r["steps_per_s"] for r in rows])
+    axes[1].set_yticks(range(len(rows)), [r["case"] for r in rows])
+    axes[1].set_xscale("log")
+    axes[1].set_xlabel("sample-steps per second")
+    axes[1].set_title("XOR job 2-2-1, 100 seeds")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+
+
+if __name__ == "__main__":
+    main()
