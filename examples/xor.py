@@ -1,25 +1,55 @@
-"""Train one 99mlp-style network on XOR and show what it learned.
+"""How often does a tiny network learn XOR? Success rates over many seeds, per initializer.
 
     python examples/xor.py --init he_leaky --shuffle
+    python examples/xor.py --init normal,he_leaky,xavier_normal --seeds 1000 --plot rates.png
+    python examples/xor.py --preset notes          # the notes' four runs, side by side
+    python examples/xor.py --preset widths         # where initialization starts to matter
 
-The defaults are the notes' setting: two hidden LeakyReLU(0.01) layers of width 2, a sigmoid
-output, MSE, per-sample SGD at lr 0.01 for 20,000 epochs, zero biases. Success means all four
-XOR outputs fall on the right side of 0.5.
+Defaults are the notes' 99mlp: two hidden LeakyReLU(0.01) layers of width 2, a sigmoid output,
+MSE, per-sample SGD at lr 0.01 for 20,000 epochs, zero initial biases, 100 seeds. A seed
+succeeds when, after training, all four XOR outputs are on the right side of 0.5. The table
+goes to stdout, progress to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import time
-
-import numpy as np
+import json
+from pathlib import Path
 
 import tinynet
+from tinynet.experiments import NOTES_ARMS, Arm, Study, XorSetup, run_study
+
+WIDTHS = [(2,), (3,), (4,), (8,), (16,), (2, 2)]
+WIDTH_INITS = ["normal", "he_leaky", "xavier_normal", "lecun_normal"]
+
+
+def split_specs(text: str) -> list[str]:
+    """Split "a,b(x=1, y=2),c" on the commas outside parentheses."""
+    specs, depth, current = [], 0, ""
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            specs.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [spec for spec in specs + [current.strip()] if spec]
+
+
+def initializers(text: str) -> list[str]:
+    """argparse type for --init: registered names (with parameters), comma-separated, or all."""
+    specs = tinynet.init.available() if text == "all" else split_specs(text)
+    if not specs:
+        raise argparse.ArgumentTypeError("expected at least one initializer name")
+    for spec in specs:
+        initializer(spec)
+    return specs
 
 
 def initializer(spec: str) -> str:
-    """argparse type: a registered initializer name, optionally with parameters."""
+    """argparse type for --output-init: one registered name, optionally with parameters."""
     try:
         tinynet.init.get(spec)
     except (ValueError, TypeError) as error:
@@ -27,57 +57,107 @@ def initializer(spec: str) -> str:
     return spec
 
 
-def parse_args() -> argparse.Namespace:
+def widths(text: str) -> tuple[int, ...]:
+    """argparse type for --hidden: comma-separated positive widths."""
+    try:
+        values = tuple(int(width) for width in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected widths such as 2,2, got {text!r}") from None
+    if any(width < 1 for width in values):
+        raise argparse.ArgumentTypeError(f"widths must be at least 1, got {text!r}")
+    return values
+
+
+def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     # --import runs first, so that initializers a module registers can be named by --init.
     pre = argparse.ArgumentParser(add_help=False)
     pre.add_argument("--import", dest="modules", action="append", default=[])
-    for module in pre.parse_known_args()[0].modules:
-        importlib.import_module(module)
+    for module in pre.parse_known_args(argv)[0].modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            pre.error(f"--import {module}: {error}")
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--init", default="he_leaky", type=initializer,
-                        help="weight initializer of every layer, a registered name optionally "
-                             "with parameters, e.g. normal(std=0.5); one of: "
-                             + ", ".join(tinynet.init.available()))
-    parser.add_argument("--import", dest="modules", action="append", default=[],
-                        metavar="MODULE", help="import MODULE first (for example one that "
-                                               "registers your own initializer); repeatable")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--init", type=initializers, default=["he_leaky"], metavar="NAME[,NAME...]",
+                        help="initializers to compare (every layer, unless --output-init), "
+                             "comma-separated, with parameters if needed (normal(std=0.5)), or "
+                             "'all'. Registered: " + ", ".join(tinynet.init.available()))
+    parser.add_argument("--output-init", type=initializer, default=None, metavar="NAME",
+                        help="initializer of the output layer (default: the same as --init)")
     parser.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=False,
-                        help="visit the four samples in a fresh random order every epoch")
-    parser.add_argument("--hidden", default="2,2", help="hidden layer widths, comma-separated")
-    parser.add_argument("--epochs", type=int, default=20_000, help="training epochs")
-    parser.add_argument("--lr", type=float, default=0.01, help="SGD learning rate")
-    parser.add_argument("--seed", type=int, default=0, help="seed of weights and shuffling")
-    args = parser.parse_args()
+                        help="visit the samples in a fresh random order every epoch "
+                             "(default: no, in data order, as 99mlp did at first)")
+    parser.add_argument("--seeds", type=int, default=100, help="seeds per initializer (100)")
+    parser.add_argument("--first-seed", type=int, default=0, help="first seed (0)")
+    parser.add_argument("--epochs", type=int, default=20_000, help="epochs (20000)")
+    parser.add_argument("--lr", type=float, default=0.01, help="SGD learning rate (0.01)")
+    parser.add_argument("--hidden", type=widths, default=(2, 2),
+                        help="hidden layer widths, comma-separated (2,2)")
+    parser.add_argument("--activation", default="leaky_relu",
+                        choices=sorted(tinynet.activations.ACTIVATIONS),
+                        help="hidden activation (leaky_relu)")
+    parser.add_argument("--alpha", type=float, default=0.01, help="LeakyReLU slope (0.01)")
+    parser.add_argument("--backend", default="numba", choices=["numba", "numpy"],
+                        help="numba (compiled, default) or numpy (the reference; slow)")
+    parser.add_argument("--preset", choices=["notes", "widths"], default=None,
+                        help="notes: the notes' four runs (and N(0,1) shuffled) side by side; "
+                             "widths: shapes 2-2-1 ... 2-16-1 and 2-2-2-1 x "
+                             + ", ".join(WIDTH_INITS))
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--csv", type=Path, metavar="PATH", help="write one row per arm as CSV")
+    parser.add_argument("--plot", type=Path, metavar="PATH",
+                        help="write a bar chart of the rates with 95 %% intervals (PNG)")
+    parser.add_argument("--import", dest="modules", action="append", default=[],
+                        metavar="MODULE", help="import MODULE first, e.g. one that registers "
+                                               "your own initializer; repeatable")
+    return parser, parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser, args = parse_args(argv)
     try:
-        args.hidden = [int(width) for width in args.hidden.split(",")]
-    except ValueError:
-        parser.error(f"--hidden must be comma-separated integers such as 2,2, got {args.hidden!r}")
-    return args
+        setup = XorSetup(hidden=args.hidden, activation=args.activation, alpha=args.alpha,
+                         lr=args.lr, epochs=args.epochs, seeds=args.seeds,
+                         first_seed=args.first_seed, backend=args.backend)
+    except (ValueError, TypeError) as error:
+        parser.error(str(error))
+
+    if args.preset == "widths":
+        setups = [XorSetup(**{**vars(setup), "hidden": hidden}) for hidden in WIDTHS]
+        arms = [Arm(name, shuffle=args.shuffle) for name in WIDTH_INITS]
+    else:
+        setups = [setup]
+        arms = (NOTES_ARMS if args.preset == "notes" else
+                [Arm(name, args.output_init, args.shuffle) for name in args.init])
+    studies = [run_study(arms, each) for each in setups]
+
+    for study in studies:
+        print(study.report(), end="\n\n")
+    if len(studies) > 1:
+        print(sweep_table(studies))
+    if args.json:
+        args.json.write_text(json.dumps([s.to_dict() for s in studies] if len(studies) > 1
+                                        else studies[0].to_dict(), indent=2))
+    if args.csv:
+        args.csv.write_text("".join(s.to_csv() if i == 0 else s.to_csv().split("\n", 1)[1]
+                                    for i, s in enumerate(studies)))
+    if args.plot:
+        tinynet.plots.rates(studies, args.plot)
 
 
-def main() -> None:
-    args = parse_args()
-
-    # Data and network
-    X, y = tinynet.data.xor()
-    net = tinynet.mlp([2, *args.hidden, 1], activation="leaky_relu", output="sigmoid",
-                      init=args.init, seed=args.seed)
-    print(net, end="\n\n")
-
-    # Training
-    start = time.perf_counter()
-    history = net.fit(X, y, epochs=args.epochs, lr=args.lr, shuffle=args.shuffle)
-    seconds = time.perf_counter() - start
-
-    # Result
-    predictions = net.predict(X).ravel()
-    for inputs, target, prediction in zip(X, y.ravel(), predictions):
-        mark = "ok" if (prediction > 0.5) == (target > 0.5) else "WRONG"
-        print(f"  {inputs.astype(int)} -> {prediction:.4f}  (target {target:.0f})  {mark}")
-    solved = bool(np.all((predictions > 0.5) == (y.ravel() > 0.5)))
-    print(f"\n{history}; {'solved' if solved else 'not solved'} in {seconds:.1f} s")
+def sweep_table(studies: list[Study]) -> str:
+    """Rates as a shape x initializer matrix: 'rate [low, high]'."""
+    names = [r.arm.name for r in studies[0].results]
+    rows = [["shape"] + names]
+    for study in studies:
+        rows.append(["-".join(map(str, study.setup.sizes))] +
+                    [f"{r.rate:.0%} [{r.interval[0]:.0%}, {r.interval[1]:.0%}]"
+                     for r in study.results])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from .network import Network
 from .shuffle import epoch_orders
 from .training import check_backend, check_training_data
 
-__all__ = ["EnsembleResult", "fit_ensemble"]
+__all__ = ["EnsembleResult", "fit_ensemble", "solves"]
 
 
 @dataclass(eq=False)
@@ -66,6 +66,12 @@ class EnsembleResult:
     def __repr__(self) -> str:
         return (f"EnsembleResult(members={self.members}, epochs={self.epochs}, "
                 f"solved={int(self.solved.sum())}, diverged={int(self.diverged.sum())})")
+
+
+def solves(predictions: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """True for each member (row of ``predictions``, shape (S, N, n_out)) whose every output is
+    on the same side of 0.5 as its target: ŷ > 0.5 exactly where y > 0.5 (so 0.5 counts as 0)."""
+    return np.all((predictions > 0.5) == (y > 0.5), axis=(1, 2))
 
 
 def _check_networks(networks: Sequence[Network]) -> list[Network]:
@@ -118,7 +124,7 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         final_loss, diverged_epoch, last_wrong, predictions = run(
             networks, X, y, epochs, lr, batch_size, bool(shuffle), seeds)
-    solved = np.all((predictions > 0.5) == (y > 0.5), axis=(1, 2)) & (diverged_epoch < 0)
+    solved = solves(predictions, y) & (diverged_epoch < 0)
     return EnsembleResult(final_loss=final_loss, diverged_epoch=diverged_epoch,
                           solved_epoch=np.where(solved, last_wrong + 1, -1),
                           predictions=predictions, solved=solved, epochs=epochs)

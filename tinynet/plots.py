@@ -1,0 +1,55 @@
+"""Pictures of experiments (matplotlib, Agg backend: no screen needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .experiments import Study
+
+__all__ = ["rates"]
+
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def rates(studies: "list[Study]", path: str | Path) -> None:
+    """Bar chart of success rates with 95 % Wilson intervals, one group of bars per study
+    (for a sweep over shapes) or one bar per arm; the notes' reported rates as diamonds."""
+    plt = _pyplot()
+    names = [r.arm.name for r in studies[0].results]
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(names) * len(studies) ** 0.6 + 2), 4.8))
+    width = 0.8 / len(names) if len(studies) > 1 else 0.8
+    for i, name in enumerate(names):
+        results = [study.results[i] for study in studies]
+        x = np.arange(len(studies)) + (i - (len(names) - 1) / 2) * width if len(studies) > 1 \
+            else np.array([i])
+        rate = np.array([r.rate for r in results])
+        low = rate - np.array([r.interval[0] for r in results])
+        high = np.array([r.interval[1] for r in results]) - rate
+        ax.bar(x, 100 * rate, width * 0.95, yerr=100 * np.vstack([low, high]), capsize=3,
+               label=name if len(studies) > 1 else None)
+        reported = [r.arm.reported_rate for r in results]
+        if any(v is not None for v in reported):
+            ax.scatter(x, [100 * v if v is not None else np.nan for v in reported], marker="D",
+                       color="black", zorder=3, label="reported in the notes" if i == 0 else None)
+    if len(studies) > 1:
+        ax.set_xticks(range(len(studies)), ["-".join(map(str, s.setup.sizes)) for s in studies])
+        ax.set_xlabel("network shape")
+    else:
+        ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("seeds that learn XOR (%)")
+    ax.set_title(f"XOR success rate, {studies[0].setup.seeds} seeds per bar, 95 % intervals")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
