@@ -25,7 +25,7 @@ def rates(studies: "list[Study]", path: str | Path) -> None:
     (for a sweep over shapes) or one bar per arm; the notes' reported rates as diamonds."""
     plt = _pyplot()
     names = [r.arm.name for r in studies[0].results]
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(names) * len(studies) ** 0.6 + 2), 4.8))
+    fig, ax = plt.subplots(figsize=(10.0 if len(studies) > 1 else 2.0 + 1.6 * len(names), 4.8))
     width = 0.8 / len(names) if len(studies) > 1 else 0.8
     for i, name in enumerate(names):
         results = [study.results[i] for study in studies]
