@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 from pathlib import Path
 
 import tinynet
@@ -68,33 +69,41 @@ def widths(text: str) -> tuple[int, ...]:
     return values
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with errors on one line: the message, and where to look."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
 def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     # --import runs first, so that initializers a module registers can be named by --init.
-    pre = argparse.ArgumentParser(add_help=False)
+    pre = Parser(prog="xor.py", add_help=False)
     pre.add_argument("--import", dest="modules", action="append", default=[])
     for module in pre.parse_known_args(argv)[0].modules:
         try:
             importlib.import_module(module)
-        except ImportError as error:
-            pre.error(f"--import {module}: {error}")
+        except Exception as error:  # noqa: BLE001  (whatever the module raises, one line)
+            pre.error(f"--import {module}: {type(error).__name__}: {error}")
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(prog="xor.py",
         description=__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--init", type=initializers, default=["he_leaky"], metavar="NAME[,NAME...]",
+    parser.add_argument("--init", type=initializers, default=None, metavar="NAME[,NAME...]",
                         help="initializers to compare (every layer, unless --output-init), "
                              "comma-separated, with parameters if needed (normal(std=0.5)), or "
-                             "'all'. Registered: " + ", ".join(tinynet.init.available()))
+                             "'all' (default he_leaky). Registered: "
+                             + ", ".join(tinynet.init.available()))
     parser.add_argument("--output-init", type=initializer, default=None, metavar="NAME",
                         help="initializer of the output layer (default: the same as --init)")
-    parser.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=False,
+    parser.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=None,
                         help="visit the samples in a fresh random order every epoch "
                              "(default: no, in data order, as 99mlp did at first)")
     parser.add_argument("--seeds", type=int, default=100, help="seeds per initializer (100)")
     parser.add_argument("--first-seed", type=int, default=0, help="first seed (0)")
     parser.add_argument("--epochs", type=int, default=20_000, help="epochs (20000)")
     parser.add_argument("--lr", type=float, default=0.01, help="SGD learning rate (0.01)")
-    parser.add_argument("--hidden", type=widths, default=(2, 2),
+    parser.add_argument("--hidden", type=widths, default=None,
                         help="hidden layer widths, comma-separated (2,2)")
     parser.add_argument("--activation", default="leaky_relu",
                         choices=sorted(tinynet.activations.ACTIVATIONS),
@@ -113,7 +122,21 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser, 
     parser.add_argument("--import", dest="modules", action="append", default=[],
                         metavar="MODULE", help="import MODULE first, e.g. one that registers "
                                                "your own initializer; repeatable")
-    return parser, parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    fixed_by_preset = {"notes": ["init", "output_init", "shuffle"],
+                       "widths": ["init", "output_init", "hidden"]}.get(args.preset, [])
+    for name in fixed_by_preset:
+        if getattr(args, name) is not None:
+            parser.error(f"--{name.replace('_', '-')} cannot be combined with --preset "
+                         f"{args.preset}, which sets it")
+    args.init = args.init or ["he_leaky"]
+    args.shuffle = bool(args.shuffle)
+    args.hidden = args.hidden or (2, 2)
+    for name in ("json", "csv", "plot"):  # fail now, not after the training
+        path = getattr(args, name)
+        if path is not None and not os.access(path.parent.resolve(), os.W_OK):
+            parser.error(f"--{name} {path}: cannot write into {path.parent.resolve()}")
+    return parser, args
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -132,20 +155,22 @@ def main(argv: list[str] | None = None) -> None:
         setups = [setup]
         arms = (NOTES_ARMS if args.preset == "notes" else
                 [Arm(name, args.output_init, args.shuffle) for name in args.init])
-    studies = [run_study(arms, each) for each in setups]
-
-    for study in studies:
-        print(study.report(), end="\n\n")
-    if len(studies) > 1:
-        print(sweep_table(studies))
-    if args.json:
-        args.json.write_text(json.dumps([s.to_dict() for s in studies] if len(studies) > 1
-                                        else studies[0].to_dict(), indent=2))
-    if args.csv:
-        args.csv.write_text("".join(s.to_csv() if i == 0 else s.to_csv().split("\n", 1)[1]
-                                    for i, s in enumerate(studies)))
-    if args.plot:
-        tinynet.plots.rates(studies, args.plot)
+    try:
+        studies = [run_study(arms, each) for each in setups]
+        for study in studies:
+            print(study.report(), end="\n\n")
+        if len(studies) > 1:
+            print(sweep_table(studies))
+        if args.json:
+            args.json.write_text(json.dumps([s.to_dict() for s in studies] if len(studies) > 1
+                                            else studies[0].to_dict(), indent=2))
+        if args.csv:
+            args.csv.write_text("".join(s.to_csv() if i == 0 else s.to_csv().split("\n", 1)[1]
+                                        for i, s in enumerate(studies)))
+        if args.plot:
+            tinynet.plots.rates(studies, args.plot)
+    except (ValueError, TypeError, OSError) as error:
+        parser.error(f"{type(error).__name__}: {error}")
 
 
 def sweep_table(studies: list[Study]) -> str:

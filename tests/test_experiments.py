@@ -34,6 +34,10 @@ def test_wilson_interval(k, n, low, high):
     assert lo == pytest.approx(low, abs=5e-6) and hi == pytest.approx(high, abs=5e-6)
 
 
+def test_wilson_ends_are_exact():
+    assert stats.wilson_interval(10, 10)[1] == 1.0 and stats.wilson_interval(0, 10)[0] == 0.0
+
+
 def test_wilson_half_width_at_n_100_is_about_ten_points():
     lo, hi = stats.wilson_interval(50, 100)
     assert 0.09 < (hi - lo) / 2 < 0.10
@@ -58,6 +62,8 @@ def test_holm_and_seeds_needed():
     (lambda: stats.wilson_interval(5, 4), "successes must be at most n \\(4\\), got 5"),
     (lambda: stats.wilson_interval(-1, 4), "successes must be an integer >= 0"),
     (lambda: stats.fisher_exact_p(1, 0, 1, 2), "n must be an integer >= 1, got 0"),
+    (lambda: stats.seeds_needed(1.2, 0.5), "rate_a must be a probability from 0 to 1"),
+    (lambda: stats.seeds_needed(0.2, 0.5, power=1.0), "power must be a probability strictly"),
 ])
 def test_statistics_refuse_impossible_counts(call, message):
     with pytest.raises(ValueError, match=message):
@@ -98,6 +104,18 @@ def test_he_and_normal_are_the_same_networks_at_width_two():
     assert a.successes == b.successes and a.solved_epoch_quartiles == b.solved_epoch_quartiles
     assert a.init_stds == b.init_stds == [1.0, 1.0, 1.0]
     assert "no difference at all" in study.comparisons[0].verdict(30)
+
+
+def test_seeds_needed_is_held_to_the_same_correction_as_the_verdict():
+    results = [ArmResult(Arm(f"arm{i}"), 1000, k, stats.wilson_interval(k, 1000), None, None, 0,
+                         {}, [], 0.0) for i, k in enumerate([400, 470, 430, 410])]
+    comparisons = tinynet.experiments.compare(results)
+    assert len(comparisons) == 6
+    first = comparisons[0]
+    assert first.seeds_needed == pytest.approx(stats.seeds_needed(0.4, 0.47, alpha=0.05 / 6))
+    for c in comparisons:  # not significant after Holm: then the advice asks for more than n
+        if c.p_holm >= 0.05:
+            assert c.seeds_needed > 1000 or c.p >= 0.05 / 6
 
 
 def test_study_backends_agree():
@@ -173,6 +191,9 @@ def test_cli_presets(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
+    (["--preset", "notes", "--shuffle"], "--shuffle cannot be combined with --preset notes"),
+    (["--preset", "widths", "--hidden", "3"], "--hidden cannot be combined with --preset widths"),
+    (["--json", "/no/such/folder/r.json"], "--json /no/such/folder/r.json: cannot write"),
     (["--seeds", "0"], "seeds must be an integer >= 1, got 0"),
     (["--init", "he_leakyy"], "did you mean 'he_leaky'"),
     (["--hidden", "2,x"], "expected widths such as 2,2"),
@@ -185,4 +206,19 @@ def test_cli_bad_arguments_exit_2_with_one_line(argv, message):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
-    assert message in done.stderr.splitlines()[-1]
+    assert len(done.stderr.splitlines()) == 1 and message in done.stderr
+
+
+def test_cli_module_and_initializer_failures_are_one_line(tmp_path):
+    (tmp_path / "broken_module.py").write_text("raise ValueError('broken on purpose')\n")
+    (tmp_path / "bad_shape.py").write_text(
+        "import numpy as np, tinynet\n"
+        "tinynet.init.register('wrong_shape', lambda shape, rng: np.zeros((1, 1)))\n")
+    env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path)}
+    for argv, message in [(["--import", "broken_module"], "ValueError: broken on purpose"),
+                          (["--import", "bad_shape", "--init", "wrong_shape", "--seeds", "2",
+                            "--epochs", "2"], "returned shape (1, 1), expected (2, 2)")]:
+        done = subprocess.run([sys.executable, str(ROOT / "examples" / "xor.py"), *argv],
+                              capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert len(done.stderr.splitlines()) == 1 and message in done.stderr

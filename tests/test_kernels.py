@@ -13,19 +13,31 @@ from tinynet.activations import ACTIVATIONS, get_activation
 from tinynet.shuffle import epoch_order
 
 
-def test_exp_negative_is_within_one_ulp_of_numpy():
+def test_vector_exp_is_within_one_ulp_of_numpy():
     x = np.concatenate([-np.random.default_rng(0).exponential(20.0, size=20_000),
-                        -np.linspace(0.0, 708.0, 5_000), [0.0, -0.0, -1e-300]])
-    ours = np.array([kernels.exp_negative(v) for v in x])
+                        np.linspace(-745.0, 709.0, 5_000), [0.0, -0.0, -1e-300, 0.5, 2.0]])
+    ours = np.array([kernels.vector_exp(v) for v in x])
     reference = np.exp(x)
     assert np.all(np.abs(ours - reference) <= np.spacing(reference))
 
 
-def test_exp_negative_edges():
-    assert kernels.exp_negative(0.0) == 1.0
-    assert kernels.exp_negative(-np.inf) == 0.0
-    assert kernels.exp_negative(-800.0) == 0.0
-    assert np.isnan(kernels.exp_negative(np.nan))
+def test_vector_exp_edges():
+    assert kernels.vector_exp(0.0) == 1.0
+    assert kernels.vector_exp(-np.inf) == 0.0
+    assert kernels.vector_exp(-800.0) == 0.0
+    assert kernels.vector_exp(710.0) == np.inf == kernels.vector_exp(np.inf)
+    assert np.isnan(kernels.vector_exp(np.nan))
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_scalar_activations_treat_non_finite_inputs_as_numpy_does(name):
+    act = get_activation(name, alpha=0.1)
+    z = np.array([np.inf, -np.inf, np.nan])
+    with np.errstate(invalid="ignore", over="ignore"):
+        np.testing.assert_array_equal([kernels.activate(act.code, act.alpha, v) for v in z],
+                                      act.forward(z))
+        np.testing.assert_array_equal(
+            [kernels.activate_derivative(act.code, act.alpha, v) for v in z], act.derivative(z))
 
 
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
@@ -34,7 +46,7 @@ def test_scalar_activations_match_the_numpy_ones(name):
     z = np.concatenate([np.random.default_rng(1).normal(0, 5, 500), [0.0, -0.0, 40.0, -40.0]])
     forward = np.array([kernels.activate(act.code, act.alpha, v) for v in z])
     derivative = np.array([kernels.activate_derivative(act.code, act.alpha, v) for v in z])
-    # exp_negative and np.exp (and libm's and NumPy's tanh) may differ by 1 ulp, which carries
+    # vector_exp and np.exp (and libm's and NumPy's tanh) may differ by 1 ulp, which carries
     # into a few ulps; 1 − tanh² loses relative precision near tanh = ±1, so allow one ulp of 1.
     np.testing.assert_allclose(forward, act.forward(z), rtol=1e-15, atol=0)
     np.testing.assert_allclose(derivative, act.derivative(z), rtol=1e-15, atol=2.3e-16)
@@ -73,6 +85,18 @@ def test_epoch_order_kernel_is_the_numpy_order(n):
     for epoch in range(5):
         kernels.epoch_order_into(123, epoch, keys, order)
         np.testing.assert_array_equal(order, epoch_order(123, epoch, n))
+
+
+def test_ensemble_member_is_the_single_fit():
+    # Also runs with the JIT disabled, through the lanes' plain-Python loops.
+    X, y = tinynet.data.xor()
+    nets = [tinynet.mlp([2, 3, 1], seed=s) for s in (5, 6)]
+    result = tinynet.fit_ensemble(nets, X, y, epochs=6, lr=0.1)
+    single = tinynet.mlp([2, 3, 1], seed=6)
+    history = single.fit(X, y, epochs=6, lr=0.1)
+    assert result.final_loss[1] == history.loss[-1]
+    for p, q in zip(nets[1].parameters(), single.parameters()):
+        np.testing.assert_array_equal(p, q)
 
 
 def test_fused_fit_matches_numpy_fit_on_xor():

@@ -9,7 +9,7 @@ Written to be read: every layer's forward and backward pass sit side by side, an
 initializer can say what variance it targets and why.
 """
 
-from . import activations, data, experiments, init, losses, plots, shuffle, stats
+from . import activations, data, diagnostics, experiments, init, losses, plots, shuffle, stats
 from .activations import get_activation
 from .errors import ShapeError, UnknownNameError
 from .layers import Layer
@@ -18,7 +18,7 @@ from .ensemble import EnsembleResult, fit_ensemble
 from .training import History
 
 __all__ = ["Layer", "Network", "mlp", "History", "fit_ensemble", "EnsembleResult", "ShapeError", "UnknownNameError",
-           "get_activation", "activations", "data", "experiments", "init", "losses", "plots",
+           "get_activation", "activations", "data", "diagnostics", "experiments", "init", "losses", "plots",
            "shuffle", "stats"]
 
 __version__ = "0.1.0"

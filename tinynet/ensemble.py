@@ -13,8 +13,10 @@ order, and ends exactly where :meth:`Network.fit` would have taken it alone. Two
   leading members axis: ``W`` is (S, n_out, n_in), a batch is (S, B, n_in). It agrees with
   ``fit(backend="numpy")`` to rounding.
 
-Memory is O(members × parameters): orders are recomputed each epoch from (seed, epoch), and
-no per-epoch history is kept.
+No table of shuffles and no per-epoch history is kept: orders are recomputed each epoch from
+(seed, epoch). Memory is O(S · (P + N · (n_in + n_out))) for S members of P parameters on N
+samples (the NumPy path gathers each epoch's samples per member), plus, for numba, scratch of
+64 lanes × batch × widest layer × layers per thread.
 """
 
 from __future__ import annotations

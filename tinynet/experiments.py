@@ -182,7 +182,8 @@ class Comparison:
         if not np.isfinite(self.seeds_needed):
             return f"{gap}: no difference at all ({tested})"
         return (f"{gap}: no significant difference at n = {n} ({tested}); a gap this size "
-                f"needs about {self.seeds_needed:,.0f} seeds per arm to detect (80 % power)")
+                f"needs about {self.seeds_needed:,.0f} seeds per arm to detect (80 % power, "
+                "with the same correction for multiple comparisons)")
 
 
 @dataclass
@@ -304,6 +305,9 @@ def compare(results: list[ArmResult]) -> list[Comparison]:
     """Fisher exact tests between every pair of arms, Holm-adjusted."""
     pairs = list(itertools.combinations(results, 2))
     p_values = [stats.fisher_exact_p(a.successes, a.n, b.successes, b.n) for a, b in pairs]
+    # Seeds needed at the level the family of comparisons is held to (Bonferroni's α/m, which
+    # Holm's first step uses), so that the advice agrees with the Holm-adjusted verdict.
+    alpha = 0.05 / max(1, len(pairs))
     return [Comparison(a.arm.name, b.arm.name, a.rate, b.rate, p, p_holm,
-                       stats.seeds_needed(a.rate, b.rate))
+                       stats.seeds_needed(a.rate, b.rate, alpha=alpha))
             for (a, b), p, p_holm in zip(pairs, p_values, stats.holm(p_values))]

@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from numba import njit
 
 from . import shuffle
 
-__all__ = ["exp_negative", "IDENTITY", "SIGMOID", "TANH", "RELU", "LEAKY_RELU", "sigmoid", "sigmoid_derivative", "tanh_derivative", "leaky_relu",
+__all__ = ["vector_exp", "IDENTITY", "SIGMOID", "TANH", "RELU", "LEAKY_RELU", "sigmoid",
+           "sigmoid_derivative", "tanh_derivative", "relu", "relu_derivative", "leaky_relu",
            "leaky_relu_derivative", "activate", "activate_derivative", "activate_into",
-           "backpropagate_activation",
-           "dense_forward", "dense_backward", "sgd_update", "epoch_order_into", "fit_network",
-           "forward_network", "BLAS_MIN_WORK"]
+           "backpropagate_activation", "dense_forward", "dense_backward", "sgd_update",
+           "epoch_order_into", "fit_network", "forward_network", "BLAS_MIN_WORK"]
 
 IDENTITY, SIGMOID, TANH, RELU, LEAKY_RELU = 0, 1, 2, 3, 4
 
@@ -38,18 +39,19 @@ BLAS_MIN_WORK = 32_768
 are loops, which win there because a BLAS call costs about a microsecond before it starts."""
 
 
-# --- exp(x) for x <= 0, written so that a loop of them vectorises --------------------------
+# --- exp(x), written so that a loop of them vectorises ---------------------------------------
 
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (fdlibm): k · _LN2_HI is exact
 _LN2_LO = 1.90821492927058770002e-10
 _INV_LN2 = 1.44269504088896338700e+00
 _EXP_TAYLOR = np.array([1.0 / math.factorial(i) for i in range(14)])
-_TWO_POW = np.array([2.0 ** k for k in range(-1075, 1)])  # _TWO_POW[k + 1075] = 2**k
+with np.errstate(over="ignore"):
+    _TWO_POW = np.ldexp(1.0, np.arange(-1075, 1025))  # _TWO_POW[k + 1075] = 2**k; 2**1024 = inf
 
 
 @njit(cache=True, error_model="numpy")
-def exp_negative(x: float) -> float:
-    """e^x for x <= 0 (NaN stays NaN), within 1 ulp of ``np.exp``.
+def vector_exp(x: float) -> float:
+    """e^x within 1 ulp of ``np.exp`` for x <= 709 (inf above 709.78, NaN stays NaN).
 
     e^x = 2^k · e^r with k = round(x / ln 2) and |r| <= ln(2)/2; e^r by its Taylor series to
     degree 13 (truncation error < 1e-17), 2^k from a table. Unlike ``math.exp``, which is a
@@ -57,6 +59,7 @@ def exp_negative(x: float) -> float:
     run a loop of them on a whole SIMD register at once. Sigmoid only needs x = −|z| <= 0.
     """
     clamped = x if x > -745.2 else -745.2  # below that e^x rounds to 0; NaN lands here too
+    clamped = clamped if clamped < 709.8 else 709.8  # above that it is inf
     k = math.floor(clamped * _INV_LN2 + 0.5)
     r = (clamped - k * _LN2_HI) - k * _LN2_LO
     p = _EXP_TAYLOR[13]
@@ -74,14 +77,14 @@ def sigmoid(z: float) -> float:
 
     Written with one division of a chosen numerator, so that a loop of them has no branch.
     """
-    e = exp_negative(-abs(z))
+    e = vector_exp(-abs(z))
     return (1.0 if z >= 0 else e) / (1.0 + e)
 
 
 @njit(cache=True, error_model="numpy")
 def sigmoid_derivative(z: float) -> float:
     """σ'(z) = e / (1 + e)², e = exp(−|z|)."""
-    e = exp_negative(-abs(z))
+    e = vector_exp(-abs(z))
     return e / ((1.0 + e) * (1.0 + e))
 
 
@@ -93,14 +96,26 @@ def tanh_derivative(z: float) -> float:
 
 
 @njit(cache=True, error_model="numpy")
+def relu(z: float) -> float:
+    """z if z > 0 else 0 (also for z = −inf or NaN, as NumPy's ``where(z > 0, z, 0)``)."""
+    return z if z > 0 else 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def relu_derivative(z: float) -> float:
+    """1 if z > 0 else 0 (so the derivative at 0 is 0)."""
+    return 1.0 if z > 0 else 0.0
+
+
+@njit(cache=True, error_model="numpy")
 def leaky_relu(z: float, alpha: float) -> float:
-    """z if z > 0 else α z (α = 0: ReLU)."""
+    """z if z > 0 else α z."""
     return z if z > 0 else alpha * z
 
 
 @njit(cache=True, error_model="numpy")
 def leaky_relu_derivative(z: float, alpha: float) -> float:
-    """1 if z > 0 else α (so the derivative at 0 is α; ReLU's is 0)."""
+    """1 if z > 0 else α (so the derivative at 0 is α)."""
     return 1.0 if z > 0 else alpha
 
 
@@ -112,7 +127,7 @@ def activate(code: int, alpha: float, z: float) -> float:
     if code == TANH:
         return math.tanh(z)
     if code == RELU:
-        return leaky_relu(z, 0.0)
+        return relu(z)
     if code == LEAKY_RELU:
         return leaky_relu(z, alpha)
     return z
@@ -126,7 +141,7 @@ def activate_derivative(code: int, alpha: float, z: float) -> float:
     if code == TANH:
         return tanh_derivative(z)
     if code == RELU:
-        return leaky_relu_derivative(z, 0.0)
+        return relu_derivative(z)
     if code == LEAKY_RELU:
         return leaky_relu_derivative(z, alpha)
     return 1.0
@@ -140,11 +155,14 @@ def activate_into(code, alpha, Z, A):
         for r in range(batch):
             for j in range(width):
                 A[r, j] = sigmoid(Z[r, j])
-    elif code == LEAKY_RELU or code == RELU:
-        slope = alpha if code == LEAKY_RELU else 0.0
+    elif code == LEAKY_RELU:
         for r in range(batch):
             for j in range(width):
-                A[r, j] = leaky_relu(Z[r, j], slope)
+                A[r, j] = leaky_relu(Z[r, j], alpha)
+    elif code == RELU:
+        for r in range(batch):
+            for j in range(width):
+                A[r, j] = relu(Z[r, j])
     else:
         for r in range(batch):
             for j in range(width):
@@ -159,11 +177,14 @@ def backpropagate_activation(code, alpha, Z, dA, dZ):
         for r in range(batch):
             for j in range(width):
                 dZ[r, j] = dA[r, j] * sigmoid_derivative(Z[r, j])
-    elif code == LEAKY_RELU or code == RELU:
-        slope = alpha if code == LEAKY_RELU else 0.0
+    elif code == LEAKY_RELU:
         for r in range(batch):
             for j in range(width):
-                dZ[r, j] = dA[r, j] * leaky_relu_derivative(Z[r, j], slope)
+                dZ[r, j] = dA[r, j] * leaky_relu_derivative(Z[r, j], alpha)
+    elif code == RELU:
+        for r in range(batch):
+            for j in range(width):
+                dZ[r, j] = dA[r, j] * relu_derivative(Z[r, j])
     else:
         for r in range(batch):
             for j in range(width):
@@ -237,7 +258,14 @@ def sgd_update(theta, grad, lr):
 
 # --- shuffling ----------------------------------------------------------------------------
 
-splitmix64 = njit(cache=True, error_model="numpy")(shuffle.splitmix64)  # the very function the NumPy path uses
+if numba.config.DISABLE_JIT:
+    def splitmix64(x):
+        """:func:`tinynet.shuffle.splitmix64` as plain Python: NumPy would warn about the uint64
+        wrap-around that the hash is built on, so it is silenced here."""
+        with np.errstate(over="ignore"):
+            return shuffle.splitmix64(x)
+else:
+    splitmix64 = njit(cache=True, error_model="numpy")(shuffle.splitmix64)  # the NumPy path's
 
 
 @njit(cache=True, error_model="numpy")

@@ -8,7 +8,7 @@ trained in blocks of :data:`LANES`, and blocks are spread over the CPU cores (``
 
 Every lane does exactly the arithmetic of :func:`tinynet.kernels.fit_network`, in the same
 order and with the same scalar functions (:func:`~tinynet.kernels.activate`,
-:func:`~tinynet.kernels.exp_negative`), so member k of an ensemble ends bit-identical to the
+:func:`~tinynet.kernels.vector_exp`), so member k of an ensemble ends bit-identical to the
 same network trained alone by the numba backend. No array views are made inside the loops:
 a view costs an atomic reference count, and threads sharing one would fight over it.
 """
@@ -21,7 +21,8 @@ import numpy as np
 from numba import njit, prange
 
 from .kernels import (LEAKY_RELU, RELU, SIGMOID, activate, activate_derivative, leaky_relu,
-                      leaky_relu_derivative, sigmoid, sigmoid_derivative, splitmix64)
+                      leaky_relu_derivative, relu, relu_derivative, sigmoid, sigmoid_derivative,
+                      splitmix64)
 
 __all__ = ["LANES", "fit_lanes"]
 
@@ -67,12 +68,16 @@ def _activate(code, alpha, acc, theta, bias_row, A, D, layer, r, j):
             z = acc[l] + theta[bias_row, l]
             A[layer + 1, r, j, l] = sigmoid(z)
             D[layer, r, j, l] = sigmoid_derivative(z)
-    elif code == LEAKY_RELU or code == RELU:
-        slope = alpha if code == LEAKY_RELU else 0.0
+    elif code == LEAKY_RELU:
         for l in range(LANES):
             z = acc[l] + theta[bias_row, l]
-            A[layer + 1, r, j, l] = leaky_relu(z, slope)
-            D[layer, r, j, l] = leaky_relu_derivative(z, slope)
+            A[layer + 1, r, j, l] = leaky_relu(z, alpha)
+            D[layer, r, j, l] = leaky_relu_derivative(z, alpha)
+    elif code == RELU:
+        for l in range(LANES):
+            z = acc[l] + theta[bias_row, l]
+            A[layer + 1, r, j, l] = relu(z)
+            D[layer, r, j, l] = relu_derivative(z)
     else:
         for l in range(LANES):
             z = acc[l] + theta[bias_row, l]

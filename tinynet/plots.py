@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from .diagnostics import SignalReport
     from .experiments import Study
 
-__all__ = ["rates"]
+__all__ = ["rates", "signal", "histograms"]
 
 
 def _pyplot():
@@ -52,4 +53,55 @@ def rates(studies: "list[Study]", path: str | Path) -> None:
         ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def signal(reports: "dict[str, SignalReport]", path: str | Path, title: str) -> None:
+    """Second moments against depth, one line per report: forward E[a²] and backward
+    E[(dL/da)²], measured (solid, dots) and predicted (dashed), on log scales."""
+    plt = _pyplot()
+    fig, (forward, backward) = plt.subplots(1, 2, figsize=(11, 4.5), sharex=True)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3
+    for (label, report), color in zip(reports.items(), colors):
+        depth = np.arange(1, len(report.layers) + 1)
+        for ax, key in [(forward, "a"), (backward, "grad_a")]:
+            moments = [getattr(layer, key) for layer in report.layers]
+            ax.plot(depth, [m.measured for m in moments], "o-", color=color, markersize=3,
+                    label=label)
+            ax.plot(depth, [m.predicted for m in moments], "--", color=color, linewidth=1)
+    forward.set_title("forward: E[a²] after each layer")
+    backward.set_title("backward: E[(dL/da)²] at each layer's output")
+    for ax in (forward, backward):
+        ax.set_yscale("log")
+        ax.set_xlabel("layer")
+        ax.grid(True, which="major", alpha=0.3)
+    forward.legend(fontsize="small", title="solid: measured, dashed: theory")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path, title: str) -> None:
+    """One row per label, one panel per layer: the histogram of that layer's outputs over its
+    whole range (not a fixed window), so saturation and collapse both show."""
+    plt = _pyplot()
+    rows = len(activations)
+    columns = max(len(layers) for layers in activations.values())
+    fig, axes = plt.subplots(rows, columns, figsize=(2.4 * columns, 2.0 * rows), squeeze=False)
+    for row, (label, layers) in enumerate(activations.items()):
+        for column, values in enumerate(layers):
+            ax = axes[row, column]
+            values = np.ravel(values)
+            low, high = float(values.min()), float(values.max())
+            ax.hist(values, bins=40, range=(low, high if high > low else low + 1e-12))
+            ax.set_yticks([])
+            ax.tick_params(labelsize=7)
+            if row == 0:
+                ax.set_title(f"layer {column + 1}", fontsize=9)
+            if column == 0:
+                ax.set_ylabel(label, fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -20,6 +20,15 @@ Z_95 = 1.959963984540054
 """The standard normal quantile for a two-sided 95 % interval."""
 
 
+def _probability(name: str, value: object, strict: bool) -> float:
+    """``value`` if it lies in [0, 1], or in (0, 1) when ``strict``."""
+    value = check_float(name, value, minimum=0.0, inclusive=not strict)
+    if value > 1 or (strict and value == 1):
+        bounds = "strictly between 0 and 1" if strict else "from 0 to 1"
+        raise ValueError(f"{name} must be a probability {bounds}, got {value!r}")
+    return value
+
+
 def _check_counts(successes: int, n: int) -> tuple[int, int]:
     n = check_int("n", n, minimum=1)
     successes = check_int("successes", successes, minimum=0)
@@ -40,7 +49,9 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
     denominator = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)   # exact ends, not 1 - 1e-16
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
 
 
 def fisher_exact_p(successes_a: int, n_a: int, successes_b: int, n_b: int) -> float:
@@ -73,8 +84,10 @@ def seeds_needed(rate_a: float, rate_b: float, alpha: float = 0.05,
 
     ``inf`` when the rates are equal.
     """
-    rate_a = check_float("rate_a", rate_a, minimum=0.0, inclusive=True)
-    rate_b = check_float("rate_b", rate_b, minimum=0.0, inclusive=True)
+    rate_a = _probability("rate_a", rate_a, strict=False)
+    rate_b = _probability("rate_b", rate_b, strict=False)
+    alpha = _probability("alpha", alpha, strict=True)
+    power = _probability("power", power, strict=True)
     if rate_a == rate_b:
         return math.inf
     z_alpha = _scipy_stats.norm.ppf(1 - alpha / 2)

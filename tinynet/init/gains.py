@@ -12,6 +12,7 @@ from its linear-regime 1, because its outputs are not centred).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 from ..activations import Activation, LeakyReLU, get_activation
 from ..errors import UnknownNameError
 
-__all__ = ["calculate_gain", "second_moment_gain"]
+__all__ = ["calculate_gain", "second_moment_gain", "gaussian_mean"]
 
 _FIXED_GAINS = {"identity": 1.0, "sigmoid": 1.0, "tanh": 5.0 / 3.0, "relu": math.sqrt(2.0)}
 
@@ -48,10 +49,25 @@ def calculate_gain(activation: str | Activation, alpha: float = 0.01) -> float:
     return _FIXED_GAINS[activation.name]
 
 
+@functools.lru_cache(maxsize=8)
+def _hermite_nodes(points: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.polynomial.hermite_e.hermegauss(points)  # weight function exp(-z²/2)
+
+
+def gaussian_mean(function, variance: float, points: int = 200) -> float:
+    """E[f(z)] for z ~ N(0, variance), by Gauss–Hermite quadrature with ``points`` nodes.
+
+    The nodes are symmetric about 0, so for ReLU-like f the positive half is exactly half of
+    the sum: E[relu(z)²] comes out as variance/2 to rounding.
+    """
+    nodes, weights = _hermite_nodes(points)
+    values = function(math.sqrt(variance) * nodes)
+    return float(np.sum(weights * values) / math.sqrt(2.0 * math.pi))
+
+
 def second_moment_gain(activation: str | Activation, alpha: float = 0.01,
                        points: int = 200) -> float:
     """g = 1 / sqrt(E[φ(z)²]) for z ~ N(0, 1), by Gauss–Hermite quadrature with ``points`` nodes."""
     activation = get_activation(activation, alpha)
-    nodes, weights = np.polynomial.hermite_e.hermegauss(points)  # weight function exp(-z²/2)
-    second_moment = np.sum(weights * activation.forward(nodes) ** 2) / math.sqrt(2.0 * math.pi)
+    second_moment = gaussian_mean(lambda z: activation.forward(z) ** 2, 1.0, points)
     return float(1.0 / math.sqrt(second_moment))

@@ -1,0 +1,108 @@
+"""Signal propagation: measured second moments against the theory, and the reports."""
+
+import math
+
+import numpy as np
+import pytest
+
+import tinynet
+from tinynet.diagnostics import propagate
+
+# Non-square widths, so that a fan_in/fan_out swap in the theory shows.
+SIZES = [100, 150, 80, 120, 90, 110, 100]
+
+
+@pytest.mark.parametrize("activation", ["identity", "relu"])
+@pytest.mark.parametrize("init", ["lecun_normal", "he_normal"])
+def test_theory_predicts_the_second_moments(activation, init):
+    # At initialization the predictions are exact in expectation over the weights (forward:
+    # E[z²] = fan_in Var(w) E[a²] holds given the previous layer, and ReLU keeps exactly half
+    # of a symmetric z's second moment). One network's ratio measured/predicted scatters
+    # around 1 (sd up to about 0.4 after 6 ReLU layers of width ~100), so we average 30
+    # networks and allow 4 standard errors of that mean, estimated from the 30 values.
+    X = np.random.default_rng(2024).normal(size=(200, SIZES[0]))
+    ratios = {"z": [], "a": [], "grad_a": [], "grad_w": [], "input_gradient": []}
+    for seed in range(30):
+        net = tinynet.mlp(SIZES, activation=activation, output=activation, init=init, seed=seed)
+        report = propagate(net, X, seed=seed)
+        deepest, first = report.layers[-1], report.layers[0]
+        ratios["z"].append(deepest.z.ratio)
+        ratios["a"].append(deepest.a.ratio)
+        ratios["grad_a"].append(first.grad_a.ratio)
+        ratios["grad_w"].append(first.grad_w.ratio)
+        ratios["input_gradient"].append(report.input_gradient.ratio)
+    for name, values in ratios.items():
+        values = np.array(values)
+        standard_error = values.std(ddof=1) / math.sqrt(len(values))
+        assert standard_error < 0.1, name
+        assert abs(values.mean() - 1) < 4 * standard_error, (name, values.mean(), standard_error)
+
+
+def test_predictions_follow_the_formulas():
+    net = tinynet.mlp([4, 6, 3], activation="leaky_relu", output="identity", init="he_leaky",
+                      alpha=0.2, seed=0)
+    X = np.full((5, 4), 2.0)  # E[x²] = 4
+    report = propagate(net, X, output_gradient=np.ones((5, 3)))
+    first, second = report.layers
+    var1 = 2 / (1.04 * 4)
+    assert first.weight_variance == pytest.approx(var1)
+    assert first.z.predicted == pytest.approx(4 * var1 * 4)                 # fan_in Var E[x²]
+    assert first.a.predicted == pytest.approx(1.04 / 2 * first.z.predicted)  # leaky keeps (1+α²)/2
+    var2 = 2 / (1.0001 * 6)  # he_leaky on the identity output layer: alpha 0.01
+    assert second.z.predicted == pytest.approx(6 * var2 * first.a.predicted)
+    assert second.grad_a.predicted == 1.0
+    assert first.grad_a.predicted == pytest.approx(3 * var2 * 1.0)          # fan_out Var E[g²]
+    assert report.input_gradient.predicted == pytest.approx(
+        6 * var1 * first.grad_a.predicted * 1.04 / 2)
+    assert second.grad_w.predicted == pytest.approx(1.0 * first.a.predicted)
+
+
+def test_sigmoid_saturation_and_dead_relu_fractions():
+    X = np.random.default_rng(1).normal(size=(300, 50))
+    wild = propagate(tinynet.mlp([50, 50, 50], activation="sigmoid", output="sigmoid",
+                                 init="normal(std=3.0)", seed=0), X)
+    calm = propagate(tinynet.mlp([50, 50, 50], activation="sigmoid", output="sigmoid",
+                                 init="xavier_normal", seed=0), X)
+    assert wild.layers[0].saturated > 0.5 > calm.layers[0].saturated
+    assert wild.layers[0].dead is None
+    dead = tinynet.mlp([50, 50, 1], activation="relu", output="identity", init="he_normal",
+                       bias_init=-100.0, seed=0)
+    assert propagate(dead, X).layers[0].dead == 1.0
+
+
+def test_user_initializer_works_without_extra_code(restore_registry):
+    @tinynet.init.register("quarter_normal")
+    def quarter_normal(shape, rng):
+        return rng.normal(0.0, 0.25, size=shape)
+
+    # (data from another seed than the weights: the same stream would make W a copy of X)
+    net = tinynet.mlp([80, 80, 80], activation="identity", output="identity",
+                      init="quarter_normal", seed=0)
+    report = propagate(net, np.random.default_rng(2024).normal(size=(100, 80)))
+    assert report.layers[0].weight_variance == pytest.approx(np.mean(net.layers[0].W ** 2))
+    assert report.layers[0].z.ratio == pytest.approx(1.0, abs=0.2)
+    assert "quarter" not in str(report) and "E[(dL/dW)²]" in str(report)
+
+
+def test_report_and_plots_are_produced_headless(tmp_path):
+    X = np.random.default_rng(0).normal(size=(64, 20))
+    reports = {init: propagate(tinynet.mlp([20] * 6, activation="tanh", output="tanh",
+                                           init=init, seed=0), X)
+               for init in ["normal", "xavier_normal"]}
+    text = str(reports["normal"])
+    assert len(text.splitlines()) == 2 + 5 and "tanh" in text
+    tinynet.plots.signal(reports, tmp_path / "signal.png", "tanh")
+    tinynet.plots.histograms({"normal": [np.random.default_rng(0).normal(size=100)] * 3},
+                             tmp_path / "hist.png", "histograms")
+    for name in ["signal.png", "hist.png"]:
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bad_diagnostics_input():
+    net = tinynet.mlp([3, 2, 1])
+    with pytest.raises(tinynet.ShapeError, match="X must have 3 columns"):
+        propagate(net, np.ones((4, 2)))
+    with pytest.raises(ValueError, match="output_gradient must have one row per sample"):
+        propagate(net, np.ones((4, 3)), output_gradient=np.ones((2, 1)))
+    with pytest.raises(ValueError, match="weight_variance must be 'init' or 'actual'"):
+        propagate(net, np.ones((4, 3)), weight_variance="target")
