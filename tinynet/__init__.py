@@ -9,16 +9,17 @@ Written to be read: every layer's forward and backward pass sit side by side, an
 initializer can say what variance it targets and why.
 """
 
-from . import activations, data, diagnostics, experiments, init, losses, plots, shuffle, stats
+from . import activations, data, diagnostics, experiments, init, losses, plots, saving, shuffle, stats
 from .activations import get_activation
 from .errors import ShapeError, UnknownNameError
 from .layers import Layer
 from .network import Network, mlp
 from .ensemble import EnsembleResult, fit_ensemble
 from .training import History
+from .saving import FileFormatError, load
 
-__all__ = ["Layer", "Network", "mlp", "History", "fit_ensemble", "EnsembleResult", "ShapeError", "UnknownNameError",
+__all__ = ["Layer", "Network", "mlp", "History", "load", "FileFormatError", "fit_ensemble", "EnsembleResult", "ShapeError", "UnknownNameError",
            "get_activation", "activations", "data", "diagnostics", "experiments", "init", "losses", "plots",
-           "shuffle", "stats"]
+           "saving", "shuffle", "stats"]
 
 __version__ = "0.1.0"

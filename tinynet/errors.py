@@ -25,7 +25,8 @@ class UnknownNameError(ValueError):
 
     def __init__(self, kind: str, name: object, valid: Iterable[str], hint: str = "") -> None:
         valid = sorted(valid)
-        close = difflib.get_close_matches(str(name), valid, n=1)
+        close = (difflib.get_close_matches(str(name), valid, n=1) or
+                 [v for v in valid if str(name) and v.startswith(str(name))][:1])
         message = f"unknown {kind} {name!r}; expected one of: {', '.join(valid)}"
         if close:
             message += f" (did you mean {close[0]!r}?)"

@@ -10,7 +10,9 @@ into dL/d(input) and keeping its own dW and db (see :mod:`tinynet.layers`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -121,6 +123,11 @@ class Network:
         """Train by SGD on the MSE loss; see :func:`tinynet.training.fit`."""
         return fit(self, X, y, epochs=epochs, lr=lr, batch_size=batch_size, shuffle=shuffle,
                    seed=seed, print_every=print_every, backend=backend)
+
+    def save(self, path: "str | os.PathLike") -> "Path":
+        """Write the network to an ``.npz`` file; see :mod:`tinynet.saving`."""
+        from .saving import save
+        return save(self, path)
 
     def __repr__(self) -> str:
         header = ("layer", "shape (out, in)", "activation", "init", "init std", "params")

@@ -1,0 +1,204 @@
+"""A catalogue of the wrong inputs a beginner can type, over every public entry point.
+
+Each must raise a specific exception whose message names the argument, the value and what was
+expected (checked here by a pattern on the message), and nothing may be coerced silently.
+"""
+
+import numpy as np
+import pytest
+
+import tinynet
+from tinynet import Layer, Network, ShapeError, UnknownNameError
+from tinynet.diagnostics import propagate
+from tinynet.experiments import Arm, XorSetup, run_study
+
+X, Y = tinynet.data.xor()
+
+
+def net():
+    return tinynet.mlp([2, 3, 1], seed=0)
+
+
+def fit(**overrides):
+    arguments = dict(X=X, y=Y, epochs=1, lr=0.1)
+    arguments.update(overrides)
+    return net().fit(arguments.pop("X"), arguments.pop("y"), **arguments)
+
+
+def ensemble(**overrides):
+    arguments = dict(networks=[net()], X=X, y=Y, epochs=1, lr=0.1)
+    arguments.update(overrides)
+    return tinynet.fit_ensemble(arguments.pop("networks"), arguments.pop("X"),
+                                arguments.pop("y"), **arguments)
+
+
+CATALOGUE = [
+    # Layer
+    ("layer n_in zero", lambda: Layer(0, 2), ValueError, r"n_in must be an integer >= 1, got 0"),
+    ("layer n_out negative", lambda: Layer(2, -3), ValueError, r"n_out must be .* got -3"),
+    ("layer n_in float", lambda: Layer(2.0, 2), TypeError, r"n_in must be an integer .*float"),
+    ("layer n_out bool", lambda: Layer(2, True), TypeError, r"n_out must be an integer .*bool"),
+    ("layer unknown activation", lambda: Layer(2, 2, activation="softmax"), UnknownNameError,
+     r"unknown activation 'softmax'; expected one of: identity, leaky_relu"),
+    ("layer alpha negative", lambda: Layer(2, 2, alpha=-0.1), ValueError,
+     r"alpha must be a finite number >= 0.0, got -0.1"),
+    ("layer alpha nan", lambda: Layer(2, 2, alpha=float("nan")), ValueError, r"alpha must be"),
+    ("layer unknown init", lambda: Layer(2, 2, init="xavier"), UnknownNameError,
+     r"unknown initializer 'xavier'.*did you mean"),
+    ("layer init not callable", lambda: Layer(2, 2, init=3.0), TypeError,
+     r"init must be an initializer name, an Initializer or a function"),
+    ("layer bias_init inf", lambda: Layer(2, 2, bias_init=float("inf")), ValueError,
+     r"bias_init must be a finite number"),
+    ("layer rng negative", lambda: Layer(2, 2, rng=-1), ValueError, r"rng must be an integer"),
+    # Network and mlp
+    ("network empty", lambda: Network([]), ValueError, r"layers must hold at least one Layer"),
+    ("network not layers", lambda: Network([Layer(2, 2), 5]), TypeError,
+     r"layers\[1\] must be a tinynet Layer, got 5"),
+    ("network chain", lambda: Network([Layer(2, 3), Layer(2, 1)]), ShapeError,
+     r"layers\[1\] takes 2 inputs but layers\[0\] gives 3 outputs"),
+    ("network seed negative", lambda: Network([Layer(2, 2)], seed=-5), ValueError,
+     r"seed must be an integer from 0 to 9223372036854775807, got -5"),
+    ("network seed too big", lambda: Network([Layer(2, 2)], seed=2**63), ValueError,
+     r"seed must be an integer from 0"),
+    ("mlp sizes too short", lambda: tinynet.mlp([2]), ValueError,
+     r"sizes must be a sequence of at least two layer sizes"),
+    ("mlp sizes a string", lambda: tinynet.mlp("2,2,1"), ValueError, r"sizes must be a sequence"),
+    ("mlp zero width", lambda: tinynet.mlp([2, 0, 1]), ValueError, r"sizes\[1\] must be .* got 0"),
+    ("mlp unknown output", lambda: tinynet.mlp([2, 1], output="softmax"), UnknownNameError,
+     r"unknown activation 'softmax'"),
+    # forward and predict
+    ("forward 1-D X", lambda: net().forward(np.ones(2)), ShapeError, r"X must be 2-D"),
+    ("forward 3-D X", lambda: net().forward(np.ones((1, 1, 2))), ShapeError, r"X must be 2-D"),
+    ("forward wrong width", lambda: net().forward(np.ones((4, 3))), ShapeError,
+     r"X must have 2 columns"),
+    ("forward strings", lambda: net().forward([["a", "b"]]), TypeError,
+     r"X must hold real numbers, got an array of dtype <U1"),
+    ("forward complex", lambda: net().forward(np.ones((1, 2)) * 1j), TypeError,
+     r"X must hold real numbers.*complex128"),
+    ("forward objects", lambda: net().forward(np.array([[None, 1]])), TypeError,
+     r"X must hold real numbers.*object"),
+    ("predict unknown backend", lambda: net().predict(X, backend="numbaa"), UnknownNameError,
+     r"unknown backend 'numbaa'.*did you mean 'numba'"),
+    # fit
+    ("fit empty data", lambda: fit(X=np.ones((0, 2)), y=np.ones((0, 1))), ShapeError,
+     r"X must hold at least one sample"),
+    ("fit nan X", lambda: fit(X=[[0, 0], [0, np.nan], [1, 0], [1, 1]]), ValueError,
+     r"X must be finite, got nan at index \(1, 1\)"),
+    ("fit inf y", lambda: fit(y=[[0], [1], [np.inf], [0]]), ValueError,
+     r"y must be finite, got inf at index \(2, 0\)"),
+    ("fit y rows", lambda: fit(y=np.ones((3, 1))), ShapeError,
+     r"X and y must have the same number of samples, got X \(4, 2\) and y \(3, 1\)"),
+    ("fit y 1-D rows", lambda: fit(y=np.ones(3)), ShapeError, r"got X \(4, 2\) and y \(3,\)"),
+    ("fit y too wide", lambda: fit(y=np.ones((4, 2))), ShapeError,
+     r"y must have 1 columns \(the network's output size\), got shape \(4, 2\)"),
+    ("fit y complex", lambda: fit(y=np.ones((4, 1)) * 1j), TypeError, r"y must hold real"),
+    ("fit epochs zero", lambda: fit(epochs=0), ValueError, r"epochs must be an integer >= 1, got 0"),
+    ("fit epochs float", lambda: fit(epochs=10.0), TypeError, r"epochs must be an integer"),
+    ("fit lr zero", lambda: fit(lr=0), ValueError, r"lr must be a finite number > 0.0, got 0.0"),
+    ("fit lr negative", lambda: fit(lr=-0.5), ValueError, r"lr must be .* got -0.5"),
+    ("fit lr inf", lambda: fit(lr=float("inf")), ValueError, r"lr must be a finite number"),
+    ("fit lr nan", lambda: fit(lr=float("nan")), ValueError, r"lr must be a finite number"),
+    ("fit lr string", lambda: fit(lr="0.1"), TypeError, r"lr must be a real number, got '0.1'"),
+    ("fit batch zero", lambda: fit(batch_size=0), ValueError, r"batch_size must be an integer >= 1"),
+    ("fit batch too big", lambda: fit(batch_size=5), ValueError,
+     r"batch_size must be at most the number of samples \(4\), got 5"),
+    ("fit shuffle string", lambda: fit(shuffle="no"), TypeError, r"shuffle must be True or False"),
+    ("fit seed negative", lambda: fit(seed=-1), ValueError, r"seed must be an integer from 0"),
+    ("fit unknown backend", lambda: fit(backend="torch"), UnknownNameError,
+     r"unknown backend 'torch'; expected one of: numba, numpy"),
+    ("fit print_every zero", lambda: fit(print_every=0), ValueError, r"print_every must be"),
+    # ensembles
+    ("ensemble empty", lambda: ensemble(networks=[]), ValueError, r"at least one Network"),
+    ("ensemble not networks", lambda: ensemble(networks=[net(), "net"]), TypeError,
+     r"networks\[1\] must be a tinynet Network"),
+    ("ensemble mixed shapes", lambda: ensemble(networks=[net(), tinynet.mlp([2, 4, 1])]),
+     ShapeError, r"networks\[1\] \(2-4-1"),
+    ("ensemble mixed activations",
+     lambda: ensemble(networks=[net(), tinynet.mlp([2, 3, 1], activation="tanh")]), ShapeError,
+     r"share one shape and one set of activations"),
+    ("ensemble seeds count", lambda: ensemble(seeds=[1, 2]), ValueError,
+     r"seeds must give one seed per network \(1\), got 2"),
+    ("ensemble seed negative", lambda: ensemble(seeds=[-4]), ValueError,
+     r"seeds\[0\] must be an integer from 0"),
+    ("ensemble epochs zero", lambda: ensemble(epochs=0), ValueError, r"epochs must be"),
+    ("ensemble lr negative", lambda: ensemble(lr=-1.0), ValueError, r"lr must be"),
+    ("ensemble batch zero", lambda: ensemble(batch_size=0), ValueError, r"batch_size must be"),
+    ("ensemble bad y", lambda: ensemble(y=np.ones((4, 3))), ShapeError, r"y must have 1 columns"),
+    ("ensemble unknown backend", lambda: ensemble(backend="nmba"), UnknownNameError,
+     r"did you mean 'numba'"),
+    # registry
+    ("registry unknown name", lambda: tinynet.init.get("lecun"), UnknownNameError,
+     r"unknown initializer 'lecun'.*did you mean 'lecun_"),
+    ("registry bad spec", lambda: tinynet.init.get("normal(std=)"), ValueError,
+     r"not of the form name or name\(key=value, ...\)"),
+    ("registry bad parameter", lambda: tinynet.init.get("normal(mean=1)"), TypeError,
+     r"'normal' got unknown parameter\(s\) mean; it accepts std"),
+    ("registry bad value", lambda: tinynet.init.get("orthogonal(gain=0)"), ValueError,
+     r"gain must be a finite number > 0.0, got 0.0"),
+    ("registry code in spec", lambda: tinynet.init.get("normal(std=open('x'))"), ValueError,
+     r"must be a literal number or string"),
+    ("registry bad name", lambda: tinynet.init.register("my-init", lambda s, r: 0), ValueError,
+     r"name must be a Python identifier"),
+    ("registry duplicate", lambda: tinynet.init.register("normal", lambda s, r: 0), ValueError,
+     r"'normal' is already registered"),
+    ("registry not callable", lambda: tinynet.init.register("thing", 42), TypeError,
+     r"initializer must be an Initializer or a function"),
+    ("gain unknown activation", lambda: tinynet.init.calculate_gain("softplus"), UnknownNameError,
+     r"unknown activation 'softplus'"),
+    # diagnostics
+    ("diagnostics wrong X", lambda: propagate(net(), np.ones((4, 5))), ShapeError,
+     r"X must have 2 columns"),
+    ("diagnostics gradient rows", lambda: propagate(net(), X, output_gradient=np.ones((1, 1))),
+     ValueError, r"output_gradient must have one row per sample of X \(4\), got 1"),
+    ("diagnostics nan X", lambda: propagate(net(), [[np.nan, 0]]), ValueError,
+     r"X must be finite"),
+    # the XOR harness
+    ("study seeds zero", lambda: XorSetup(seeds=0), ValueError, r"seeds must be an integer >= 1"),
+    ("study epochs zero", lambda: XorSetup(epochs=0), ValueError, r"epochs must be"),
+    ("study lr zero", lambda: XorSetup(lr=0.0), ValueError, r"lr must be"),
+    ("study alpha negative", lambda: XorSetup(alpha=-1.0), ValueError, r"alpha must be"),
+    ("study hidden zero", lambda: XorSetup(hidden=(2, 0)), ValueError, r"hidden\[1\] must be"),
+    ("study unknown backend", lambda: XorSetup(backend="gpu"), UnknownNameError,
+     r"unknown backend 'gpu'"),
+    ("study unknown init", lambda: run_study([Arm("he")], XorSetup(seeds=1, epochs=1)),
+     UnknownNameError, r"unknown initializer 'he'"),
+    ("study unknown output init",
+     lambda: run_study([Arm("he_normal", "xavir_normal")], XorSetup(seeds=1, epochs=1)),
+     UnknownNameError, r"did you mean 'xavier_normal'"),
+    ("study no arms", lambda: run_study([], XorSetup(seeds=1, epochs=1)), ValueError,
+     r"arms must hold at least one Arm"),
+    # statistics
+    ("wilson more successes than n", lambda: tinynet.stats.wilson_interval(11, 10), ValueError,
+     r"successes must be at most n \(10\), got 11"),
+    ("fisher n zero", lambda: tinynet.stats.fisher_exact_p(0, 0, 1, 1), ValueError,
+     r"n must be an integer >= 1, got 0"),
+]
+
+
+@pytest.mark.parametrize("case", CATALOGUE, ids=[case[0] for case in CATALOGUE])
+def test_bad_input_is_refused_with_a_clear_message(case, restore_registry):
+    _, call, exception, message = case
+    with pytest.raises(exception, match=message):
+        call()
+
+
+def test_the_catalogue_is_large():
+    assert len(CATALOGUE) >= 40
+
+
+# --- integer and float32 inputs: converted exactly, never truncated -------------------------
+
+def test_integer_and_float32_inputs_are_converted_exactly():
+    reference = tinynet.mlp([2, 3, 1], seed=0).forward(X)
+    for dtype in [np.int8, np.int64, np.uint16, np.float32, bool]:
+        np.testing.assert_array_equal(tinynet.mlp([2, 3, 1], seed=0).forward(X.astype(dtype)),
+                                      reference)
+
+
+def test_float32_training_data_train_as_float64():
+    a = tinynet.mlp([2, 3, 1], seed=2)
+    b = tinynet.mlp([2, 3, 1], seed=2)
+    np.testing.assert_array_equal(a.fit(X.astype(np.float32), Y.astype(np.float32),
+                                        epochs=20, lr=0.1).loss,
+                                  b.fit(X, Y, epochs=20, lr=0.1).loss)
+    assert a.layers[0].W.dtype == np.float64

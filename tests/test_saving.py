@@ -1,0 +1,135 @@
+"""Saving and loading: exact round trips, and clear errors for every file that is not one."""
+
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+import tinynet
+from tinynet import FileFormatError, UnknownNameError
+from tinynet.saving import VERSION
+
+
+@pytest.fixture
+def trained():
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 4, 3, 1], activation="tanh", init="xavier_uniform(gain=1.5)",
+                      output_init="he_leaky(alpha=0.2)", alpha=0.3, seed=17, bias_init=0.25)
+    net.fit(X, y, epochs=30, lr=0.1)
+    return net
+
+
+def test_round_trip_is_bit_exact(trained, tmp_path):
+    path = trained.save(tmp_path / "net")
+    assert path == tmp_path / "net.npz"
+    loaded = tinynet.load(path)
+    assert loaded.sizes == trained.sizes and loaded.seed == 17
+    assert [repr(l.activation) for l in loaded.layers] == [repr(l.activation) for l in trained.layers]
+    assert [l.init.name for l in loaded.layers] == ["xavier_uniform(gain=1.5)"] * 2 + \
+        ["he_leaky(alpha=0.2)"]
+    assert [l.bias_init for l in loaded.layers] == [0.25] * 3
+    for p, q in zip(trained.parameters(), loaded.parameters()):
+        np.testing.assert_array_equal(p, q)
+    X = np.random.default_rng(0).normal(size=(5, 2))
+    np.testing.assert_array_equal(loaded.forward(X), trained.forward(X))
+    assert repr(loaded) == repr(trained)
+
+
+def test_non_finite_weights_come_back_as_they_were(tmp_path):
+    net = tinynet.mlp([2, 2, 1], seed=0)
+    net.layers[0].W[0, 0], net.layers[1].b[0] = np.nan, -np.inf
+    loaded = tinynet.load(net.save(tmp_path / "diverged.npz"))
+    assert np.isnan(loaded.layers[0].W[0, 0]) and loaded.layers[1].b[0] == -np.inf
+
+
+def test_truncated_file(trained, tmp_path):
+    path = trained.save(tmp_path / "net.npz")
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(FileFormatError, match="is not a readable tinynet network file"):
+        tinynet.load(path)
+
+
+def test_corrupted_file(trained, tmp_path):
+    path = trained.save(tmp_path / "net.npz")
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 64] = bytes(64)
+    path.write_bytes(bytes(data))
+    with pytest.raises(FileFormatError):
+        tinynet.load(path)
+
+
+def test_foreign_files(tmp_path):
+    np.savez(tmp_path / "other.npz", weights=np.arange(4.0))
+    with pytest.raises(FileFormatError, match="is not a tinynet network file"):
+        tinynet.load(tmp_path / "other.npz")
+    (tmp_path / "text.npz").write_text("hello")
+    with pytest.raises(FileFormatError, match="is not a readable tinynet network file"):
+        tinynet.load(tmp_path / "text.npz")
+    with pytest.raises(FileNotFoundError):
+        tinynet.load(tmp_path / "missing.npz")
+
+
+def rewrite(path, **changes):
+    """Save a copy of the archive at ``path`` with some entries replaced."""
+    with np.load(path) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    arrays.update(changes)
+    np.savez(path, **arrays)
+
+
+def test_newer_format_version(trained, tmp_path):
+    path = trained.save(tmp_path / "net.npz")
+    rewrite(path, version=np.array(VERSION + 1))
+    with pytest.raises(FileFormatError, match=f"format {VERSION + 1}; this tinynet reads up to "
+                                              f"format {VERSION}: upgrade tinynet"):
+        tinynet.load(path)
+
+
+def test_inconsistent_contents(trained, tmp_path):
+    path = trained.save(tmp_path / "net.npz")
+    rewrite(path, W1=np.zeros((2, 2)))
+    with pytest.raises(FileFormatError, match=r"layer 1 holds W \(2, 2\) float64"):
+        tinynet.load(path)
+    path = trained.save(tmp_path / "net.npz")
+    rewrite(path, inits=np.array(["normal"]))
+    with pytest.raises(FileFormatError, match="describes 3 layers but lists"):
+        tinynet.load(path)
+
+
+def test_unknown_initializer_says_how_to_register_it(tmp_path, restore_registry):
+    @tinynet.init.register("my_special")
+    def my_special(shape, rng):
+        return rng.normal(0.0, 0.1, size=shape)
+
+    path = tinynet.mlp([2, 2, 1], init="my_special").save(tmp_path / "custom.npz")
+    del tinynet.init.registry._REGISTRY["my_special"]
+    with pytest.raises(UnknownNameError, match=r"unknown initializer 'my_special'.*saved with it "
+                                               r"\(layer 0\); register it with "
+                                               r"tinynet.init.register\('my_special', ...\)"):
+        tinynet.load(path)
+
+
+class Payload:
+    """Unpickling this would create a file: proof that loading runs no code."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def __reduce__(self):
+        return (open, (self.target, "w"))
+
+
+def test_pickled_objects_are_never_unpickled(tmp_path):
+    target = tmp_path / "pwned"
+    path = tmp_path / "evil.npz"
+    with zipfile.ZipFile(path, "w") as archive:  # an .npy member holding a pickled object
+        with archive.open("format.npy", "w") as member:
+            np.lib.format.write_array(member, np.array([Payload(str(target))], dtype=object),
+                                      allow_pickle=True)
+    assert b"pwned" in path.read_bytes()  # the payload is really in the file
+    with pytest.raises(FileFormatError, match="Object arrays cannot be loaded"):
+        tinynet.load(path)
+    assert not target.exists()
+    assert os.listdir(tmp_path) == ["evil.npz"]
