@@ -184,7 +184,8 @@ def bench_xor(sizes: list[int], full: bool) -> list[dict]:
         if full:
             count, run_epochs = max(count, len(seeds)), epochs
         steps = count * run_epochs * len(X)
-        seconds = min(_timed(lambda: run(count, run_epochs)) for _ in range(2 if steps < job else 1))
+        repeats = 2 if steps < job else 1
+        seconds = min(_timed(lambda: run(count, run_epochs)) for _ in range(repeats))
         rows.append({"case": name, "steps_per_s": steps / seconds,
                      "job_seconds": job * seconds / steps, "extrapolated": steps < job,
                      "rate_only": "rate only" in name})
@@ -251,8 +252,10 @@ def main() -> None:
 
     results["kernels"] = bench_kernels()
     print("## (a) one dense layer: forward + backward + SGD step (leaky_relu)\n")
-    print(table(results["kernels"], [("case", "layer, batch", "s"), ("numpy_us", "NumPy µs", ".2f"),
-                                     ("numba_us", "numba µs", ".2f"), ("speedup", "NumPy/numba", ".1f")]))
+    print(table(results["kernels"], [("case", "layer, batch", "s"),
+                                     ("numpy_us", "NumPy µs", ".2f"),
+                                     ("numba_us", "numba µs", ".2f"),
+                                     ("speedup", "NumPy/numba", ".1f")]))
 
     results["xor"] = {}
     for sizes in ([2, 2, 1], [2, 2, 2, 1]):

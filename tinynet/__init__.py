@@ -9,7 +9,8 @@ Written to be read: every layer's forward and backward pass sit side by side, an
 initializer can say what variance it targets and why.
 """
 
-from . import activations, data, diagnostics, experiments, init, losses, plots, saving, shuffle, stats
+from . import (activations, data, diagnostics, experiments, init, losses, plots, saving, shuffle,
+               stats)
 from .activations import get_activation
 from .errors import ShapeError, UnknownNameError
 from .layers import Layer
@@ -18,8 +19,9 @@ from .ensemble import EnsembleResult, fit_ensemble
 from .training import History
 from .saving import FileFormatError, load
 
-__all__ = ["Layer", "Network", "mlp", "History", "load", "FileFormatError", "fit_ensemble", "EnsembleResult", "ShapeError", "UnknownNameError",
-           "get_activation", "activations", "data", "diagnostics", "experiments", "init", "losses", "plots",
-           "saving", "shuffle", "stats"]
+__all__ = ["Layer", "Network", "mlp", "History", "load", "FileFormatError", "fit_ensemble",
+           "EnsembleResult", "ShapeError", "UnknownNameError", "get_activation", "activations",
+           "data", "diagnostics", "experiments", "init", "losses", "plots", "saving", "shuffle",
+           "stats"]
 
 __version__ = "0.1.0"

@@ -27,11 +27,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import packing
-from .errors import ShapeError, check_float, check_int, check_seed
+from .errors import ShapeError, check_seed
 from .lanes import fit_lanes
 from .network import Network
 from .shuffle import epoch_orders
-from .training import check_backend, check_training_data
+from .training import check_backend, check_training_data, check_training_settings
 
 __all__ = ["EnsembleResult", "fit_ensemble", "solves"]
 
@@ -107,14 +107,8 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     """
     networks = _check_networks(networks)
     X, y = check_training_data(networks[0], X, y)
-    epochs = check_int("epochs", epochs, minimum=1)
-    lr = check_float("lr", lr, minimum=0.0, inclusive=False)
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    if batch_size > len(X):
-        raise ValueError(f"batch_size must be at most the number of samples ({len(X)}), "
-                         f"got {batch_size}")
-    if not isinstance(shuffle, (bool, np.bool_)):
-        raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
+    epochs, lr, batch_size, shuffle = check_training_settings(len(X), epochs, lr, batch_size,
+                                                              shuffle)
     if seeds is None:
         seeds = [net.seed for net in networks]
     elif len(seeds) != len(networks):
@@ -125,7 +119,7 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     run = _fit_numpy if check_backend(backend) == "numpy" else _fit_numba
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         final_loss, diverged_epoch, last_wrong, predictions = run(
-            networks, X, y, epochs, lr, batch_size, bool(shuffle), seeds)
+            networks, X, y, epochs, lr, batch_size, shuffle, seeds)
     solved = solves(predictions, y) & (diverged_epoch < 0)
     return EnsembleResult(final_loss=final_loss, diverged_epoch=diverged_epoch,
                           solved_epoch=np.where(solved, last_wrong + 1, -1),

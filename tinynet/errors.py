@@ -61,7 +61,8 @@ def check_seed(name: str, value: object) -> int:
 def check_float(name: str, value: object, *, minimum: float, inclusive: bool) -> float:
     """Return ``value`` as a finite float above ``minimum`` (or equal, if ``inclusive``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}")
+        raise TypeError(f"{name} must be a real number, got {value!r} of type "
+                        f"{type(value).__name__}")
     value = float(value)
     relation = ">=" if inclusive else ">"
     if not math.isfinite(value) or value < minimum or (value == minimum and not inclusive):
@@ -80,7 +81,8 @@ def as_float_matrix(name: str, value: object, *, columns: int | None = None) -> 
     if array.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers, got an array of dtype {array.dtype}")
     if array.ndim != 2:
-        raise ShapeError(f"{name} must be 2-D with shape (batch, features), got shape {array.shape}")
+        raise ShapeError(f"{name} must be 2-D with shape (batch, features), got shape "
+                         f"{array.shape}")
     if array.shape[0] == 0:
         raise ShapeError(f"{name} must hold at least one sample, got shape {array.shape}")
     if columns is not None and array.shape[1] != columns:

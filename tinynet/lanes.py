@@ -89,7 +89,8 @@ def _activate(code, alpha, acc, theta, bias_row, A, D, layer, r, j):
 def _forward(theta, layout, codes, alphas, A, D, rows, acc):
     """A[layer + 1] = φ(A[layer] Wᵀ + b) for every layer, and D[layer] = φ'(z); lanes innermost."""
     for layer in range(layout.shape[0]):
-        n_in, n_out, w_at, b_at = layout[layer, 0], layout[layer, 1], layout[layer, 2], layout[layer, 3]
+        n_in, n_out, w_at, b_at = layout[layer, 0], layout[layer, 1], layout[layer, 2], \
+            layout[layer, 3]
         code, alpha = codes[layer], alphas[layer]
         for r in range(rows):
             for j in range(n_out):
@@ -105,7 +106,8 @@ def _forward(theta, layout, codes, alphas, A, D, rows, acc):
 def _backward(theta, layout, A, D, delta, back, grad, rows, acc):
     """From dL/dŷ in ``delta``: every layer's dW and db into ``grad`` (``delta`` is overwritten)."""
     for layer in range(layout.shape[0] - 1, -1, -1):
-        n_in, n_out, w_at, b_at = layout[layer, 0], layout[layer, 1], layout[layer, 2], layout[layer, 3]
+        n_in, n_out, w_at, b_at = layout[layer, 0], layout[layer, 1], layout[layer, 2], \
+            layout[layer, 3]
         for r in range(rows):                     # dZ = dA ⊙ φ'(z)
             for j in range(n_out):
                 for l in range(LANES):

@@ -82,9 +82,9 @@ class Layer:
     def forward(self, X: np.ndarray) -> np.ndarray:
         """A = φ(X Wᵀ + b): (B, n_in) -> (B, n_out). Keeps X and Z for :meth:`backward`."""
         if not isinstance(X, np.ndarray) or X.dtype != np.float64:
-            raise TypeError(f"layer input X must be a float64 NumPy array, got {type(X).__name__}"
-                            f"{'' if not isinstance(X, np.ndarray) else ' of dtype ' + str(X.dtype)}"
-                            "; Network.forward converts other inputs")
+            dtype = f" of dtype {X.dtype}" if isinstance(X, np.ndarray) else ""
+            raise TypeError(f"layer input X must be a float64 NumPy array, got "
+                            f"{type(X).__name__}{dtype}; Network.forward converts other inputs")
         if X.ndim != 2 or X.shape[1] != self.n_in:
             raise ShapeError(f"layer input must have shape (batch, {self.n_in}), got {X.shape}")
         self._X = X

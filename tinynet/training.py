@@ -29,7 +29,8 @@ from .shuffle import epoch_order
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["History", "fit", "check_training_data", "check_backend", "BACKENDS"]
+__all__ = ["History", "fit", "check_training_data", "check_training_settings",
+           "check_backend", "BACKENDS"]
 
 
 @dataclass(eq=False)
@@ -72,6 +73,21 @@ def check_training_data(net: "Network", X: object, y: object) -> tuple[np.ndarra
     return X, y
 
 
+def check_training_settings(samples: int, epochs: object, lr: object, batch_size: object,
+                            shuffle: object) -> tuple[int, float, int, bool]:
+    """Return (epochs, lr, batch_size, shuffle) checked: epochs >= 1, lr > 0 and finite,
+    1 <= batch_size <= samples, shuffle a bool."""
+    epochs = check_int("epochs", epochs, minimum=1)
+    lr = check_float("lr", lr, minimum=0.0, inclusive=False)
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    if batch_size > samples:
+        raise ValueError(f"batch_size must be at most the number of samples ({samples}), "
+                         f"got {batch_size}")
+    if not isinstance(shuffle, (bool, np.bool_)):
+        raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
+    return epochs, lr, batch_size, bool(shuffle)
+
+
 BACKENDS = ("numba", "numpy")
 """``numpy``: the readable reference loop below. ``numba``: the same arithmetic, the whole run
 in one compiled call (:func:`tinynet.kernels.fit_network`)."""
@@ -95,14 +111,8 @@ def fit(net: "Network", X: object, y: object, *, epochs: int, lr: float, batch_s
     ``"numpy"`` (the reference); both give the same result to rounding.
     """
     X, y = check_training_data(net, X, y)
-    epochs = check_int("epochs", epochs, minimum=1)
-    lr = check_float("lr", lr, minimum=0.0, inclusive=False)
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    if batch_size > len(X):
-        raise ValueError(f"batch_size must be at most the number of samples ({len(X)}), "
-                         f"got {batch_size}")
-    if not isinstance(shuffle, (bool, np.bool_)):
-        raise TypeError(f"shuffle must be True or False, got {shuffle!r}")
+    epochs, lr, batch_size, shuffle = check_training_settings(len(X), epochs, lr, batch_size,
+                                                              shuffle)
     seed = net.seed if seed is None else check_seed("seed", seed)
     if print_every is not None:
         print_every = check_int("print_every", print_every, minimum=1)
@@ -113,7 +123,7 @@ def fit(net: "Network", X: object, y: object, *, epochs: int, lr: float, batch_s
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         for first in range(0, epochs, chunk):
             part = losses[first:first + chunk]
-            ran = run_epochs(net, X, y, first, part, lr, batch_size, bool(shuffle), seed)
+            ran = run_epochs(net, X, y, first, part, lr, batch_size, shuffle, seed)
             if ran < len(part):
                 return History(loss=losses[:first + ran].copy(), diverged=True)
             if print_every:

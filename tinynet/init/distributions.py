@@ -23,7 +23,8 @@ import numpy as np
 from ..errors import UnknownNameError
 
 __all__ = ["TRUNCATION", "TRUNCATED_VARIANCE_FACTOR", "truncated_variance_factor",
-           "Distribution", "Normal", "Uniform", "TruncatedNormal", "DISTRIBUTIONS", "get_distribution", "normal_cdf"]
+           "Distribution", "Normal", "Uniform", "TruncatedNormal", "DISTRIBUTIONS",
+           "get_distribution", "normal_cdf"]
 
 TRUNCATION = 2.0
 """Truncated normals are cut at ±2 σ."""
@@ -122,7 +123,8 @@ class TruncatedNormal(Distribution):
         return (normal_cdf(clipped / p["sigma"]) - normal_cdf(-TRUNCATION)) / inside
 
 
-DISTRIBUTIONS: dict[str, Distribution] = {d.name: d for d in (Normal(), Uniform(), TruncatedNormal())}
+DISTRIBUTIONS: dict[str, Distribution] = {
+    d.name: d for d in (Normal(), Uniform(), TruncatedNormal())}
 
 
 def get_distribution(name: str) -> Distribution:

@@ -104,7 +104,8 @@ class Initializer:
 
 
 class FixedStd(Initializer):
-    """w ~ D(0, std²) whatever the shape: ``normal`` is N(0, 1), the learner's ``np.random.randn``."""
+    """w ~ D(0, std²) whatever the shape: ``normal`` is N(0, 1), the learner's
+    ``np.random.randn``."""
 
     def __init__(self, name: str, std: float, distribution: str) -> None:
         self.name, self.fixed_std = name, float(std)
@@ -283,7 +284,8 @@ class Auto(Initializer):
 class FunctionInitializer(Initializer):
     """A user's function ``f(shape, rng) -> array`` used as an initializer (variance unknown)."""
 
-    def __init__(self, name: str, function: Callable[[Shape, np.random.Generator], np.ndarray]) -> None:
+    def __init__(self, name: str,
+                 function: Callable[[Shape, np.random.Generator], np.ndarray]) -> None:
         self.name, self.function = name, function
 
     def variance(self, shape: Shape, activation: Activation) -> None:
