@@ -188,3 +188,16 @@ def test_kernels_run_with_the_jit_disabled():
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert " passed" in done.stdout and "failed" not in done.stdout
+
+
+def test_numba_backend_without_numba_says_what_to_do(monkeypatch):
+    import importlib
+
+    def missing(name):
+        raise ModuleNotFoundError("No module named 'numba'", name="numba")
+
+    monkeypatch.setattr(importlib, "import_module", missing)
+    X, y = tinynet.data.xor()
+    with pytest.raises(ModuleNotFoundError, match=r"backend='numba' needs the numba package.*"
+                                                   r"pass backend='numpy'"):
+        tinynet.mlp([2, 2, 1]).fit(X, y, epochs=1, lr=0.1)

@@ -28,7 +28,6 @@ import numpy as np
 
 from . import packing
 from .errors import ShapeError, check_seed
-from .lanes import fit_lanes
 from .network import Network
 from .shuffle import epoch_orders
 from .training import check_backend, check_training_data, check_training_settings
@@ -134,8 +133,9 @@ def _fit_numba(networks, X, y, epochs, lr, batch_size, shuffle, seeds):
     diverged_epoch = np.empty(members, dtype=np.int64)
     last_wrong = np.empty(members, dtype=np.int64)
     predictions = np.empty((members, len(X), y.shape[1]))
-    fit_lanes(theta, packing.layout(networks[0]), codes, alphas, X, y, seeds, epochs, lr,
-              batch_size, shuffle, final_loss, diverged_epoch, last_wrong, predictions)
+    packing.compiled("lanes").fit_lanes(
+        theta, packing.layout(networks[0]), codes, alphas, X, y, seeds, epochs, lr, batch_size,
+        shuffle, final_loss, diverged_epoch, last_wrong, predictions)
     for k, net in enumerate(networks):
         packing.unpack(net, theta[:, k])
     return final_loss, diverged_epoch, last_wrong, predictions

@@ -20,7 +20,7 @@ from .activations import Activation
 from .init import InitSpec
 from .errors import ShapeError, as_float_matrix, check_int, check_seed
 from .layers import Layer
-from . import kernels, packing
+from . import packing
 from .training import History, check_backend, fit
 
 __all__ = ["Network", "mlp"]
@@ -94,8 +94,9 @@ class Network:
         codes, alphas = packing.activations(self)
         scratch = np.empty((len(self.layers), len(X) * max(self.sizes)))
         out = np.empty((len(X), self.n_out))
-        kernels.forward_network(packing.pack(self), packing.layout(self), codes, alphas, X,
-                                scratch, np.empty_like(scratch), out)
+        packing.compiled("kernels").forward_network(
+            packing.pack(self), packing.layout(self), codes, alphas, X, scratch,
+            np.empty_like(scratch), out)
         return out
 
     def backward(self, dY: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ activation (see :mod:`tinynet.kernels`).
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,7 +15,19 @@ import numpy as np
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["layout", "activations", "pack", "unpack"]
+__all__ = ["layout", "activations", "pack", "unpack", "compiled"]
+
+
+def compiled(module: str):
+    """Import the Numba module ``tinynet.<module>`` (``kernels`` or ``lanes``) when a compiled
+    backend is first used, so that ``import tinynet`` and the NumPy backend work without Numba."""
+    try:
+        return importlib.import_module(f"tinynet.{module}")
+    except ModuleNotFoundError as error:
+        if error.name not in ("numba", "llvmlite"):
+            raise
+        raise ModuleNotFoundError(f"backend='numba' needs the numba package ({error}); install "
+                                  "it (pip install numba) or pass backend='numpy'") from error
 
 
 def layout(net: "Network") -> np.ndarray:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import kernels, packing
+from . import packing
 from .errors import (ShapeError, UnknownNameError, as_float_matrix, check_float, check_int,
                      check_seed)
 from .losses import mse_gradient
@@ -161,6 +161,7 @@ def _run_numba(net: "Network", X: np.ndarray, y: np.ndarray, first_epoch: int,
     """As :func:`_run_numpy`, all epochs in one compiled call."""
     theta = packing.pack(net)
     codes, alphas = packing.activations(net)
+    kernels = packing.compiled("kernels")
     ran = kernels.fit_network(theta, packing.layout(net), codes, alphas, X, y, first_epoch, lr,
                               batch_size, shuffle, seed, losses)
     packing.unpack(net, theta)
