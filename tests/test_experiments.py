@@ -61,7 +61,7 @@ def test_holm_and_seeds_needed():
 @pytest.mark.parametrize("call,message", [
     (lambda: stats.wilson_interval(5, 4), "successes must be at most n \\(4\\), got 5"),
     (lambda: stats.wilson_interval(-1, 4), "successes must be an integer >= 0"),
-    (lambda: stats.fisher_exact_p(1, 0, 1, 2), "n must be an integer >= 1, got 0"),
+    (lambda: stats.fisher_exact_p(1, 0, 1, 2), "n_a must be an integer >= 1, got 0"),
     (lambda: stats.seeds_needed(1.2, 0.5), "rate_a must be a probability from 0 to 1"),
     (lambda: stats.seeds_needed(0.2, 0.5, power=1.0), "power must be a probability strictly"),
 ])

@@ -14,7 +14,7 @@ from tinynet.saving import VERSION
 @pytest.fixture
 def trained():
     X, y = tinynet.data.xor()
-    net = tinynet.mlp([2, 4, 3, 1], activation="tanh", init="xavier_uniform(gain=1.5)",
+    net = tinynet.mlp([2, 4, 3, 1], activation="leaky_relu", init="xavier_uniform(gain=1.5)",
                       output_init="he_leaky(alpha=0.2)", alpha=0.3, seed=17, bias_init=0.25)
     net.fit(X, y, epochs=30, lr=0.1)
     return net
@@ -94,8 +94,51 @@ def test_inconsistent_contents(trained, tmp_path):
         tinynet.load(path)
     path = trained.save(tmp_path / "net.npz")
     rewrite(path, inits=np.array(["normal"]))
-    with pytest.raises(FileFormatError, match="describes 3 layers but lists"):
+    with pytest.raises(FileFormatError, match="describes 3 layers but its entry 'inits' is"):
         tinynet.load(path)
+
+
+@pytest.mark.parametrize("changes,message", [
+    (dict(version=np.array("abc")), "entry 'version' must be one integer"),
+    (dict(version=np.array(1.7)), "entry 'version' must be one integer"),
+    (dict(seed=np.array([1, 2])), "entry 'seed' must be one integer"),
+    (dict(seed=np.array(-1)), "the network cannot be rebuilt: seed must be an integer from 0"),
+    (dict(sizes=np.array([2.0, 4.0, 3.0, 1.0])), "entry 'sizes' must list at least two integers"),
+    (dict(alphas=np.array(["a", "b", "c"])), "layer 0 cannot be rebuilt: could not convert string to float"),
+    (dict(alphas=np.array([-1.0, 0.3, 0.3])), "layer 0 cannot be rebuilt: alpha must be"),
+    (dict(bias_inits=np.array([np.nan, 0.0, 0.0])), "layer 0 cannot be rebuilt: bias_init"),
+    (dict(activations=np.array(["tanh", "softmax", "tanh"])), "layer 1 cannot be rebuilt: unknown activation 'softmax'"),
+    (dict(inits=np.array(["normal(", "normal", "normal"])), "layer 0's initializer entry is garbled"),
+])
+def test_garbled_entries(trained, tmp_path, changes, message):
+    path = trained.save(tmp_path / "net.npz")
+    rewrite(path, **changes)
+    with pytest.raises(FileFormatError, match=message):
+        tinynet.load(path)
+
+
+def test_a_single_array_file_is_not_a_network(tmp_path):
+    np.save(tmp_path / "array.npy", np.arange(3.0))
+    (tmp_path / "array.npy").rename(tmp_path / "array.npz")
+    with pytest.raises(FileFormatError, match="holds a single ndarray, not an archive"):
+        tinynet.load(tmp_path / "array.npz")
+
+
+def test_load_adds_the_suffix_as_save_does(trained, tmp_path):
+    trained.save(tmp_path / "plain")
+    assert tinynet.load(tmp_path / "plain").sizes == trained.sizes
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_an_initializer_that_cannot_be_named_is_refused_at_save(tmp_path):
+    by_lambda = tinynet.mlp([2, 2, 1], init=lambda shape, rng: rng.normal(0, 0.3, size=shape))
+    with pytest.raises(ValueError, match="layer 0's initializer '<lambda>' cannot be saved by name"):
+        by_lambda.save(tmp_path / "lambda.npz")
+    impostor = tinynet.Layer(2, 1, init=tinynet.init.VarianceScaling("he_normal", 3.0, "fan_in",
+                                                                     "normal"))
+    with pytest.raises(ValueError, match="initializer 'he_normal' cannot be saved by name"):
+        tinynet.Network([impostor]).save(tmp_path / "impostor.npz")
+    assert not list(tmp_path.iterdir())
 
 
 def test_unknown_initializer_says_how_to_register_it(tmp_path, restore_registry):

@@ -1,15 +1,18 @@
 """Signal propagation: second moments through a network, measured beside what theory predicts.
 
-For a dense layer z = a_prev Wᵀ + b with zero-mean weights independent of its input,
+For a dense layer z = a_prev Wᵀ + b with zero-mean weights independent of its input, unit j's
+pre-activation is about N(b_j, s²) with s² = fan_in · E[w²] · E[a_prev²], and
 
-    forward    E[z²]          = fan_in · Var(w) · E[a_prev²]  (+ E[b²])
-               E[a²]          = E[φ(z)²]                      z ~ N(0, E[z²])
-    backward   E[(dL/dz)²]    = E[(dL/da)²] · E[φ'(z)²]
-               E[(dL/da_prev)²] = fan_out · Var(w) · E[(dL/dz)²]
+    forward    E[z²]          = s² + mean_j b_j²
+               E[a²]          = mean_j E[φ(z_j)²]             z_j ~ N(b_j, s²)
+    backward   E[(dL/dz)²]    = E[(dL/da)²] · mean_j E[φ'(z_j)²]
+               E[(dL/da_prev)²] = fan_out · E[w²] · E[(dL/dz)²]
                E[(dL/dW)²]    = E[(dL/dz)²] · E[a_prev²]      (one sample's gradient)
 
-E[φ(z)²] is E[z²] for identity, half of it for ReLU, (1 + α²)/2 of it for LeakyReLU; for
-sigmoid and tanh it is computed by quadrature. :func:`propagate` measures each quantity on a
+With zero biases E[φ(z)²] is E[z²] for identity, half of it for ReLU, (1 + α²)/2 of it for
+LeakyReLU; in general (sigmoid, tanh, biases) it is computed by adaptive quadrature. Weights
+with a non-zero mean (``constant``) break the independence the theory rests on; their
+predictions use E[w²] and are only indicative. :func:`propagate` measures each quantity on a
 batch and predicts it from the input's second moment and each layer's weight variance alone,
 so a table shows where the theory holds (wide layers at initialization) and where it drifts.
 """
@@ -95,10 +98,24 @@ def propagate(net: Network, X: object, output_gradient: object | None = None, se
     """Measure and predict second moments through ``net`` for the batch ``X`` (B, n_in).
 
     The backward pass starts from ``output_gradient`` (B, n_out), by default N(0, 1) drawn
-    with ``seed``. ``weight_variance`` is ``"init"`` (each layer's initializer's target, or the
-    realised mean of W² for an initializer that does not state one) or ``"actual"`` (the
-    realised mean of W², e.g. for a trained network).
+    with ``seed``. ``weight_variance`` is ``"init"`` (each layer's initializer's target second
+    moment E[w²] = Var + mean², or the realised mean of W² for an initializer that does not
+    state one) or ``"actual"`` (the realised mean of W², e.g. for a trained network).
+    Overflowing signals are reported as inf, without warnings.
     """
+    with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
+        return _propagate(net, X, output_gradient, seed, weight_variance)
+
+
+def _per_unit_mean(function, variance: float, biases: np.ndarray) -> float:
+    """mean over units j of E[f(z_j)], z_j ~ N(b_j, variance); one integral per distinct b_j."""
+    values, counts = np.unique(biases, return_counts=True)
+    return float(sum(count * gaussian_mean(function, variance, mean=float(value))
+                     for value, count in zip(values, counts)) / len(biases))
+
+
+def _propagate(net: Network, X: object, output_gradient: object | None, seed: int,
+               weight_variance: str) -> SignalReport:
     if weight_variance not in ("init", "actual"):
         raise ValueError(f"weight_variance must be 'init' or 'actual', got {weight_variance!r}")
     X = as_float_matrix("X", X, columns=net.n_in)
@@ -110,34 +127,35 @@ def propagate(net: Network, X: object, output_gradient: object | None = None, se
         raise ValueError(f"output_gradient must have one row per sample of X ({len(X)}), got "
                          f"{len(output_gradient)}")
 
-    with np.errstate(over="ignore", invalid="ignore"):
-        inputs, outputs = [X], []
-        for layer in net.layers:
-            outputs.append(layer.forward(inputs[-1]))
-            inputs.append(outputs[-1])
-        grads_a = [output_gradient]
-        for layer in reversed(net.layers):
-            grads_a.append(layer.backward(grads_a[-1]))
+    inputs, outputs = [X], []
+    for layer in net.layers:
+        outputs.append(layer.forward(inputs[-1]))
+        inputs.append(outputs[-1])
+    grads_a = [output_gradient]
+    for layer in reversed(net.layers):
+        grads_a.append(layer.backward(grads_a[-1]))
     grads_a = grads_a[::-1]  # grads_a[i]: dL/d(input of layer i); grads_a[-1]: output gradient
 
-    variances = []
+    variances = []  # E[w²] per layer
     for layer in net.layers:
         target = layer.init.variance(layer.shape, layer.activation)
         variances.append(_mean_square(layer.W) if weight_variance == "actual" or target is None
-                         else target)
+                         else target + layer.init.mean(layer.shape, layer.activation) ** 2)
 
     # forward predictions, from the input's second moment alone
-    predicted_a, predicted_z = [_mean_square(X)], []
+    predicted_a, predicted_z, spreads = [_mean_square(X)], [], []
     for layer, variance in zip(net.layers, variances):
-        q = layer.n_in * variance * predicted_a[-1] + _mean_square(layer.b)
-        predicted_z.append(q)
-        predicted_a.append(gaussian_mean(lambda z: layer.activation.forward(z) ** 2, q))
+        spread = layer.n_in * variance * predicted_a[-1]   # s², the variance of each z_j
+        spreads.append(spread)
+        predicted_z.append(spread + _mean_square(layer.b))
+        predicted_a.append(_per_unit_mean(lambda z: layer.activation.forward(z) ** 2, spread,
+                                          layer.b))
     # backward predictions, from the output gradient's second moment
     predicted_grad_a = [_mean_square(output_gradient)]
     predicted_grad_z = []
-    for layer, variance, q in zip(reversed(net.layers), reversed(variances),
-                                  reversed(predicted_z)):
-        slope = gaussian_mean(lambda z: layer.activation.derivative(z) ** 2, q)
+    for layer, variance, spread in zip(reversed(net.layers), reversed(variances),
+                                       reversed(spreads)):
+        slope = _per_unit_mean(lambda z: layer.activation.derivative(z) ** 2, spread, layer.b)
         predicted_grad_z.append(predicted_grad_a[-1] * slope)
         predicted_grad_a.append(layer.n_out * variance * predicted_grad_z[-1])
     predicted_grad_a, predicted_grad_z = predicted_grad_a[::-1], predicted_grad_z[::-1]

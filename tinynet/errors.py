@@ -64,9 +64,9 @@ def check_float(name: str, value: object, *, minimum: float, inclusive: bool) ->
         raise TypeError(f"{name} must be a real number, got {value!r} of type "
                         f"{type(value).__name__}")
     value = float(value)
-    relation = ">=" if inclusive else ">"
+    bound = "" if minimum == -math.inf else f" {'>=' if inclusive else '>'} {minimum}"
     if not math.isfinite(value) or value < minimum or (value == minimum and not inclusive):
-        raise ValueError(f"{name} must be a finite number {relation} {minimum}, got {value!r}")
+        raise ValueError(f"{name} must be a finite number{bound}, got {value!r}")
     return value
 
 

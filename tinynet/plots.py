@@ -1,4 +1,6 @@
-"""Pictures of experiments (matplotlib, Agg backend: no screen needed)."""
+"""Pictures of experiments, drawn with matplotlib's object API straight to PNG files: no
+screen needed, and pyplot's global backend and figure list are left alone (a notebook keeps
+its own)."""
 
 from __future__ import annotations
 
@@ -14,19 +16,23 @@ if TYPE_CHECKING:
 __all__ = ["rates", "signal", "histograms"]
 
 
-def _pyplot():
+def _figure(**kwargs):
+    """A matplotlib Figure, detached from pyplot: ``fig.savefig`` renders it with Agg."""
+    from matplotlib.figure import Figure
+    return Figure(**kwargs)
+
+
+def _colors() -> list[str]:
     import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    return plt
+    return matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
 
 
 def rates(studies: "list[Study]", path: str | Path) -> None:
     """Bar chart of success rates with 95 % Wilson intervals, one group of bars per study
     (for a sweep over shapes) or one bar per arm; the notes' reported rates as diamonds."""
-    plt = _pyplot()
     names = [r.arm.name for r in studies[0].results]
-    fig, ax = plt.subplots(figsize=(10.0 if len(studies) > 1 else 2.0 + 1.6 * len(names), 4.8))
+    fig = _figure(figsize=(10.0 if len(studies) > 1 else 2.0 + 1.6 * len(names), 4.8))
+    ax = fig.subplots()
     width = 0.8 / len(names) if len(studies) > 1 else 0.8
     for i, name in enumerate(names):
         results = [study.results[i] for study in studies]
@@ -53,15 +59,14 @@ def rates(studies: "list[Study]", path: str | Path) -> None:
         ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def signal(reports: "dict[str, SignalReport]", path: str | Path, title: str) -> None:
     """Second moments against depth, one line per report: forward E[a²] and backward
     E[(dL/da)²], measured (solid, dots) and predicted (dashed), on log scales."""
-    plt = _pyplot()
-    fig, (forward, backward) = plt.subplots(1, 2, figsize=(11, 4.5), sharex=True)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"] * 3
+    fig = _figure(figsize=(11, 4.5))
+    forward, backward = fig.subplots(1, 2, sharex=True)
+    colors = _colors() * 3
     for (label, report), color in zip(reports.items(), colors):
         depth = np.arange(1, len(report.layers) + 1)
         for ax, key in [(forward, "a"), (backward, "grad_a")]:
@@ -79,16 +84,15 @@ def signal(reports: "dict[str, SignalReport]", path: str | Path, title: str) -> 
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path, title: str) -> None:
     """One row per label, one panel per layer: the histogram of that layer's outputs over its
     whole range (not a fixed window), so saturation and collapse both show."""
-    plt = _pyplot()
     rows = len(activations)
     columns = max(len(layers) for layers in activations.values())
-    fig, axes = plt.subplots(rows, columns, figsize=(2.4 * columns, 2.0 * rows), squeeze=False)
+    fig = _figure(figsize=(2.4 * columns, 2.0 * rows))
+    axes = fig.subplots(rows, columns, squeeze=False)
     for row, (label, layers) in enumerate(activations.items()):
         for column, values in enumerate(layers):
             ax = axes[row, column]
@@ -104,4 +108,3 @@ def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path, tit
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    plt.close(fig)

@@ -34,8 +34,27 @@ class FileFormatError(ValueError):
     truncated, or written by a newer tinynet."""
 
 
+def _savable_name(layer: Layer, index: int) -> str:
+    """The layer's initializer name, if loading it by that name gives the same initializer."""
+    name = layer.init.name
+    try:
+        same = init.get(name).variance(layer.shape, layer.activation) == \
+            layer.init.variance(layer.shape, layer.activation)
+    except (ValueError, TypeError):
+        same = False
+    if not same:
+        raise ValueError(f"layer {index}'s initializer {name!r} cannot be saved by name: the "
+                         "registry does not give it back; register it with "
+                         "tinynet.init.register(name, ...) and build the layer with that name")
+    return name
+
+
 def save(net: Network, path: str | os.PathLike) -> Path:
-    """Write ``net`` to ``path`` (``.npz`` is added if missing); return the path written."""
+    """Write ``net`` to ``path`` (``.npz`` is added if missing); return the path written.
+
+    The file is written next to its destination and then moved into place, so an
+    interrupted save never leaves a half-written file under the final name.
+    """
     path = Path(path)
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")
@@ -44,60 +63,81 @@ def save(net: Network, path: str | os.PathLike) -> Path:
         "sizes": np.array(net.sizes, dtype=np.int64), "seed": np.array(net.seed, dtype=np.int64),
         "activations": np.array([layer.activation.name for layer in net.layers]),
         "alphas": np.array([layer.activation.alpha for layer in net.layers]),
-        "inits": np.array([layer.init.name for layer in net.layers]),
+        "inits": np.array([_savable_name(layer, i) for i, layer in enumerate(net.layers)]),
         "bias_inits": np.array([layer.bias_init for layer in net.layers]),
     }
     for i, layer in enumerate(net.layers):
         arrays[f"W{i}"], arrays[f"b{i}"] = layer.W, layer.b
-    with open(path, "wb") as file:
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "wb") as file:
         np.savez(file, **arrays)
+    os.replace(partial, path)
     return path
 
 
 def _read(path: Path) -> dict[str, np.ndarray]:
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        archive = np.load(path, allow_pickle=False)
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise ValueError(f"it holds a single {type(archive).__name__}, not an archive")
+        with archive:
             return {name: archive[name] for name in archive.files}
     except FileNotFoundError:
         raise
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError) as error:
+    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, TypeError,
+            NotImplementedError, RuntimeError) as error:
         raise FileFormatError(f"{path} is not a readable tinynet network file "
                               f"({type(error).__name__}: {error})") from None
 
 
+def _integer(arrays: dict[str, np.ndarray], key: str, path: Path) -> int:
+    value = arrays.get(key)
+    if value is None or value.shape != () or value.dtype.kind not in "iu":
+        raise FileFormatError(f"{path}: entry {key!r} must be one integer, got {value!r}")
+    return int(value)
+
+
 def load(path: str | os.PathLike) -> Network:
-    """Read a network written by :func:`save` (or :meth:`Network.save`)."""
+    """Read a network written by :func:`save` (or :meth:`Network.save`); like ``save``, add
+    ``.npz`` to a path without it."""
     path = Path(path)
+    if path.suffix != ".npz" and not path.exists():
+        path = path.with_name(path.name + ".npz")
     arrays = _read(path)
-    if not isinstance(arrays, dict) or "format" not in arrays or \
-            str(arrays["format"]) != FORMAT:
+    if "format" not in arrays or arrays["format"].shape != () or str(arrays["format"]) != FORMAT:
         raise FileFormatError(f"{path} is not a tinynet network file (its 'format' entry is "
                               f"missing or not {FORMAT!r})")
-    version = int(arrays.get("version", -1))
+    version = _integer(arrays, "version", path)
     if version > VERSION:
         raise FileFormatError(f"{path} was written in tinynet network format {version}; this "
                               f"tinynet reads up to format {VERSION}: upgrade tinynet")
     if version < 1:
         raise FileFormatError(f"{path} has an invalid format version {version}")
-    try:
-        sizes = [int(s) for s in arrays["sizes"]]
-        entries = [arrays[key] for key in ("activations", "alphas", "inits", "bias_inits")]
-        weights = [(arrays[f"W{i}"], arrays[f"b{i}"]) for i in range(len(sizes) - 1)]
-        seed = int(arrays["seed"])
-    except (KeyError, TypeError, ValueError) as error:
-        raise FileFormatError(f"{path} is missing or garbles an entry: {error}") from None
-    if any(len(entry) != len(sizes) - 1 for entry in entries):
-        raise FileFormatError(f"{path} describes {len(sizes) - 1} layers but lists "
-                              f"{[len(e) for e in entries]} activations, alphas, inits, biases")
-    layers = []
-    for i, (activation, alpha, init_name, bias_init) in enumerate(zip(*entries)):
-        W, b = weights[i]
-        shape = (sizes[i + 1], sizes[i])
-        if W.shape != shape or b.shape != (sizes[i + 1],) or W.dtype != np.float64 \
-                or b.dtype != np.float64:
-            raise FileFormatError(f"{path}: layer {i} holds W {W.shape} {W.dtype} and b "
-                                  f"{b.shape} {b.dtype}; its sizes say float64 {shape} and "
-                                  f"({sizes[i + 1]},)")
+    seed = _integer(arrays, "seed", path)
+    sizes = arrays.get("sizes")
+    if sizes is None or sizes.ndim != 1 or sizes.dtype.kind not in "iu" or len(sizes) < 2:
+        raise FileFormatError(f"{path}: entry 'sizes' must list at least two integers, "
+                              f"got {sizes!r}")
+    layers = len(sizes) - 1
+    entries = {key: arrays.get(key) for key in ("activations", "alphas", "inits", "bias_inits")}
+    for key, entry in entries.items():
+        if entry is None or entry.shape != (layers,):
+            raise FileFormatError(f"{path} describes {layers} layers but its entry {key!r} is "
+                                  f"{entry!r}")
+    weights = []
+    for i in range(layers):
+        W, b = arrays.get(f"W{i}"), arrays.get(f"b{i}")
+        shape = (int(sizes[i + 1]), int(sizes[i]))
+        if W is None or b is None or W.shape != shape or b.shape != shape[:1] or \
+                W.dtype != np.float64 or b.dtype != np.float64:
+            raise FileFormatError(
+                f"{path}: layer {i} holds W {getattr(W, 'shape', None)} "
+                f"{getattr(W, 'dtype', None)} and b {getattr(b, 'shape', None)} "
+                f"{getattr(b, 'dtype', None)}; its sizes say float64 {shape} and {shape[:1]}")
+        weights.append((W, b))
+
+    net_layers = []
+    for i, (activation, alpha, init_name, bias_init) in enumerate(zip(*entries.values())):
         try:
             initializer = init.get(str(init_name))
         except UnknownNameError:
@@ -106,9 +146,19 @@ def load(path: str | os.PathLike) -> Network:
                 f"{path} was saved with it (layer {i}); register it with "
                 f"tinynet.init.register({str(init_name).split('(')[0]!r}, ...) before loading"
             ) from None
-        layers.append(Layer(sizes[i], sizes[i + 1], activation=str(activation),
-                            init=initializer, alpha=float(alpha), bias_init=float(bias_init)))
-    net = Network(layers, seed=seed)
+        except (ValueError, TypeError) as error:
+            raise FileFormatError(f"{path}: layer {i}'s initializer entry is garbled: "
+                                  f"{error}") from None
+        try:
+            net_layers.append(Layer(int(sizes[i]), int(sizes[i + 1]), activation=str(activation),
+                                    init=initializer, alpha=float(alpha),
+                                    bias_init=float(bias_init)))
+        except (ValueError, TypeError) as error:
+            raise FileFormatError(f"{path}: layer {i} cannot be rebuilt: {error}") from None
+    try:
+        net = Network(net_layers, seed=seed)
+    except (ValueError, TypeError) as error:
+        raise FileFormatError(f"{path}: the network cannot be rebuilt: {error}") from None
     for layer, (W, b) in zip(net.layers, weights):
         layer.W[...], layer.b[...] = W, b
     return net

@@ -29,11 +29,11 @@ def _probability(name: str, value: object, strict: bool) -> float:
     return value
 
 
-def _check_counts(successes: int, n: int) -> tuple[int, int]:
-    n = check_int("n", n, minimum=1)
-    successes = check_int("successes", successes, minimum=0)
+def _check_counts(successes: int, n: int, suffix: str = "") -> tuple[int, int]:
+    n = check_int(f"n{suffix}", n, minimum=1)
+    successes = check_int(f"successes{suffix}", successes, minimum=0)
     if successes > n:
-        raise ValueError(f"successes must be at most n ({n}), got {successes}")
+        raise ValueError(f"successes{suffix} must be at most n{suffix} ({n}), got {successes}")
     return successes, n
 
 
@@ -56,8 +56,8 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
 
 def fisher_exact_p(successes_a: int, n_a: int, successes_b: int, n_b: int) -> float:
     """Two-sided p-value of Fisher's exact test that two success rates are equal."""
-    successes_a, n_a = _check_counts(successes_a, n_a)
-    successes_b, n_b = _check_counts(successes_b, n_b)
+    successes_a, n_a = _check_counts(successes_a, n_a, "_a")
+    successes_b, n_b = _check_counts(successes_b, n_b, "_b")
     table = [[successes_a, n_a - successes_a], [successes_b, n_b - successes_b]]
     return float(_scipy_stats.fisher_exact(table, alternative="two-sided").pvalue)
 
