@@ -17,7 +17,6 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-from scipy import integrate
 
 from ..activations import Activation, LeakyReLU, get_activation
 from ..errors import UnknownNameError
@@ -66,6 +65,8 @@ def gaussian_mean(function: Callable[[np.ndarray], np.ndarray], variance: float,
     varies in it, so ``quad`` cannot step over a peak. A non-finite variance has no
     prediction (nan); one so large that f overflows gives inf, without warnings.
     """
+    from scipy import integrate  # imported here, so that importing tinynet stays quick
+
     if not math.isfinite(variance) or not math.isfinite(mean):
         return math.nan
     if variance == 0:
