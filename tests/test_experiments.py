@@ -92,6 +92,7 @@ def test_success_criterion_on_hand_made_predictions():
     assert summary.failures == {"one_wrong": 2, "two_wrong": 1, "three_or_four_wrong": 0,
                                 "diverged": 0}
     assert summary.solved_epoch_quartiles == [15.0, 20.0, 25.0]
+    assert list(summary.failures) == list(tinynet.experiments.FAILURES)
 
 
 # --- studies --------------------------------------------------------------------------------

@@ -33,13 +33,12 @@ __all__ = ["Arm", "XorSetup", "ArmResult", "Comparison", "Study", "run_study", "
            "FAILURES"]
 
 FAILURES = {
-    "one_wrong": "one sample wrong: typically the plateau where three outputs sit near 2/3 "
-                 "(loss near 1/6)",
-    "two_wrong": "two samples wrong: typically outputs near 0.5 everywhere (loss near 1/4)",
-    "three_or_four_wrong": "three or four samples wrong",
-    "diverged": "loss or weights became NaN or infinite",
+    "one_wrong": ("1 wrong", "typically three outputs near 2/3, a plateau at loss 1/6"),
+    "two_wrong": ("2 wrong", "typically every output near 0.5, a plateau at loss 1/4"),
+    "three_or_four_wrong": ("3+ wrong", "three or four samples on the wrong side"),
+    "diverged": ("diverged", "the loss or a weight became NaN or infinite"),
 }
-"""How an unsolved seed failed, judged on its final predictions."""
+"""How an unsolved seed failed, judged on its final predictions: (column label, meaning)."""
 
 
 @dataclass(frozen=True)
@@ -218,7 +217,9 @@ class Study:
 
     def report(self) -> str:
         """The setup line, the table, and the pairwise verdicts."""
-        lines = [self.setup.describe(), "", self.table()]
+        lines = [self.setup.describe(), "", self.table(), "",
+                 "failures: " + "; ".join(f"{label}: {text}"
+                                          for label, text in FAILURES.values())]
         if len(self.results) == 1:
             lines += ["", f"At n = {self.setup.seeds} the 95 % interval is the measure of "
                           "precision; to compare initializers, name several and read the "
