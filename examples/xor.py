@@ -17,6 +17,7 @@ import argparse
 import importlib
 import json
 import os
+import sys
 from pathlib import Path
 
 import tinynet
@@ -169,6 +170,9 @@ def main(argv: list[str] | None = None) -> None:
                                         for i, s in enumerate(studies)))
         if args.plot:
             tinynet.plots.rates(studies, args.plot)
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
     except (ValueError, TypeError, OSError) as error:
         parser.error(f"{type(error).__name__}: {error}")
 
