@@ -86,7 +86,7 @@ def test_success_criterion_on_hand_made_predictions():
     result = EnsembleResult(final_loss=np.array([0.01, 0.1, 0.1, 0.2, 0.17, 0.25]),
                             diverged_epoch=np.array([-1, -1, -1, -1, -1, -1]),
                             solved_epoch=np.array([10, 20, 30, -1, -1, -1]),
-                            predictions=predictions, solved=solves(predictions, y), epochs=50)
+                            predictions=predictions, epochs=50)
     summary = ArmResult.from_ensemble(Arm("normal"), result, y, [1.0], 0.0)
     assert summary.successes == 3 and summary.rate == 0.5
     assert summary.failures == {"one_wrong": 2, "two_wrong": 1, "three_or_four_wrong": 0,

@@ -31,7 +31,7 @@ def test_backward_matches_central_differences(sizes, hidden, output, batch, seed
     X, y = rng.normal(size=(batch, sizes[0])), rng.normal(size=(batch, sizes[-1]))
     net.forward(X)
     # central differences need the kinks of relu/leaky_relu to be further than h = 1e-6 away
-    assume(all(np.min(np.abs(layer._Z)) > 1e-4 for layer in net.layers))
+    assume(all(np.min(np.abs(layer.pre_activation)) > 1e-4 for layer in net.layers))
     dX = net.backward(mse_gradient(net.forward(X), y))
     grads = [g.copy() for g in net.gradients()]
     loss = lambda: mse(net.forward(X), y)  # noqa: E731

@@ -162,7 +162,7 @@ def _propagate(net: Network, X: object, output_gradient: object | None, seed: in
 
     signals = []
     for i, (layer, variance) in enumerate(zip(net.layers, variances)):
-        z = layer._Z
+        z = layer.pre_activation
         dz = grads_a[i + 1] * layer.activation.derivative(z)
         # one sample's dW is the outer product dz_b a_bᵀ: its mean square factorises
         per_sample_dw = np.mean(np.sum(dz * dz, axis=1) * np.sum(inputs[i] * inputs[i], axis=1)

@@ -51,8 +51,12 @@ class EnsembleResult:
     diverged_epoch: np.ndarray
     solved_epoch: np.ndarray
     predictions: np.ndarray
-    solved: np.ndarray
     epochs: int
+
+    @property
+    def solved(self) -> np.ndarray:
+        """True for members that solved the task (``solved_epoch`` >= 0)."""
+        return self.solved_epoch >= 0
 
     @property
     def diverged(self) -> np.ndarray:
@@ -122,7 +126,7 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     solved = solves(predictions, y) & (diverged_epoch < 0)
     return EnsembleResult(final_loss=final_loss, diverged_epoch=diverged_epoch,
                           solved_epoch=np.where(solved, last_wrong + 1, -1),
-                          predictions=predictions, solved=solved, epochs=epochs)
+                          predictions=predictions, epochs=epochs)
 
 
 def _fit_numba(networks, X, y, epochs, lr, batch_size, shuffle, seeds):

@@ -29,8 +29,8 @@ from . import shuffle
 __all__ = ["vector_exp", "IDENTITY", "SIGMOID", "TANH", "RELU", "LEAKY_RELU", "sigmoid",
            "sigmoid_derivative", "tanh_derivative", "relu", "relu_derivative", "leaky_relu",
            "leaky_relu_derivative", "activate", "activate_derivative", "activate_into",
-           "backpropagate_activation", "dense_forward", "dense_backward", "sgd_update",
-           "epoch_order_into", "fit_network", "forward_network", "BLAS_MIN_WORK"]
+           "backpropagate_activation", "matmul_into", "dense_forward", "dense_backward",
+           "sgd_update", "epoch_order_into", "fit_network", "forward_network", "BLAS_MIN_WORK"]
 
 IDENTITY, SIGMOID, TANH, RELU, LEAKY_RELU = 0, 1, 2, 3, 4
 
@@ -191,25 +191,38 @@ def backpropagate_activation(code, alpha, Z, dA, dZ):
                 dZ[r, j] = dA[r, j] * activate_derivative(code, alpha, Z[r, j])
 
 
+# --- matrix products ----------------------------------------------------------------------
+
+@njit(cache=True, error_model="numpy", inline="always")
+def matmul_into(a, b, out):
+    """out = a b for a (m, k) and b (k, n), either of which may be a transposed view.
+
+    Big products (at least :data:`BLAS_MIN_WORK` multiply-adds) go to BLAS; small ones are
+    loops that sum from k = 0 upwards, the order the lanes kernel uses too. Inlined into its
+    callers, so that the small loops of a per-sample step pay no call.
+    """
+    m, inner = a.shape
+    n = b.shape[1]
+    if m * inner * n >= BLAS_MIN_WORK:
+        out[:, :] = np.dot(a, b)
+        return
+    for r in range(m):
+        for c in range(n):
+            acc = 0.0
+            for k in range(inner):
+                acc += a[r, k] * b[k, c]
+            out[r, c] = acc
+
+
 # --- a dense layer: forward and backward side by side ---------------------------------------
 
 @njit(cache=True, error_model="numpy")
 def dense_forward(X, W, b, code, alpha, Z, A):
     """Z = X Wᵀ + b and A = φ(Z), written into Z and A (B, n_out). X is (B, n_in)."""
-    batch, n_in = X.shape
-    n_out = W.shape[0]
-    if batch * n_in * n_out >= BLAS_MIN_WORK:
-        Z[:, :] = np.dot(X, W.T)
-        for r in range(batch):
-            for j in range(n_out):
-                Z[r, j] += b[j]
-    else:
-        for r in range(batch):
-            for j in range(n_out):
-                acc = 0.0
-                for i in range(n_in):
-                    acc += X[r, i] * W[j, i]
-                Z[r, j] = acc + b[j]
+    matmul_into(X, W.T, Z)
+    for r in range(Z.shape[0]):
+        for j in range(Z.shape[1]):
+            Z[r, j] += b[j]
     activate_into(code, alpha, Z, A)
 
 
@@ -219,34 +232,15 @@ def dense_backward(dA, X, W, Z, code, alpha, dZ, dW, db, dX, need_dX):
 
     Writes dZ, dW (n_out, n_in), db (n_out,) and, if ``need_dX``, dX (B, n_in).
     """
-    batch, n_in = X.shape
-    n_out = W.shape[0]
     backpropagate_activation(code, alpha, Z, dA, dZ)
-    big = batch * n_in * n_out >= BLAS_MIN_WORK
-    if big:
-        dW[:, :] = np.dot(dZ.T, X)
-    else:
-        for j in range(n_out):
-            for i in range(n_in):
-                acc = 0.0
-                for r in range(batch):
-                    acc += dZ[r, j] * X[r, i]
-                dW[j, i] = acc
-    for j in range(n_out):
+    matmul_into(dZ.T, X, dW)
+    for j in range(dZ.shape[1]):
         db[j] = dZ[0, j]
-    for r in range(1, batch):
-        for j in range(n_out):
+    for r in range(1, dZ.shape[0]):
+        for j in range(dZ.shape[1]):
             db[j] += dZ[r, j]
     if need_dX:
-        if big:
-            dX[:, :] = np.dot(dZ, W)
-        else:
-            for r in range(batch):
-                for i in range(n_in):
-                    acc = 0.0
-                    for j in range(n_out):
-                        acc += dZ[r, j] * W[j, i]
-                    dX[r, i] = acc
+        matmul_into(dZ, W, dX)
 
 
 @njit(cache=True, error_model="numpy")
@@ -291,18 +285,19 @@ def _rows(buffer, rows, width):
 
 
 @njit(cache=True, error_model="numpy")
-def forward_network(theta, layout, codes, alphas, X, Zs, As, out):
-    """Forward X (B, n_in) through every layer; Zs/As are (layers, B · max width) scratch."""
+def forward_network(theta, layout, codes, alphas, X, Zs, As):
+    """Forward X (B, n_in) through every layer, keeping each layer's Z and A in the scratch
+    rows Zs[layer] and As[layer] (each at least B · its width long); return the output, a
+    view into As."""
     batch = X.shape[0]
-    layers = layout.shape[0]
     inputs = X
-    for layer in range(layers):
+    for layer in range(layout.shape[0]):
         W, b = _weights(theta, layout, layer)
         n_out = layout[layer, 1]
         A = _rows(As[layer], batch, n_out)
         dense_forward(inputs, W, b, codes[layer], alphas[layer], _rows(Zs[layer], batch, n_out), A)
         inputs = A
-    out[:, :] = inputs
+    return inputs
 
 
 @njit(cache=True, error_model="numpy")
@@ -339,21 +334,13 @@ def fit_network(theta, layout, codes, alphas, X, Y, first_epoch, lr, batch_size,
                 Xb[r, :] = X[order[start + r]]
                 Yb[r, :] = Y[order[start + r]]
             x, y = Xb[:rows], Yb[:rows]
-            # forward
-            inputs = x
-            for layer in range(layers):
-                W, b = _weights(theta, layout, layer)
-                width_out = layout[layer, 1]
-                A = _rows(As[layer], rows, width_out)
-                dense_forward(inputs, W, b, codes[layer], alphas[layer],
-                              _rows(Zs[layer], rows, width_out), A)
-                inputs = A
+            outputs = forward_network(theta, layout, codes, alphas, x, Zs, As)
             # loss and dL/dŷ = (2/B)(ŷ − y)
             delta = _rows(dA, rows, n_out)
             batch_loss = 0.0
             for r in range(rows):
                 for k in range(n_out):
-                    diff = inputs[r, k] - y[r, k]
+                    diff = outputs[r, k] - y[r, k]
                     batch_loss += diff * diff
                     delta[r, k] = (2.0 / rows) * diff
             total += batch_loss

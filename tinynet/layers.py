@@ -91,6 +91,11 @@ class Layer:
         self._Z = X @ self.W.T + self.b
         return self.activation.forward(self._Z)
 
+    @property
+    def pre_activation(self) -> np.ndarray | None:
+        """Z = X Wᵀ + b from the last :meth:`forward` (None before the first)."""
+        return self._Z
+
     def backward(self, dA: np.ndarray) -> np.ndarray:
         """Given dL/dA (B, n_out), store dW and db and return dL/dX (B, n_in)."""
         if self._X is None or self._Z is None:

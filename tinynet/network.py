@@ -93,11 +93,9 @@ class Network:
             return self.forward_unchecked(X)
         codes, alphas = packing.activations(self)
         scratch = np.empty((len(self.layers), len(X) * max(self.sizes)))
-        out = np.empty((len(X), self.n_out))
-        packing.compiled("kernels").forward_network(
+        return packing.compiled("kernels").forward_network(
             packing.pack(self), packing.layout(self), codes, alphas, X, scratch,
-            np.empty_like(scratch), out)
-        return out
+            np.empty_like(scratch)).copy()
 
     def backward(self, dY: np.ndarray) -> np.ndarray:
         """Backpropagate dL/dY (B, n_out) through every layer; return dL/dX (B, n_in)."""
