@@ -5,10 +5,11 @@
     python benchmarks/bench_jit_vs_numpy.py --plot benchmarks/results/bench.png
 
 Every figure is measured in this one run, on this machine, so ratios compare like with like.
-Times are the best of a few repeats. BLAS threads are set before NumPy is imported (default 1:
-with 2 threads OpenBLAS slows badly when the other core is busy, and fights numba's threads);
-the numba ensemble uses numba's threads (default: every core). Results go to
-benchmarks/results/bench_jit_vs_numpy.json.
+Times are the best of a few repeats (``timeit``'s autorange picks the loop count). BLAS
+threads are set before NumPy is imported (default 1: with 2 threads OpenBLAS slows badly when
+the other core is busy, and fights numba's threads); the numba ensemble uses numba's threads
+(default: every core). Results go to benchmarks/results/bench_jit_vs_numpy.json; to compare
+two runs row by row, see benchmarks/compare_runs.py.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
+import timeit
 from pathlib import Path
 
 
@@ -46,29 +47,29 @@ import numba  # noqa: E402  (after the thread settings)
 import numpy as np  # noqa: E402
 
 import tinynet  # noqa: E402
-from tinynet import kernels  # noqa: E402
+from tinynet.activations import LEAKY_RELU  # noqa: E402
+from tinynet.compiled import single  # noqa: E402
+
+# The dense-layer kernels are internal to the compiled backend; the benchmark times them alone.
+dense_forward, dense_backward = single._dense_forward, single._dense_backward
+
+
+@numba.njit(cache=True)
+def sgd_update(theta, grad, lr):
+    """θ ← θ − lr · ∇θ, in place, compiled (the fit kernel does this inline)."""
+    for k in range(theta.size):
+        theta[k] -= lr * grad[k]
+
 
 if ARGS.numba_threads:
     numba.set_num_threads(ARGS.numba_threads)
 
 
-def best_time(function, repeats: int = 5, min_seconds: float = 0.05) -> float:
-    """Seconds per call: the best over ``repeats`` of loops lasting at least ``min_seconds``."""
-    calls = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(calls):
-            function()
-        if time.perf_counter() - start >= min_seconds:
-            break
-        calls *= 2
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            function()
-        best = min(best, (time.perf_counter() - start) / calls)
-    return best
+def best_time(function, repeats: int = 5) -> float:
+    """Seconds per call: the best of ``repeats`` loops of at least 0.2 s (``timeit``)."""
+    timer = timeit.Timer(function)
+    calls, _ = timer.autorange()
+    return min(timer.repeat(repeat=repeats, number=calls)) / calls
 
 
 # --- (a) one dense layer: forward, backward and SGD step -----------------------------------
@@ -92,11 +93,10 @@ def bench_kernels() -> list[dict]:
             dW, db, dX = np.empty_like(W), np.empty_like(b), np.empty((batch, size))
 
             def numba_step():
-                kernels.dense_forward(X, W, b, kernels.LEAKY_RELU, 0.01, Z, A)
-                kernels.dense_backward(dA, X, W, Z, kernels.LEAKY_RELU, 0.01, dZ, dW, db, dX,
-                                       True)
-                kernels.sgd_update(W.reshape(-1), dW.reshape(-1), 1e-9)
-                kernels.sgd_update(b, db, 1e-9)
+                dense_forward(X, W, b, LEAKY_RELU, 0.01, Z, A)
+                dense_backward(dA, X, W, Z, LEAKY_RELU, 0.01, dZ, dW, db, dX, True)
+                sgd_update(W.reshape(-1), dW.reshape(-1), 1e-9)
+                sgd_update(b, db, 1e-9)
 
             numba_step()
             t_numpy, t_numba = best_time(numpy_step), best_time(numba_step)
@@ -196,9 +196,8 @@ def bench_xor(sizes: list[int], full: bool) -> list[dict]:
 
 
 def _timed(function) -> float:
-    start = time.perf_counter()
-    function()
-    return time.perf_counter() - start
+    """Seconds for one call."""
+    return timeit.timeit(function, number=1)
 
 
 # --- (c) a medium MLP, minibatches ----------------------------------------------------------

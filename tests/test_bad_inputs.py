@@ -4,13 +4,16 @@ Each must raise a specific exception whose message names the argument, the value
 expected (checked here by a pattern on the message), and nothing may be coerced silently.
 """
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import tinynet
 from tinynet import Layer, Network, ShapeError, UnknownNameError
 from tinynet.diagnostics import propagate
-from tinynet.experiments import Arm, XorSetup, run_study
+from tinynet.activations import LeakyReLU
+from tinynet.xor import Arm, XorSetup, run_study
 
 X, Y = tinynet.data.xor()
 
@@ -50,6 +53,19 @@ CATALOGUE = [
      r"init must be an initializer name, an Initializer or a function"),
     ("layer bias_init inf", lambda: Layer(2, 2, bias_init=float("inf")), ValueError,
      r"bias_init must be a finite number, got inf"),
+    ("layer init wrong shape", lambda: Layer(3, 2, init=lambda shape, rng: np.zeros((3, 2))),
+     ValueError, r"initializer '<lambda>' returned shape \(3, 2\), expected \(2, 3\)"),
+    ("layer init not finite", lambda: Layer(2, 2, init=tinynet.init.FunctionInitializer(
+        "nan_init", lambda shape, rng: np.full(shape, np.nan))), ValueError,
+     r"'nan_init' must return finite real numbers"),
+    ("layer forward list", lambda: Layer(2, 3).forward([[1.0, 2.0]]), TypeError,
+     r"layer input X must be a float64 NumPy array, got list"),
+    ("layer forward complex", lambda: Layer(2, 3).forward(np.ones((1, 2), dtype=complex)),
+     TypeError, r"float64 NumPy array, got ndarray of dtype complex128"),
+    ("layer forward width", lambda: Layer(2, 3).forward(np.ones((1, 3))), ShapeError,
+     r"layer input must have shape \(batch, 2\), got \(1, 3\)"),
+    ("leaky_relu alpha inf", lambda: LeakyReLU(float("inf")), ValueError,
+     r"alpha must be a finite number >= 0.0, got inf"),
     ("layer rng negative", lambda: Layer(2, 2, rng=-1), ValueError,
      r"rng must be an integer from 0 to 9223372036854775807, got -1"),
     # Network and mlp
@@ -58,6 +74,8 @@ CATALOGUE = [
      r"layers\[1\] must be a tinynet Layer, got 5"),
     ("network chain", lambda: Network([Layer(2, 3), Layer(2, 1)]), ShapeError,
      r"layers\[1\] takes 2 inputs but layers\[0\] gives 3 outputs"),
+    ("network same layer twice", lambda: (lambda layer: Network([layer, layer]))(Layer(2, 2)),
+     ValueError, r"layers\[1\] is the same Layer object as an earlier one"),
     ("network seed negative", lambda: Network([Layer(2, 2)], seed=-5), ValueError,
      r"seed must be an integer from 0 to 9223372036854775807, got -5"),
     ("network seed too big", lambda: Network([Layer(2, 2)], seed=2**63), ValueError,
@@ -82,6 +100,8 @@ CATALOGUE = [
      r"X must hold real numbers.*complex128"),
     ("forward objects", lambda: net().forward(np.array([[None, 1]])), TypeError,
      r"X must hold real numbers.*object"),
+    ("predict wrong width", lambda: net().predict(np.ones((2, 3))), ShapeError,
+     r"X must have 2 columns \(the network's input size\), got shape \(2, 3\)"),
     ("predict unknown backend", lambda: net().predict(X, backend="numbaa"), UnknownNameError,
      r"unknown backend 'numbaa'.*did you mean 'numba'"),
     # fit
@@ -97,6 +117,10 @@ CATALOGUE = [
     ("fit y too wide", lambda: fit(y=np.ones((4, 2))), ShapeError,
      r"y must have 1 columns \(the network's output size\), got shape \(4, 2\)"),
     ("fit y complex", lambda: fit(y=np.ones((4, 1)) * 1j), TypeError, r"y must hold real"),
+    ("fit X wrong width", lambda: fit(X=np.ones((4, 3))), ShapeError,
+     r"X must have 2 columns \(the network's input size\), got shape \(4, 3\)"),
+    ("fit X strings", lambda: fit(X=np.array([["a", "b"]] * 4)), TypeError,
+     r"X must hold real numbers, got an array of dtype <U1"),
     ("fit epochs zero", lambda: fit(epochs=0), ValueError, r"epochs must be an integer >= 1, got 0"),
     ("fit epochs float", lambda: fit(epochs=10.0), TypeError,
      r"epochs must be an integer >= 1, got 10.0 of type float"),
@@ -119,6 +143,14 @@ CATALOGUE = [
      r"unknown backend 'torch'; expected one of: numba, numpy"),
     ("fit print_every zero", lambda: fit(print_every=0), ValueError,
      r"print_every must be an integer >= 1, got 0"),
+    ("fit threshold nan", lambda: fit(threshold=float("nan")), ValueError,
+     r"threshold must be a finite number, got nan"),
+    ("fit threshold string", lambda: fit(threshold="0.5"), TypeError,
+     r"threshold must be a real number, got '0.5'"),
+    ("fit record_every zero", lambda: fit(record_every=0), ValueError,
+     r"record_every must be an integer >= 1, got 0"),
+    ("fit record_every float", lambda: fit(record_every=1.5), TypeError,
+     r"record_every must be an integer >= 1, got 1.5 of type float"),
     # ensembles
     ("ensemble empty", lambda: ensemble(networks=[]), ValueError,
      r"networks must hold at least one Network, got an empty sequence"),
@@ -129,6 +161,10 @@ CATALOGUE = [
     ("ensemble mixed activations",
      lambda: ensemble(networks=[net(), tinynet.mlp([2, 3, 1], activation="tanh")]), ShapeError,
      r"share one shape and one set of activations"),
+    ("ensemble same network twice", lambda: (lambda n: ensemble(networks=[n, n]))(net()),
+     ValueError, r"networks\[1\] is the same Network object as networks\[0\]"),
+    ("ensemble record_every zero", lambda: ensemble(record_every=0), ValueError,
+     r"record_every must be an integer >= 1, got 0"),
     ("ensemble seeds count", lambda: ensemble(seeds=[1, 2]), ValueError,
      r"seeds must give one seed per network \(1\), got 2"),
     ("ensemble seed negative", lambda: ensemble(seeds=[-4]), ValueError,
@@ -169,6 +205,8 @@ CATALOGUE = [
      ValueError, r"output_gradient must have one row per sample of X \(4\), got 1"),
     ("diagnostics nan X", lambda: propagate(net(), [[np.nan, 0]]), ValueError,
      r"X must be finite, got nan at index \(0, 0\)"),
+    ("diagnostics weight_variance", lambda: propagate(net(), X, weight_variance="target"),
+     UnknownNameError, r"unknown weight_variance 'target'; expected one of: actual, init"),
     # the XOR harness
     ("study seeds zero", lambda: XorSetup(seeds=0), ValueError,
      r"seeds must be an integer >= 1, got 0"),
@@ -204,8 +242,10 @@ def test_bad_input_is_refused_with_a_clear_message(case, restore_registry):
         call()
 
 
-def test_the_catalogue_is_large():
+def test_the_catalogue_is_large_and_the_readme_counts_it():
     assert len(CATALOGUE) >= 40
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    assert f"a catalogue of {len(CATALOGUE)} such cases" in readme
 
 
 # --- integer and float32 inputs: converted exactly, never truncated -------------------------

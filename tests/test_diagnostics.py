@@ -143,13 +143,3 @@ def test_report_and_plots_are_produced_headless(tmp_path):
                              tmp_path / "hist.png", "histograms")
     for name in ["signal.png", "hist.png"]:
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-
-
-def test_bad_diagnostics_input():
-    net = tinynet.mlp([3, 2, 1])
-    with pytest.raises(tinynet.ShapeError, match="X must have 3 columns"):
-        propagate(net, np.ones((4, 2)))
-    with pytest.raises(ValueError, match="output_gradient must have one row per sample"):
-        propagate(net, np.ones((4, 3)), output_gradient=np.ones((2, 1)))
-    with pytest.raises(ValueError, match="weight_variance must be 'init' or 'actual'"):
-        propagate(net, np.ones((4, 3)), weight_variance="target")

@@ -5,13 +5,14 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 import tinynet
 from tinynet import Layer, UnknownNameError
 from tinynet.activations import get_activation
 from tinynet.init import (FAN_MODES, TRUNCATED_VARIANCE_FACTOR, calculate_gain, fan, fans,
                           get_distribution, second_moment_gain)
-from tinynet.init.distributions import truncated_variance_factor
+from tinynet.init.distributions import DISTRIBUTIONS, TRUNCATION, truncated_variance_factor
 
 LEAKY = get_activation("leaky_relu", alpha=0.01)
 # Every registered name, plus specs with parameters, so that parameters are exercised too.
@@ -63,20 +64,53 @@ def test_mean_and_variance_match_the_target(name, shape):
 DISTRIBUTED = [name for name in NAMES if tinynet.init.get(name).distribution is not None]
 
 
+def scipy_distribution(name, std):
+    """SciPy's frozen distribution for tinynet's ``name`` at ``std``, built from the numbers
+    the sampler is called with (``parameters(std)``), so a KS test checks them too."""
+    p = get_distribution(name).parameters(std)
+    if name == "normal":
+        return stats.norm(scale=p["sigma"])
+    if name == "uniform":
+        return stats.uniform(loc=-p["bound"], scale=2 * p["bound"])
+    assert name == "truncated_normal"
+    return stats.truncnorm(-p["cut"] / p["sigma"], p["cut"] / p["sigma"], scale=p["sigma"])
+
+
+# Kolmogorov-Smirnov at level 0.1 %: for N = 150,000 weights the critical value of
+# D = max |F_N(x) - F(x)| is 1.95/sqrt(N) = 0.0050, i.e. a correct sampler fails with
+# probability 0.001 (seeds are fixed, so each test is deterministic).
+KS_LEVEL = 0.001
+
+
 @pytest.mark.parametrize("name", DISTRIBUTED)
 def test_distribution_shape_kolmogorov_smirnov(name):
-    # KS statistic D = max |F_N(x) - F(x)| against the entry's own distribution at its target
-    # std. For N = 150,000 the 0.1 % critical value is 1.95/sqrt(N) = 0.0050. Between the
-    # three distributions at equal variance D is 0.017 (normal vs truncated), 0.043 (uniform
-    # vs truncated) and 0.057 (uniform vs normal), so a wrong sampler fails.
+    # Every entry's weights against its own distribution at its target std.
     initializer = tinynet.init.get(name)
     shape = BIG_SHAPES[0]
-    w = np.sort(draw(name, shape, seed=1).ravel())
-    distribution = get_distribution(initializer.distribution)
-    cdf = distribution.cdf(w, initializer.std(shape, LEAKY))
-    n = w.size
-    d = max(np.max(np.arange(1, n + 1) / n - cdf), np.max(cdf - np.arange(n) / n))
-    assert d < 1.95 / math.sqrt(n)
+    w = draw(name, shape, seed=1).ravel()
+    reference = scipy_distribution(initializer.distribution, initializer.std(shape, LEAKY))
+    assert stats.kstest(w, reference.cdf).pvalue > KS_LEVEL
+
+
+@pytest.mark.parametrize("name", sorted(DISTRIBUTIONS))
+def test_parameters_realise_the_std(name):
+    for std in [0.01, 0.7, 3.0]:
+        assert scipy_distribution(name, std).std() == pytest.approx(std, rel=1e-12)
+        assert scipy_distribution(name, std).mean() == pytest.approx(0, abs=1e-15)
+
+
+@pytest.mark.parametrize("sampled", sorted(DISTRIBUTIONS))
+@pytest.mark.parametrize("reference", sorted(DISTRIBUTIONS))
+def test_kolmogorov_smirnov_tells_the_distributions_apart(sampled, reference):
+    # The KS test above can fail: between the three distributions at equal variance D is
+    # 0.017 (normal vs truncated), 0.043 (uniform vs truncated) and 0.057 (uniform vs normal),
+    # 3.5 to 11 times the critical value 0.0050; a std 5 % off gives D = 0.013 to 0.025.
+    w = get_distribution(sampled).sample(np.random.default_rng(1), BIG_SHAPES[0], 0.7).ravel()
+    p_value = stats.kstest(w, scipy_distribution(reference, 0.7).cdf).pvalue
+    assert (p_value > KS_LEVEL) == (sampled == reference)
+    if sampled == reference:
+        for wrong in [0.95 * 0.7, 1.05 * 0.7]:
+            assert stats.kstest(w, scipy_distribution(reference, wrong).cdf).pvalue < KS_LEVEL
 
 
 @pytest.mark.parametrize("name", DISTRIBUTED)
@@ -136,6 +170,9 @@ def test_truncation_constants():
     assert TRUNCATED_VARIANCE_FACTOR == 0.7737413035499232
     assert 1 / math.sqrt(TRUNCATED_VARIANCE_FACTOR) == pytest.approx(1.1368472343385565, rel=1e-15)
     assert truncated_variance_factor(50.0) == pytest.approx(1.0)
+    for c in [0.5, 1.0, TRUNCATION, 3.0, 6.0]:
+        assert truncated_variance_factor(c) == pytest.approx(stats.truncnorm(-c, c).var(),
+                                                             rel=1e-13)
 
 
 def test_truncated_normal_stays_inside_the_cut_with_the_target_variance():

@@ -1,10 +1,10 @@
+import dataclasses
 import warnings
 
 import numpy as np
 import pytest
 
 import tinynet
-from tinynet import ShapeError
 from tinynet.losses import mse, mse_gradient
 from tinynet.shuffle import epoch_order
 
@@ -109,40 +109,6 @@ def test_print_every(capsys):
     assert len(lines) == 2 and lines[0].startswith("epoch  5/10  loss ")
 
 
-# --- bad input -------------------------------------------------------------------------
-
-@pytest.mark.parametrize("kwargs,exc,message", [
-    (dict(epochs=0, lr=0.1), ValueError, "epochs must be an integer >= 1, got 0"),
-    (dict(epochs=2.0, lr=0.1), TypeError, "epochs must be an integer"),
-    (dict(epochs=1, lr=0.0), ValueError, r"lr must be a finite number > 0.0, got 0.0"),
-    (dict(epochs=1, lr=-1), ValueError, r"lr must be a finite number > 0.0, got -1.0"),
-    (dict(epochs=1, lr=float("nan")), ValueError, "lr must be a finite number"),
-    (dict(epochs=1, lr="0.1"), TypeError, "lr must be a real number, got '0.1'"),
-    (dict(epochs=1, lr=0.1, batch_size=0), ValueError, "batch_size must be an integer >= 1"),
-    (dict(epochs=1, lr=0.1, batch_size=5), ValueError,
-     r"batch_size must be at most the number of samples \(4\), got 5"),
-    (dict(epochs=1, lr=0.1, shuffle="yes"), TypeError, "shuffle must be True or False"),
-    (dict(epochs=1, lr=0.1, seed=-3), ValueError, "seed must be an integer from 0 to .*, got -3"),
-])
-def test_bad_fit_arguments(kwargs, exc, message):
-    with pytest.raises(exc, match=message):
-        tinynet.mlp([2, 2, 1]).fit(X_XOR, Y_XOR, **kwargs)
-
-
-@pytest.mark.parametrize("X,y,exc,message", [
-    (np.ones((4, 3)), Y_XOR, ShapeError, r"X must have 2 columns.*\(4, 3\)"),
-    (X_XOR, np.ones((3, 1)), ShapeError, r"X and y must have the same number of samples, "
-                                         r"got X \(4, 2\) and y \(3, 1\)"),
-    (X_XOR, np.ones((4, 2)), ShapeError, r"y must have 1 columns.*\(4, 2\)"),
-    (np.ones((0, 2)), np.ones((0, 1)), ShapeError, "X must hold at least one sample"),
-    (X_XOR, [[0], [1], [np.inf], [0]], ValueError, r"y must be finite, got inf at index \(2, 0\)"),
-    (np.array([["a", "b"]]), Y_XOR[:1], TypeError, "X must hold real numbers"),
-])
-def test_bad_training_data(X, y, exc, message):
-    with pytest.raises(exc, match=message):
-        tinynet.mlp([2, 2, 1]).fit(X, y, epochs=1, lr=0.1)
-
-
 def test_divergence_is_caught_when_only_a_parameter_overflows():
     # One sample, one identity weight w = 1, x = 1e150: the loss (1e150)² = 1e300 is finite
     # (it is computed before the update), but the update 2e300 · lr = 2e310 overflows w to -inf.
@@ -156,4 +122,4 @@ def test_divergence_is_caught_when_only_a_parameter_overflows():
 
 def test_history_compares_without_error():
     a = tinynet.mlp([2, 2, 1]).fit(X_XOR, Y_XOR, epochs=2, lr=0.1)
-    assert (a == a) is True and (a == tinynet.History(loss=a.loss.copy())) is False
+    assert (a == a) is True and (a == dataclasses.replace(a, loss=a.loss.copy())) is False

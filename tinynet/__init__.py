@@ -9,19 +9,25 @@ Written to be read: every layer's forward and backward pass sit side by side, an
 initializer can say what variance it targets and why.
 """
 
-from . import (activations, data, diagnostics, experiments, init, losses, plots, saving, shuffle,
-               stats)
+from . import (activations, data, dense, diagnostics, init, losses, plots, saving, shuffle,
+               stats, xor)
 from .activations import get_activation
-from .errors import ShapeError, UnknownNameError
 from .layers import Layer
 from .network import Network, mlp
-from .ensemble import EnsembleResult, fit_ensemble
-from .training import History
-from .saving import FileFormatError, load
+from .results import EnsembleResult, History
+from .saving import load, save
+from .training import fit, fit_ensemble, predict
+from .validation import FileFormatError, ShapeError, UnknownNameError
 
-__all__ = ["Layer", "Network", "mlp", "History", "load", "FileFormatError", "fit_ensemble",
-           "EnsembleResult", "ShapeError", "UnknownNameError", "get_activation", "activations",
-           "data", "diagnostics", "experiments", "init", "losses", "plots", "saving", "shuffle",
-           "stats"]
+# The model knows neither its trainer, its backends nor its file format (network.py imports
+# none of them); its conveniences are these functions, with the network as first argument.
+Network.fit = fit
+Network.predict = predict
+Network.save = save
+
+__all__ = ["Layer", "Network", "mlp", "fit", "fit_ensemble", "predict", "History",
+           "EnsembleResult", "save", "load", "FileFormatError", "ShapeError", "UnknownNameError",
+           "get_activation", "activations", "data", "dense", "diagnostics", "init", "losses",
+           "plots", "saving", "shuffle", "stats", "xor"]
 
 __version__ = "0.1.0"

@@ -16,24 +16,32 @@ Conventions at the kink ``z = 0`` (where the derivative does not exist): ``relu'
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 
-from .errors import UnknownNameError, check_float
+from .validation import UnknownNameError, check_float
 
 __all__ = ["Activation", "Identity", "Sigmoid", "Tanh", "ReLU", "LeakyReLU",
-           "ACTIVATIONS", "get_activation"]
+           "ACTIVATIONS", "get_activation", "IDENTITY", "SIGMOID", "TANH", "RELU", "LEAKY_RELU"]
+
+IDENTITY, SIGMOID, TANH, RELU, LEAKY_RELU = range(5)
+"""The activation codes: how the compiled kernels (:mod:`tinynet.compiled`) name each one."""
 
 
+@dataclass(frozen=True, repr=False)
 class Activation:
     """Base class: ``forward(z) = φ(z)`` and ``derivative(z) = φ'(z)``, both element-wise.
 
-    ``code`` is the number the compiled kernels (:mod:`tinynet.kernels`) know it by; ``alpha``
-    is the negative slope, 0 for every activation but LeakyReLU.
+    ``code`` is the number the compiled kernels know it by; ``alpha`` is the negative slope,
+    0 for every activation but LeakyReLU. Activations are values: two are equal when they are
+    the same function (``LeakyReLU(0.01) == LeakyReLU(0.01)``).
     """
 
-    name: str = ""
-    code: int = -1
-    alpha: float = 0.0
+    name: ClassVar[str] = ""
+    code: ClassVar[int] = -1
+    alpha: ClassVar[float] = 0.0
 
     def forward(self, z: np.ndarray) -> np.ndarray:
         raise NotImplementedError
@@ -44,18 +52,13 @@ class Activation:
     def __repr__(self) -> str:
         return self.name
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and vars(other) == vars(self)
 
-    def __hash__(self) -> int:
-        return hash((self.name, tuple(sorted(vars(self).items()))))
-
-
+@dataclass(frozen=True, repr=False)
 class Identity(Activation):
     """φ(z) = z,  φ'(z) = 1."""
 
     name = "identity"
-    code = 0
+    code = IDENTITY
 
     def forward(self, z: np.ndarray) -> np.ndarray:
         return np.array(z, dtype=np.float64)
@@ -64,6 +67,7 @@ class Identity(Activation):
         return np.ones_like(z, dtype=np.float64)
 
 
+@dataclass(frozen=True, repr=False)
 class Sigmoid(Activation):
     """φ(z) = 1 / (1 + e^(-z)),  φ'(z) = φ(z) (1 - φ(z)) = e / (1 + e)² with e = exp(-|z|).
 
@@ -74,7 +78,7 @@ class Sigmoid(Activation):
     """
 
     name = "sigmoid"
-    code = 1
+    code = SIGMOID
 
     def forward(self, z: np.ndarray) -> np.ndarray:
         z = np.asarray(z, dtype=np.float64)
@@ -86,11 +90,12 @@ class Sigmoid(Activation):
         return e / ((1.0 + e) * (1.0 + e))
 
 
+@dataclass(frozen=True, repr=False)
 class Tanh(Activation):
     """φ(z) = tanh(z),  φ'(z) = 1 - tanh(z)²."""
 
     name = "tanh"
-    code = 2
+    code = TANH
 
     def forward(self, z: np.ndarray) -> np.ndarray:
         return np.tanh(np.asarray(z, dtype=np.float64))
@@ -100,11 +105,12 @@ class Tanh(Activation):
         return 1.0 - t * t
 
 
+@dataclass(frozen=True, repr=False)
 class ReLU(Activation):
     """φ(z) = max(z, 0),  φ'(z) = 1 if z > 0 else 0 (so relu'(0) = 0)."""
 
     name = "relu"
-    code = 3
+    code = RELU
 
     def forward(self, z: np.ndarray) -> np.ndarray:
         z = np.asarray(z, dtype=np.float64)
@@ -114,6 +120,7 @@ class ReLU(Activation):
         return np.where(np.asarray(z) > 0, 1.0, 0.0)
 
 
+@dataclass(frozen=True, repr=False)
 class LeakyReLU(Activation):
     """φ(z) = z if z > 0 else α z,  φ'(z) = 1 if z > 0 else α (so leaky_relu'(0) = α).
 
@@ -122,10 +129,12 @@ class LeakyReLU(Activation):
     """
 
     name = "leaky_relu"
-    code = 4
+    code = LEAKY_RELU
+    alpha: float = 0.01
 
-    def __init__(self, alpha: float = 0.01) -> None:
-        self.alpha = check_float("alpha", alpha, minimum=0.0, inclusive=True)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "alpha", check_float("alpha", self.alpha, minimum=0.0,
+                                                      inclusive=True))
 
     def forward(self, z: np.ndarray) -> np.ndarray:
         z = np.asarray(z, dtype=np.float64)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import as_float_matrix, check_seed
+from .validation import as_float_matrix, check_choice, check_seed
 from .init.gains import gaussian_mean
 from .network import Network
 
@@ -116,8 +116,7 @@ def _per_unit_mean(function, variance: float, biases: np.ndarray) -> float:
 
 def _propagate(net: Network, X: object, output_gradient: object | None, seed: int,
                weight_variance: str) -> SignalReport:
-    if weight_variance not in ("init", "actual"):
-        raise ValueError(f"weight_variance must be 'init' or 'actual', got {weight_variance!r}")
+    check_choice("weight_variance", weight_variance, ("init", "actual"))
     X = as_float_matrix("X", X, columns=net.n_in)
     if output_gradient is None:
         output_gradient = np.random.default_rng(check_seed("seed", seed)).normal(

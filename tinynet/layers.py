@@ -1,4 +1,4 @@
-"""A dense layer: forward ``A = φ(X Wᵀ + b)`` and its backward pass, side by side.
+"""A dense layer: its parameters, forward ``A = φ(X Wᵀ + b)`` and its backward pass.
 
 Shapes (B = batch size)::
 
@@ -10,6 +10,9 @@ Backward, given dL/dA of shape (B, n_out)::
     dW = dZᵀ X                    (n_out, n_in)
     db = Σ_b dZ                   (n_out,)
     dX = dZ W                     (B, n_in)     returned, to feed the layer before
+
+The arithmetic is :mod:`tinynet.dense`'s, shared with the NumPy training loop; a Layer adds
+the parameters, their initializer, and the cache of X and Z that backward needs.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ import math
 
 import numpy as np
 
+from . import dense
 from . import init as initializers
 from .activations import Activation, get_activation
-from .errors import ShapeError, check_float, check_int, check_seed
+from .validation import ShapeError, check_float, check_int, check_seed
 
 __all__ = ["Layer"]
 
@@ -88,8 +92,8 @@ class Layer:
         if X.ndim != 2 or X.shape[1] != self.n_in:
             raise ShapeError(f"layer input must have shape (batch, {self.n_in}), got {X.shape}")
         self._X = X
-        self._Z = X @ self.W.T + self.b
-        return self.activation.forward(self._Z)
+        self._Z, A = dense.forward(X, self.W, self.b, self.activation)
+        return A
 
     @property
     def pre_activation(self) -> np.ndarray | None:
@@ -103,10 +107,7 @@ class Layer:
         if dA.shape != self._Z.shape:
             raise ShapeError(f"dA must have the forward output's shape {self._Z.shape}, "
                              f"got {dA.shape}")
-        dZ = dA * self.activation.derivative(self._Z)
-        self.dW[...] = dZ.T @ self._X
-        self.db[...] = dZ.sum(axis=0)
-        return dZ @ self.W
+        return dense.backward(dA, self._X, self.W, self._Z, self.activation, self.dW, self.db)
 
     def parameters(self) -> list[np.ndarray]:
         """``[W, b]``: the arrays themselves, updated in place by training."""

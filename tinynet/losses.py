@@ -10,13 +10,16 @@ For one sample with one output this is the notes' ``L = (y_hat - y)²`` and
 a per-sample step; summing over outputs keeps each output's gradient independent of how many
 outputs there are. (PyTorch's ``MSELoss`` also divides by ``n_out``; with one output, as in XOR,
 the two agree.)
+
+Both functions also take a leading members axis, ``(S, B, n_out)``, for S networks trained
+side by side (:mod:`tinynet.reference`): then ``mse`` gives one loss per network, shape (S,).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .errors import ShapeError
+from .validation import ShapeError
 
 __all__ = ["mse", "mse_gradient"]
 
@@ -26,14 +29,15 @@ def _check_same_shape(y_hat: np.ndarray, y: np.ndarray) -> None:
         raise ShapeError(f"y_hat and y must have the same shape, got {y_hat.shape} and {y.shape}")
 
 
-def mse(y_hat: np.ndarray, y: np.ndarray) -> float:
-    """L = (1/B) Σ (y_hat - y)²  for arrays of shape (B, n_out)."""
+def mse(y_hat: np.ndarray, y: np.ndarray) -> float | np.ndarray:
+    """L = (1/B) Σ (y_hat - y)² for arrays (B, n_out): a float; for (S, B, n_out): shape (S,)."""
     _check_same_shape(y_hat, y)
     diff = y_hat - y
-    return float(np.sum(diff * diff) / y.shape[0])
+    total = np.sum(diff * diff, axis=(-2, -1)) / y.shape[-2]
+    return float(total) if np.ndim(total) == 0 else total
 
 
 def mse_gradient(y_hat: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """dL/dy_hat = (2/B) (y_hat - y), shape (B, n_out)."""
+    """dL/dy_hat = (2/B) (y_hat - y), the shape of ``y_hat``: (B, n_out) or (S, B, n_out)."""
     _check_same_shape(y_hat, y)
-    return (2.0 / y.shape[0]) * (y_hat - y)
+    return (2.0 / y.shape[-2]) * (y_hat - y)

@@ -6,22 +6,24 @@
 
 Forward runs the layers in order; backward runs them in reverse, each turning dL/d(output)
 into dL/d(input) and keeping its own dW and db (see :mod:`tinynet.layers`).
+
+The model knows nothing of how it is trained, run fast or stored: ``net.fit``,
+``net.predict`` and ``net.save`` are :func:`tinynet.fit`, :func:`tinynet.predict` and
+:func:`tinynet.save` with ``net`` as their first argument, attached to the class by
+``tinynet/__init__.py``.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from .activations import Activation
 from .init import InitSpec
-from .errors import ShapeError, as_float_matrix, check_int, check_seed
 from .layers import Layer
-from . import packing
-from .training import History, check_backend, fit
+from .text import table
+from .validation import ShapeError, as_float_matrix, check_int, check_seed
 
 __all__ = ["Network", "mlp"]
 
@@ -76,26 +78,12 @@ class Network:
         return [self.n_in] + [layer.n_out for layer in self.layers]
 
     def forward(self, X: object) -> np.ndarray:
-        """Network output for a batch ``X`` of shape (B, n_in): shape (B, n_out)."""
-        return self.forward_unchecked(as_float_matrix("X", X, columns=self.n_in))
-
-    def forward_unchecked(self, X: np.ndarray) -> np.ndarray:
-        """:meth:`forward` for a float64 array already known to be (B, n_in) and finite."""
+        """Network output for a batch ``X`` of shape (B, n_in): shape (B, n_out). Every layer
+        keeps its input and pre-activation for :meth:`backward`."""
+        X = as_float_matrix("X", X, columns=self.n_in)
         for layer in self.layers:
             X = layer.forward(X)
         return X
-
-    def predict(self, X: object, backend: str = "numba") -> np.ndarray:
-        """Network output for ``X`` (B, n_in), by ``backend``: ``"numba"`` (compiled, default)
-        or ``"numpy"`` (:meth:`forward`). Keeps nothing for a backward pass."""
-        X = as_float_matrix("X", X, columns=self.n_in)
-        if check_backend(backend) == "numpy":
-            return self.forward_unchecked(X)
-        codes, alphas = packing.activations(self)
-        scratch = np.empty((len(self.layers), len(X) * max(self.sizes)))
-        return packing.compiled("kernels").forward_network(
-            packing.pack(self), packing.layout(self), codes, alphas, X, scratch,
-            np.empty_like(scratch)).copy()
 
     def backward(self, dY: np.ndarray) -> np.ndarray:
         """Backpropagate dL/dY (B, n_out) through every layer; return dL/dX (B, n_in)."""
@@ -116,18 +104,6 @@ class Network:
         """Total number of weights and biases."""
         return sum(p.size for p in self.parameters())
 
-    def fit(self, X: object, y: object, *, epochs: int, lr: float, batch_size: int = 1,
-            shuffle: bool = True, seed: int | None = None, print_every: int | None = None,
-            backend: str = "numba") -> History:
-        """Train by SGD on the MSE loss; see :func:`tinynet.training.fit`."""
-        return fit(self, X, y, epochs=epochs, lr=lr, batch_size=batch_size, shuffle=shuffle,
-                   seed=seed, print_every=print_every, backend=backend)
-
-    def save(self, path: "str | os.PathLike") -> "Path":
-        """Write the network to an ``.npz`` file; see :mod:`tinynet.saving`."""
-        from .saving import save
-        return save(self, path)
-
     def __repr__(self) -> str:
         header = ("layer", "shape (out, in)", "activation", "init", "init std", "params")
         rows = []
@@ -136,12 +112,8 @@ class Network:
             rows.append((str(index), str(layer.shape), repr(layer.activation), layer.init_label(),
                          "?" if std is None else f"{std:#.4g}",
                          str(layer.W.size + layer.b.size)))
-        widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-        lines = [f"Network {'-'.join(map(str, self.sizes))}: {self.n_parameters} parameters, "
-                 f"seed {self.seed}"]
-        for row in [header, *rows]:
-            lines.append("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-        return "\n".join(lines)
+        return (f"Network {'-'.join(map(str, self.sizes))}: {self.n_parameters} parameters, "
+                f"seed {self.seed}\n" + table([header, *rows]))
 
 
 def mlp(sizes: Sequence[int], activation: str | Activation = "leaky_relu",

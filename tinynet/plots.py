@@ -11,7 +11,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from .diagnostics import SignalReport
-    from .experiments import Study
+    from .xor import Study
 
 __all__ = ["rates", "signal", "histograms"]
 

@@ -19,19 +19,14 @@ from pathlib import Path
 import numpy as np
 
 from . import init
-from .errors import UnknownNameError
 from .layers import Layer
 from .network import Network
+from .validation import FileFormatError, UnknownNameError
 
 __all__ = ["FORMAT", "VERSION", "FileFormatError", "save", "load"]
 
 FORMAT = "tinynet-network"
 VERSION = 1
-
-
-class FileFormatError(ValueError):
-    """A file that is not a tinynet network this version can read: foreign, corrupted,
-    truncated, or written by a newer tinynet."""
 
 
 def _savable_name(layer: Layer, index: int) -> str:
@@ -51,6 +46,7 @@ def _savable_name(layer: Layer, index: int) -> str:
 
 def save(net: Network, path: str | os.PathLike) -> Path:
     """Write ``net`` to ``path`` (``.npz`` is added if missing); return the path written.
+    ``net.save(path)`` is the same call.
 
     The file is written next to its destination and then moved into place, so an
     interrupted save never leaves a half-written file under the final name.

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..errors import check_float
+from ..validation import check_float
 from .catalog import register_builtins
 from .distributions import TRUNCATED_VARIANCE_FACTOR, get_distribution
 from .fans import FAN_MODES, fan, fans

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..errors import check_float
+from ..validation import check_float
 from .distributions import DISTRIBUTIONS
 from .registry import Entry, add_entry
 from .schemes import (Auto, Constant, FixedStd, Initializer, LeakyHe, Orthogonal,

@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..errors import ShapeError, UnknownNameError
+from ..validation import ShapeError, UnknownNameError
 
 __all__ = ["FanRule", "FAN_MODES", "fans", "fan"]
 

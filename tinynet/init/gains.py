@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..activations import Activation, LeakyReLU, get_activation
-from ..errors import UnknownNameError
+from ..validation import UnknownNameError
 
 __all__ = ["calculate_gain", "second_moment_gain", "gaussian_mean", "BEND"]
 

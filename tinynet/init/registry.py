@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..activations import Activation
-from ..errors import UnknownNameError
+from ..validation import UnknownNameError
 from .schemes import FunctionInitializer, Initializer
 
 __all__ = ["Entry", "register", "get", "available", "entries", "parse_spec", "draw"]

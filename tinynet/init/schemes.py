@@ -18,7 +18,7 @@ from ..activations import Activation, LeakyReLU
 from .distributions import TRUNCATED_VARIANCE_FACTOR, get_distribution
 from .fans import FAN_MODES, fan, fans
 from .gains import calculate_gain
-from ..errors import UnknownNameError
+from ..validation import UnknownNameError
 
 __all__ = ["Description", "Initializer", "FixedStd", "VarianceScaling", "LeakyHe", "Orthogonal",
            "Constant", "Auto", "FunctionInitializer"]

@@ -6,11 +6,11 @@ stored side by side, with the network index innermost (``theta[p, lane]``), ever
 becomes a short loop over lanes that the compiler turns into vector instructions. Networks are
 trained in blocks of :data:`LANES`, and blocks are spread over the CPU cores (``prange``).
 
-Every lane does exactly the arithmetic of :func:`tinynet.kernels.fit_network`, in the same
-order and with the same scalar functions (:func:`~tinynet.kernels.activate`,
-:func:`~tinynet.kernels.vector_exp`), so member k of an ensemble ends bit-identical to the
-same network trained alone by the numba backend. No array views are made inside the loops:
-a view costs an atomic reference count, and threads sharing one would fight over it.
+Every lane does exactly the arithmetic of :func:`tinynet.compiled.single.fit_network`, in the
+same order and with the same scalar functions (:mod:`tinynet.compiled.scalars`), so member k of
+an ensemble ends bit-identical to the same network trained alone by the numba backend. No
+array views are made inside the loops: a view costs an atomic reference count, and threads
+sharing one would fight over it.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .kernels import (LEAKY_RELU, RELU, SIGMOID, activate, activate_derivative, leaky_relu,
-                      leaky_relu_derivative, relu, relu_derivative, sigmoid, sigmoid_derivative,
-                      splitmix64)
+from .orders import splitmix64
+from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
+from .scalars import activate, activate_derivative
 
 __all__ = ["LANES", "fit_lanes"]
 
@@ -57,41 +57,43 @@ def _lane_orders(seed_hashes, epoch, keys, rank, order):
             order[rank[l], l] = i
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _activate_lanes(code, alpha, acc, theta, bias_row, A, D, layer, r, j):
+    """z = acc + b; A[layer + 1, r, j] = φ(z) and D[layer, r, j] = φ'(z), for every lane."""
+    for l in range(LANES):
+        z = acc[l] + theta[bias_row, l]
+        A[layer + 1, r, j, l] = activate(code, alpha, z)
+        D[layer, r, j, l] = activate_derivative(code, alpha, z)
+
+
 @njit(cache=True, error_model="numpy")
 def _activate(code, alpha, acc, theta, bias_row, A, D, layer, r, j):
-    """z = acc + b; A[layer + 1, r, j] = φ(z) and D[layer, r, j] = φ'(z), for every lane.
+    """:func:`_activate_lanes` with ``code`` made a constant of the compiled code.
 
-    One loop per activation, so that each loop body is branch-free and vectorises.
+    Given a code known only at run time, the loop would choose the activation in every
+    iteration, and a loop with branches does not vectorise. Each call below gets its own copy
+    of the loop in which the choice is made when compiling: straight-line arithmetic.
     """
     if code == SIGMOID:
-        for l in range(LANES):
-            z = acc[l] + theta[bias_row, l]
-            A[layer + 1, r, j, l] = sigmoid(z)
-            D[layer, r, j, l] = sigmoid_derivative(z)
+        _activate_lanes(SIGMOID, alpha, acc, theta, bias_row, A, D, layer, r, j)
     elif code == LEAKY_RELU:
-        for l in range(LANES):
-            z = acc[l] + theta[bias_row, l]
-            A[layer + 1, r, j, l] = leaky_relu(z, alpha)
-            D[layer, r, j, l] = leaky_relu_derivative(z, alpha)
+        _activate_lanes(LEAKY_RELU, alpha, acc, theta, bias_row, A, D, layer, r, j)
     elif code == RELU:
-        for l in range(LANES):
-            z = acc[l] + theta[bias_row, l]
-            A[layer + 1, r, j, l] = relu(z)
-            D[layer, r, j, l] = relu_derivative(z)
+        _activate_lanes(RELU, alpha, acc, theta, bias_row, A, D, layer, r, j)
+    elif code == TANH:
+        _activate_lanes(TANH, alpha, acc, theta, bias_row, A, D, layer, r, j)
     else:
-        for l in range(LANES):
-            z = acc[l] + theta[bias_row, l]
-            A[layer + 1, r, j, l] = activate(code, alpha, z)
-            D[layer, r, j, l] = activate_derivative(code, alpha, z)
+        _activate_lanes(IDENTITY, alpha, acc, theta, bias_row, A, D, layer, r, j)
 
 
 @njit(cache=True, error_model="numpy")
-def _forward(theta, layout, codes, alphas, A, D, rows, acc):
+def _forward(theta, layout, A, D, rows, acc):
     """A[layer + 1] = φ(A[layer] Wᵀ + b) for every layer, and D[layer] = φ'(z); lanes innermost."""
-    for layer in range(layout.shape[0]):
-        n_in, n_out, w_at, b_at = layout[layer, 0], layout[layer, 1], layout[layer, 2], \
-            layout[layer, 3]
-        code, alpha = codes[layer], alphas[layer]
+    table = layout.table
+    for layer in range(table.shape[0]):
+        n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], \
+            table[layer, 3]
+        code, alpha = layout.codes[layer], layout.alphas[layer]
         for r in range(rows):
             for j in range(n_out):
                 for l in range(LANES):
@@ -103,11 +105,11 @@ def _forward(theta, layout, codes, alphas, A, D, rows, acc):
 
 
 @njit(cache=True, error_model="numpy")
-def _backward(theta, layout, A, D, delta, back, grad, rows, acc):
+def _backward(table, theta, A, D, delta, back, grad, rows, acc):
     """From dL/dŷ in ``delta``: every layer's dW and db into ``grad`` (``delta`` is overwritten)."""
-    for layer in range(layout.shape[0] - 1, -1, -1):
-        n_in, n_out, w_at, b_at = layout[layer, 0], layout[layer, 1], layout[layer, 2], \
-            layout[layer, 3]
+    for layer in range(table.shape[0] - 1, -1, -1):
+        n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], \
+            table[layer, 3]
         for r in range(rows):                     # dZ = dA ⊙ φ'(z)
             for j in range(n_out):
                 for l in range(LANES):
@@ -144,14 +146,18 @@ def _backward(theta, layout, A, D, delta, back, grad, rows, acc):
 
 
 @njit(cache=True, error_model="numpy")
-def _fit_block(theta, layout, codes, alphas, X, Y, seeds, epochs, lr, batch_size, shuffle,
-               final_loss, diverged_epoch, last_wrong_epoch, predictions):
-    """Train the ``lanes`` networks whose parameters are the columns of ``theta`` (P, lanes)."""
+def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, diverged_epoch,
+               last_wrong_epoch, predictions):
+    """Train the networks in the columns of ``theta`` (P, LANES), one per lane, from epoch 0,
+    writing each lane's record (``loss_history`` (LANES, records), the rest (LANES,)) and its
+    trained outputs on X into ``predictions`` (LANES, N, n_out)."""
     n_params = theta.shape[0]
     n, n_in = X.shape
     n_out = Y.shape[1]
-    layers = layout.shape[0]
-    width = max(n_in, layout[:, 1].max())
+    layers = layout.table.shape[0]
+    batch_size, lr, threshold, every = (settings.batch_size, settings.lr, settings.threshold,
+                                        settings.record_every)
+    width = max(n_in, layout.table[:, 1].max())
     A = np.zeros((layers + 1, batch_size, width, LANES))  # A[0]: the input batch
     D = np.zeros((layers, batch_size, width, LANES))
     delta = np.zeros((batch_size, width, LANES))
@@ -167,17 +173,21 @@ def _fit_block(theta, layout, codes, alphas, X, Y, seeds, epochs, lr, batch_size
     acc = np.zeros(LANES)
     total = np.zeros(LANES)
     batch_loss = np.zeros(LANES)
+    wrong = np.zeros(LANES, dtype=np.bool_)
     for t in range(n):
         for l in range(LANES):
             order[t, l] = t
     for l in range(LANES):
         diverged_epoch[l] = -1
         last_wrong_epoch[l] = -1
-    for epoch in range(epochs):
-        if shuffle:
+        final_loss[l] = np.nan
+    loss_history[:, :] = np.nan
+    for epoch in range(settings.epochs):
+        if settings.shuffle:
             _lane_orders(seed_hashes, epoch, keys, rank, order)
         for l in range(LANES):
             total[l] = 0.0
+            wrong[l] = False
         for start in range(0, n, batch_size):
             rows = min(batch_size, n - start)
             for r in range(rows):
@@ -187,7 +197,7 @@ def _fit_block(theta, layout, codes, alphas, X, Y, seeds, epochs, lr, batch_size
                 for k in range(n_out):
                     for l in range(LANES):
                         targets[r, k, l] = Y[order[start + r, l], k]
-            _forward(theta, layout, codes, alphas, A, D, rows, acc)
+            _forward(theta, layout, A, D, rows, acc)
             for l in range(LANES):
                 batch_loss[l] = 0.0
             for r in range(rows):                 # loss, dL/dŷ = (2/B)(ŷ − y), wrong sides
@@ -197,22 +207,25 @@ def _fit_block(theta, layout, codes, alphas, X, Y, seeds, epochs, lr, batch_size
                         diff = y_hat - y
                         batch_loss[l] += diff * diff
                         delta[r, k, l] = (2.0 / rows) * diff
-                        if (y_hat > 0.5) != (y > 0.5):
-                            last_wrong_epoch[l] = epoch
+                        wrong[l] |= (y_hat > threshold) != (y > threshold)
             for l in range(LANES):
                 total[l] += batch_loss[l]
-            _backward(theta, layout, A, D, delta, back, grad, rows, acc)
-            for p in range(n_params):             # SGD step
+            _backward(layout.table, theta, A, D, delta, back, grad, rows, acc)
+            for p in range(n_params):             # update
                 for l in range(LANES):
                     theta[p, l] -= lr * grad[p, l]
         alive = 0
-        for l in range(LANES):
+        for l in range(LANES):                    # the epoch's record, while a lane is alive
             if diverged_epoch[l] < 0:
                 loss = total[l] / n
+                if wrong[l]:
+                    last_wrong_epoch[l] = epoch
+                final_loss[l] = loss
+                if every > 0 and (epoch + 1) % every == 0:
+                    loss_history[l, (epoch + 1) // every - 1] = loss
                 finite = math.isfinite(loss)
                 for p in range(n_params):
                     finite = finite and math.isfinite(theta[p, l])
-                final_loss[l] = loss
                 if finite:
                     alive += 1
                 else:
@@ -225,7 +238,7 @@ def _fit_block(theta, layout, codes, alphas, X, Y, seeds, epochs, lr, batch_size
             for i in range(n_in):
                 for l in range(LANES):
                     A[0, r, i, l] = X[start + r, i]
-        _forward(theta, layout, codes, alphas, A, D, rows, acc)
+        _forward(theta, layout, A, D, rows, acc)
         for r in range(rows):
             for k in range(n_out):
                 for l in range(LANES):
@@ -233,17 +246,17 @@ def _fit_block(theta, layout, codes, alphas, X, Y, seeds, epochs, lr, batch_size
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def fit_lanes(theta, layout, codes, alphas, X, Y, seeds, epochs, lr, batch_size, shuffle,
-              final_loss, diverged_epoch, last_wrong_epoch, predictions):
-    """Train S networks of one layout, ``theta`` (P, S) holding network s in column s.
+def fit_lanes(theta, layout, X, Y, seeds, settings, record, predictions):
+    """Train S networks of one layout from epoch 0, ``theta`` (P, S) holding network s in
+    column s, as :func:`tinynet.compiled.single.fit_network` trains each alone.
 
-    Writes per network: ``final_loss`` (the loss of its last epoch), ``diverged_epoch`` (the
-    epoch its loss or a parameter stopped being finite, −1 if never), ``last_wrong_epoch``
-    (the last epoch in which training saw an output on the wrong side of 0.5, −1 if never)
-    and ``predictions`` (S, N, n_out) of the trained network on X.
+    Writes row s of ``record`` (see :mod:`tinynet.results`) and ``predictions[s]`` (N, n_out),
+    the trained network's outputs on X.
     """
     n_params, members = theta.shape
     n, n_out = Y.shape
+    loss_history, final_loss, diverged_epoch, last_wrong_epoch = record  # arrays, not a tuple,
+    records = loss_history.shape[1]                                      # inside prange
     for block in prange((members + LANES - 1) // LANES):
         first = block * LANES
         local = np.empty((n_params, LANES))
@@ -253,16 +266,19 @@ def fit_lanes(theta, layout, codes, alphas, X, Y, seeds, epochs, lr, batch_size,
             for p in range(n_params):
                 local[p, l] = theta[p, member]
             local_seeds[l] = seeds[member]
+        history = np.empty((LANES, records))
         loss = np.empty(LANES)
         diverged = np.empty(LANES, dtype=np.int64)
         wrong = np.empty(LANES, dtype=np.int64)
         outputs = np.empty((LANES, n, n_out))
-        _fit_block(local, layout, codes, alphas, X, Y, local_seeds, epochs, lr, batch_size,
-                   shuffle, loss, diverged, wrong, outputs)
+        _fit_block(local, layout, X, Y, local_seeds, settings, history, loss, diverged, wrong,
+                   outputs)
         for l in range(min(LANES, members - first)):
             member = first + l
             for p in range(n_params):
                 theta[p, member] = local[p, l]
+            for e in range(records):
+                loss_history[member, e] = history[l, e]
             final_loss[member] = loss[l]
             diverged_epoch[member] = diverged[l]
             last_wrong_epoch[member] = wrong[l]

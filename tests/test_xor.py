@@ -1,0 +1,407 @@
+"""The XOR bench: statistics, the success criterion, studies, sweeps and presets, and the CLI
+end to end (in process, as ``python -m tinynet.xor`` and as ``examples/xor.py``)."""
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tinynet
+import tinynet.experiments
+import tinynet.xor
+from tinynet import stats
+from tinynet.results import EnsembleResult
+from tinynet.xor import (FAILURES, NOTES_ARMS, PRESETS, WIDTH_INITS, WIDTHS, Arm, ArmResult,
+                         Study, Sweep, XorSetup, compare, get_preset, run_study, run_sweep,
+                         solved_epochs, solves)
+from tinynet.xor.cli import main, split_specs
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_module(*argv: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``python -m tinynet.xor argv`` in a new process, with this environment's PYTHONPATH."""
+    return subprocess.run([sys.executable, "-m", "tinynet.xor", *argv], capture_output=True,
+                          text=True, timeout=300, env=env)
+
+
+def ensemble(predictions, last_wrong_epoch, diverged_epoch=None, threshold=0.5):
+    """An EnsembleResult as training would report it, made by hand."""
+    members = len(predictions)
+    diverged = np.full(members, -1) if diverged_epoch is None else np.array(diverged_epoch)
+    return EnsembleResult(loss=np.empty((members, 0)), final_loss=np.linspace(0.01, 0.25, members),
+                          diverged_epoch=diverged, last_wrong_epoch=np.array(last_wrong_epoch),
+                          predictions=np.array(predictions, dtype=float), epochs=50,
+                          record_every=0, threshold=threshold)
+
+
+# --- statistics against known values -------------------------------------------------------
+
+@pytest.mark.parametrize("k,n,low,high", [
+    (45, 100, 0.35615, 0.54755),   # statsmodels proportion_confint(45, 100, method="wilson")
+    (0, 10, 0.0, 0.27753),
+    (10, 10, 0.72247, 1.0),
+    (1, 2, 0.09453, 0.90547),
+])
+def test_wilson_interval(k, n, low, high):
+    lo, hi = stats.wilson_interval(k, n)
+    assert lo == pytest.approx(low, abs=5e-6) and hi == pytest.approx(high, abs=5e-6)
+
+
+def test_wilson_ends_are_exact():
+    assert stats.wilson_interval(10, 10)[1] == 1.0 and stats.wilson_interval(0, 10)[0] == 0.0
+
+
+def test_wilson_half_width_at_n_100_is_about_ten_points():
+    lo, hi = stats.wilson_interval(50, 100)
+    assert 0.09 < (hi - lo) / 2 < 0.10
+
+
+def test_fisher_exact_known_values():
+    assert stats.fisher_exact_p(3, 4, 1, 4) == pytest.approx(0.48571, abs=1e-5)  # Fisher's tea
+    assert stats.fisher_exact_p(46, 100, 55, 100) == pytest.approx(0.25783, abs=1e-5)
+    assert stats.fisher_exact_p(10, 10, 0, 10) == pytest.approx(1.0825e-05, rel=1e-3)
+    assert stats.fisher_exact_p(7, 20, 7, 20) == 1.0
+
+
+def test_holm_and_seeds_needed():
+    assert stats.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert stats.holm([0.5]) == [0.5]
+    # (1.96 sqrt(2 .55 .45) + 0.8416 sqrt(.25 + .24))² / 0.1² = 387.3
+    assert stats.seeds_needed(0.5, 0.6) == pytest.approx(387.3, abs=0.2)
+    assert stats.seeds_needed(0.4, 0.4) == float("inf")
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda: stats.wilson_interval(5, 4), "successes must be at most n \\(4\\), got 5"),
+    (lambda: stats.wilson_interval(-1, 4), "successes must be an integer >= 0"),
+    (lambda: stats.fisher_exact_p(1, 0, 1, 2), "n_a must be an integer >= 1, got 0"),
+    (lambda: stats.seeds_needed(1.2, 0.5), "rate_a must be a probability from 0 to 1"),
+    (lambda: stats.seeds_needed(0.2, 0.5, power=1.0), "power must be a probability strictly"),
+])
+def test_statistics_refuse_impossible_counts(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# --- success and failure --------------------------------------------------------------------
+
+HAND_MADE = [
+    [[0.1], [0.9], [0.9], [0.1]],     # solved
+    [[0.49], [0.51], [0.6], [0.0]],   # solved, just
+    [[0.5], [0.9], [0.9], [0.1]],     # 0.5 for target 0 counts as 0: solved
+    [[0.1], [0.5], [0.9], [0.1]],     # 0.5 for target 1 is not above 0.5: wrong
+    [[0.7], [0.7], [0.7], [0.01]],    # the 2/3 plateau: one wrong
+    [[0.5], [0.5], [0.5], [0.5]],     # dead at 0.5: two wrong
+]
+
+
+def test_success_criterion_on_hand_made_predictions():
+    y = tinynet.data.xor()[1]
+    np.testing.assert_array_equal(solves(np.array(HAND_MADE), y),
+                                  [True, True, True, False, False, False])
+    result = ensemble(HAND_MADE, last_wrong_epoch=[9, 19, 29, 49, 49, 49])
+    np.testing.assert_array_equal(solved_epochs(result, y), [10, 20, 30, -1, -1, -1])
+    summary = ArmResult.from_ensemble(Arm("normal"), result, y, [1.0], 0.0)
+    assert summary.successes == 3 and summary.rate == 0.5
+    assert summary.failures == {"one_wrong": 2, "two_wrong": 1, "three_or_four_wrong": 0,
+                                "diverged": 0}
+    assert summary.solved_epoch_quartiles == [15.0, 20.0, 25.0]
+    assert list(summary.failures) == list(FAILURES)
+
+
+def test_a_diverged_seed_is_a_failure_even_with_outputs_on_the_right_side():
+    y = tinynet.data.xor()[1]
+    result = ensemble(HAND_MADE[:2], last_wrong_epoch=[9, 19], diverged_epoch=[-1, 30])
+    np.testing.assert_array_equal(solved_epochs(result, y), [10, -1])
+    summary = ArmResult.from_ensemble(Arm("normal"), result, y, [1.0], 0.0)
+    assert summary.successes == 1 and summary.diverged == 1
+    assert summary.failures == {"one_wrong": 0, "two_wrong": 0, "three_or_four_wrong": 0,
+                                "diverged": 1}
+
+
+def test_success_is_judged_at_the_threshold_training_used():
+    y = tinynet.data.xor()[1]
+    predictions = np.array([[[0.2], [0.7], [0.7], [0.2]]])
+    assert solves(predictions, y)[0] and not solves(predictions, y, threshold=0.75)[0]
+    result = ensemble(predictions, last_wrong_epoch=[3], threshold=0.75)
+    assert ArmResult.from_ensemble(Arm("normal"), result, y, [1.0], 0.0).successes == 0
+
+
+def test_solves_refuses_predictions_that_do_not_fit_the_targets():
+    y = tinynet.data.xor()[1]
+    with pytest.raises(tinynet.ShapeError, match=r"predictions must have shape \(members, 4, 1\)"):
+        solves(np.zeros((4, 1)), y)
+
+
+# --- arms and setups ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(seeds=0), "seeds must be an integer >= 1, got 0"),
+    (dict(lr=-0.1), "lr must be a finite number > 0.0"),
+    (dict(hidden=(2, 0)), r"hidden\[1\] must be an integer >= 1, got 0"),
+    (dict(backend="gpu"), "unknown backend 'gpu'"),
+    (dict(first_seed=2**63 - 5, seeds=10), "last seed"),
+    (dict(activation="leaky"), "unknown activation 'leaky'"),
+    (dict(output="softmax"), "unknown output activation 'softmax'"),
+])
+def test_bad_setups(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        XorSetup(**kwargs)
+
+
+def test_setup_hidden_must_be_a_sequence():
+    with pytest.raises(TypeError, match="hidden must be a sequence of layer widths"):
+        XorSetup(hidden=3)
+
+
+@pytest.mark.parametrize("kwargs,error,message", [
+    (dict(init="he_leak"), tinynet.UnknownNameError, "'he_leak'.*did you mean 'he_leaky'"),
+    (dict(init="he_leaky", output_init="xavier"), tinynet.UnknownNameError, "'xavier'"),
+    (dict(init="normal(spread=2)"), TypeError, "unknown parameter\\(s\\) spread"),
+    (dict(init=0.5), TypeError, "init must be a registered initializer name"),
+    (dict(init="normal", shuffle="yes"), TypeError, "shuffle must be True or False"),
+    (dict(init="normal", reported_rate=46), ValueError, "reported_rate must be a probability"),
+])
+def test_arms_are_checked_when_made(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        Arm(**kwargs)
+
+
+def test_arm_names():
+    assert Arm("normal").name == "normal"
+    assert Arm("he_leaky", "xavier_normal", shuffle=True).name == \
+        "he_leaky / out xavier_normal, shuffled"
+    assert Arm("normal", label="N(0,1)").name == "N(0,1)"
+
+
+# --- studies --------------------------------------------------------------------------------
+
+def test_he_and_normal_are_the_same_networks_at_width_two():
+    # Every fan_in of 2-2-2-1 is 2, so He's std sqrt(2/2) is N(0,1)'s: same seeds, same runs.
+    study = run_study([Arm("normal"), Arm("he_normal")], XorSetup(seeds=30, epochs=2000),
+                      progress=False)
+    a, b = study.results
+    assert a.successes == b.successes and a.solved_epoch_quartiles == b.solved_epoch_quartiles
+    assert a.init_stds == b.init_stds == [1.0, 1.0, 1.0]
+    assert "no difference at all" in study.comparisons[0].verdict(30)
+
+
+def test_seeds_needed_is_held_to_the_same_correction_as_the_verdict():
+    results = [ArmResult(Arm("normal", label=f"arm{i}"), 1000, k,
+                         stats.wilson_interval(k, 1000), None, None, 0, {}, [], 0.0)
+               for i, k in enumerate([400, 470, 430, 410])]
+    comparisons = compare(results)
+    assert len(comparisons) == 6
+    first = comparisons[0]
+    assert first.seeds_needed == pytest.approx(stats.seeds_needed(0.4, 0.47, alpha=0.05 / 6))
+    for c in comparisons:  # not significant after Holm: then the advice asks for more than n
+        if c.p_holm >= 0.05:
+            assert c.seeds_needed > 1000 or c.p >= 0.05 / 6
+
+
+def test_study_backends_agree():
+    arms = [Arm("he_leaky", "xavier_normal", shuffle=True)]
+    setup = XorSetup(hidden=(3,), seeds=20, epochs=1500, lr=0.05)
+    numba = run_study(arms, setup, progress=False).results[0]
+    numpy = run_study(arms, replace(setup, backend="numpy"), progress=False).results[0]
+    assert numba.successes == numpy.successes
+    assert numba.solved_epoch_quartiles == numpy.solved_epoch_quartiles
+
+
+def test_bad_arms():
+    with pytest.raises(ValueError, match="at least one Arm"):
+        run_study([], XorSetup(seeds=2, epochs=2))
+    with pytest.raises(TypeError, match=r"arms\[0\] must be an Arm"):
+        run_study(["normal"], XorSetup(seeds=2, epochs=2))
+    with pytest.raises(TypeError, match="arms must be a list of Arm objects"):
+        run_study(Arm("normal"), XorSetup(seeds=2, epochs=2))
+    with pytest.raises(TypeError, match="setup must be an XorSetup"):
+        run_study([Arm("normal")], {"seeds": 2})
+
+
+def test_study_files_agree_with_the_study():
+    study = run_study([Arm("normal"), Arm("he_leaky", shuffle=True)],
+                      XorSetup(hidden=(3,), seeds=4, epochs=20), progress=False)
+    rows = list(csv.DictReader(io.StringIO(study.to_csv())))
+    assert [row["arm"] for row in rows] == ["normal", "he_leaky, shuffled"]
+    assert [row["successes"] for row in rows] == [str(r.successes) for r in study.results]
+    report = json.loads(study.to_json())
+    assert report["setup"]["hidden"] == [3] and report["results"][1]["arm"]["shuffle"] is True
+    lines = study.table().splitlines()
+    assert lines[0].startswith("arm ") and "notes" not in lines[0]  # no arm has a reported rate
+    column = lines[0].index("solved")
+    for line, r in zip(lines[1:], study.results):
+        assert line[column:].startswith(f"{r.successes}/4  ")
+    assert "2-3-1" in repr(study)
+
+
+# --- sweeps and presets ---------------------------------------------------------------------
+
+def test_presets_give_their_arms_and_setups():
+    setup = XorSetup(seeds=7, epochs=11, lr=0.1)
+    assert sorted(PRESETS) == ["notes", "widths"]
+    arms, setups = get_preset("notes").design(setup)
+    assert arms == NOTES_ARMS and setups == [setup]
+    arms, setups = get_preset("widths").design(setup, shuffle=True)
+    assert [arm.init for arm in arms] == WIDTH_INITS and all(arm.shuffle for arm in arms)
+    assert [s.hidden for s in setups] == WIDTHS
+    assert all(replace(s, hidden=setup.hidden) == setup for s in setups)
+    assert not any(arm.shuffle for arm in get_preset("widths").design(setup)[0])
+    assert set(get_preset("notes").sets) == {"init", "output_init", "shuffle"}
+    assert set(get_preset("widths").sets) == {"init", "output_init", "hidden"}
+
+
+def test_presets_refuse_what_they_set_and_unknown_names():
+    with pytest.raises(ValueError, match="shuffle cannot be chosen for preset 'notes'"):
+        get_preset("notes").design(shuffle=False)
+    with pytest.raises(TypeError, match="shuffle must be True or False"):
+        get_preset("widths").design(shuffle="no")
+    with pytest.raises(tinynet.UnknownNameError, match="unknown preset 'width'.*'widths'"):
+        get_preset("width")
+
+
+def test_sweep_csv_has_one_header_and_a_row_per_shape_and_arm():
+    arms = [Arm("normal"), Arm("he_leaky")]
+    setups = [XorSetup(hidden=hidden, seeds=3, epochs=5) for hidden in [(2,), (4,), (2, 2)]]
+    sweep = run_sweep(arms, setups, progress=False)
+    text = sweep.to_csv()
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0][:2] == ["arm", "init"] and sum(row == rows[0] for row in rows) == 1
+    assert [(row[4], row[0]) for row in rows[1:]] == [
+        (hidden, arm) for hidden in ["2", "4", "2-2"] for arm in ["normal", "he_leaky"]]
+    assert text.startswith(sweep.studies[0].to_csv())
+    assert json.loads(sweep.to_json()) == {"studies": [s.to_dict() for s in sweep.studies]}
+    table = sweep.table().splitlines()
+    assert table[0].split() == ["shape", "normal", "he_leaky"]
+    assert [line.split()[0] for line in table[1:]] == ["2-2-1", "2-4-1", "2-2-2-1"]
+    assert "2-4-1" in repr(sweep)
+
+
+def test_sweep_studies_must_share_their_arms():
+    a = run_study([Arm("normal")], XorSetup(seeds=2, epochs=2), progress=False)
+    b = run_study([Arm("he_leaky")], XorSetup(seeds=2, epochs=2), progress=False)
+    with pytest.raises(ValueError, match=r"studies\[1\] has the arms \['he_leaky'\]"):
+        Sweep([a, b])
+    with pytest.raises(ValueError, match="setups must hold at least one XorSetup"):
+        run_sweep([Arm("normal")], [])
+    with pytest.raises(TypeError, match=r"studies\[0\] must be a Study"):
+        Sweep([a.to_dict()])
+
+
+def test_experiments_is_an_alias_of_the_xor_bench():
+    for name in ["Arm", "XorSetup", "ArmResult", "Comparison", "Study", "run_study",
+                 "NOTES_ARMS", "FAILURES"]:
+        assert name in tinynet.experiments.__all__
+        assert getattr(tinynet.experiments, name) is getattr(tinynet.xor, name)
+    assert tinynet.experiments.run_study is tinynet.xor.run_study
+    assert tinynet.experiments.Study is Study
+
+
+# --- the CLI --------------------------------------------------------------------------------
+
+def test_split_specs_keeps_parameters_together():
+    assert split_specs("normal(std=0.5),he_leaky") == ["normal(std=0.5)", "he_leaky"]
+    assert split_specs(" a , b(x=1, y=2),, c ") == ["a", "b(x=1, y=2)", "c"]
+
+
+def test_cli_writes_table_json_csv_and_png(tmp_path, capsys):
+    out = tmp_path / "r"
+    main(["--init", "normal,he_leaky(alpha=0.1)", "--seeds", "12", "--epochs", "300",
+          "--lr", "0.1", "--hidden", "3", "--shuffle", "--json", f"{out}.json",
+          "--csv", f"{out}.csv", "--plot", f"{out}.png"])
+    text = capsys.readouterr().out
+    assert "XOR, 2-3-1" in text and "normal, shuffled" in text and "Pairwise" in text
+    report = json.loads(Path(f"{out}.json").read_text())
+    assert [r["arm"]["init"] for r in report["results"]] == ["normal", "he_leaky(alpha=0.1)"]
+    assert report["setup"]["seeds"] == 12 and len(report["comparisons"]) == 1
+    for r in report["results"]:
+        assert 0 <= r["successes"] <= 12 and r["interval"][0] <= r["rate"] <= r["interval"][1]
+    rows = list(csv.DictReader(Path(f"{out}.csv").open()))
+    assert [row["init"] for row in rows] == ["normal", "he_leaky(alpha=0.1)"]
+    assert all(row["shuffle"] == "True" and row["seeds"] == "12" for row in rows)
+    assert Path(f"{out}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_init_all_covers_every_registered_initializer(tmp_path, capsys):
+    main(["--init", "all", "--seeds", "2", "--epochs", "3", "--json", str(tmp_path / "all.json")])
+    report = json.loads((tmp_path / "all.json").read_text())
+    assert [r["arm"]["init"] for r in report["results"]] == tinynet.init.available()
+
+
+def test_cli_presets(tmp_path, capsys):
+    main(["--preset", "notes", "--seeds", "3", "--epochs", "5"])
+    text = capsys.readouterr().out
+    for arm in NOTES_ARMS:
+        assert arm.name in text
+    assert "46%" in text and "55%" in text
+    main(["--preset", "widths", "--seeds", "2", "--epochs", "3", "--csv",
+          str(tmp_path / "w.csv"), "--json", str(tmp_path / "w.json"), "--plot",
+          str(tmp_path / "w.png")])
+    text = capsys.readouterr().out
+    for shape in ["2-2-1", "2-3-1", "2-4-1", "2-8-1", "2-16-1", "2-2-2-1"]:
+        assert f"\n{shape} " in text
+    assert len(list(csv.DictReader((tmp_path / "w.csv").open()))) == 6 * 4
+    studies = json.loads((tmp_path / "w.json").read_text())["studies"]
+    assert [s["setup"]["hidden"] for s in studies] == [list(hidden) for hidden in WIDTHS]
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--preset", "notes", "--shuffle"], "--shuffle cannot be combined with --preset notes"),
+    (["--preset", "notes", "--no-shuffle"], "--shuffle cannot be combined with --preset notes"),
+    (["--preset", "widths", "--hidden", "3"], "--hidden cannot be combined with --preset widths"),
+    (["--preset", "widths", "--init", "normal"], "--init cannot be combined with --preset"),
+    (["--preset", "note"], "unknown preset 'note'"),
+    (["--json", "/no/such/folder/r.json"], "--json /no/such/folder/r.json: cannot write"),
+    (["--seeds", "0"], "seeds must be an integer >= 1, got 0"),
+    (["--init", "he_leakyy"], "did you mean 'he_leaky'"),
+    (["--init", ","], "expected at least one initializer name"),
+    (["--init", "normal(spread=2)"], "unknown parameter(s) spread"),
+    (["--output-init", "xavier"], "unknown initializer 'xavier'"),
+    (["--hidden", "2,x"], "expected widths such as 2,2"),
+    (["--hidden", "2,0"], "hidden[1] must be an integer >= 1, got 0"),
+    (["--lr", "-1"], "lr must be a finite number > 0.0"),
+    (["--backend", "gpu"], "unknown backend 'gpu'"),
+    (["--activation", "leaky"], "unknown activation 'leaky'"),
+    (["--import", "no_such_module_here"], "--import no_such_module_here"),
+])
+def test_cli_bad_arguments_exit_2_with_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.splitlines()) == 1 and message in captured.err
+
+
+def test_cli_module_and_initializer_failures_are_one_line(tmp_path):
+    (tmp_path / "broken_module.py").write_text("raise ValueError('broken on purpose')\n")
+    (tmp_path / "bad_shape.py").write_text(
+        "import numpy as np, tinynet\n"
+        "tinynet.init.register('wrong_shape', lambda shape, rng: np.zeros((1, 1)))\n")
+    path = os.pathsep.join(p for p in [str(tmp_path), os.environ.get("PYTHONPATH")] if p)
+    env = {**os.environ, "PYTHONPATH": path}
+    for argv, message in [(["--import", "broken_module"], "ValueError: broken on purpose"),
+                          (["--import", "bad_shape", "--init", "wrong_shape", "--seeds", "2",
+                            "--epochs", "2"], "returned shape (1, 1), expected (2, 2)")]:
+        done = run_module(*argv, env=env)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert len(done.stderr.splitlines()) == 1 and message in done.stderr
+        assert done.stderr.startswith("python -m tinynet.xor: error: ")
+
+
+def test_example_script_prints_what_the_module_prints(capsys):
+    argv = ["--init", "normal,he_leaky", "--shuffle", "--seeds", "6", "--epochs", "200"]
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / "xor.py"), *argv],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    main(argv)
+    assert done.stdout == capsys.readouterr().out
+    assert done.stdout.startswith("XOR, 2-2-2-1 (leaky_relu alpha=0.01 hidden, sigmoid output)")

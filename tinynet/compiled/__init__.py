@@ -1,0 +1,52 @@
+"""The compiled backend (``backend="numba"``): every training run in one Numba call.
+
+It computes what the NumPy backend (:mod:`tinynet.reference`) computes, in the same order of
+operations: a numba fit agrees with a NumPy fit to rounding (tested to 1e-12 after training),
+and member k of a compiled ensemble is bit-identical to a compiled fit of the same network.
+
+Each step of SGD and the one function per backend that does it (module names within
+``tinynet``; the numba columns are in ``tinynet.compiled``):
+
+================== ======================== =========================== =======================
+step               NumPy: ``reference``     numba, one network:         numba, one network per
+                                            ``single``                  SIMD lane: ``lanes``
+================== ======================== =========================== =======================
+epoch order        ``shuffle.epoch_orders`` ``orders.epoch_order_into`` ``lanes._lane_orders``
+forward, a layer   ``dense.forward``        ``single._dense_forward``   ``lanes._forward``
+φ and φ'           ``activations.*``        ``scalars.activate``,       ``scalars.activate``,
+                                            ``activate_derivative``     ``activate_derivative``
+loss and dL/dŷ     ``losses.mse``,          ``single.fit_network``      ``lanes._fit_block``
+                   ``losses.mse_gradient``
+backward, a layer  ``dense.backward``       ``single._dense_backward``  ``lanes._backward``
+update θ − lr ∇θ   ``reference.sgd_step``   ``single.fit_network``      ``lanes._fit_block``
+wrong sides,       ``reference.train``      ``single.fit_network``      ``lanes._fit_block``
+divergence, record
+================== ======================== =========================== =======================
+
+Modules: :mod:`~tinynet.compiled.scalars` (exp that vectorises, activations),
+:mod:`~tinynet.compiled.orders` (epoch orders), :mod:`~tinynet.compiled.single` (one network,
+BLAS for big layers), :mod:`~tinynet.compiled.lanes` (many small networks side by side),
+:mod:`~tinynet.compiled.backend` (the entry points: pack, run, unpack). Networks reach the
+kernels as flat arrays (:mod:`tinynet.packing`), settings and results as the named tuples of
+:mod:`tinynet.results`. This package's ``__init__`` imports no Numba: :func:`load` does, when
+the backend is first used, so ``import tinynet`` and the NumPy backend work without it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+__all__ = ["load"]
+
+
+def load() -> ModuleType:
+    """Return :mod:`tinynet.compiled.backend`, importing Numba and compiling (or loading the
+    cached) kernels the first time."""
+    try:
+        return importlib.import_module("tinynet.compiled.backend")
+    except ModuleNotFoundError as error:
+        if error.name not in ("numba", "llvmlite"):
+            raise
+        raise ModuleNotFoundError(f"backend='numba' needs the numba package ({error}); install "
+                                  "it (pip install numba) or pass backend='numpy'") from error

@@ -1,0 +1,207 @@
+"""Compiled training of one network: a dense layer's forward and backward passes, and a whole
+training run in one call.
+
+They compute what :mod:`tinynet.reference` computes, in the same order of operations, so that
+the two backends agree to rounding: a dot product is summed from the first input to the last,
+the bias is added after it, and the MSE gradient is ``(2/B)(ŷ − y)``. Underneath they are plain
+Python: with ``NUMBA_DISABLE_JIT=1`` they run (slowly) and can be stepped through in a
+debugger. Parameters travel as one flat vector ``theta`` with a :class:`tinynet.packing.Layout`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
+from .orders import epoch_order_into
+from .scalars import activate, activate_derivative
+
+__all__ = ["BLAS_MIN_WORK", "forward_network", "fit_network"]
+
+BLAS_MIN_WORK = 32_768
+"""Matrix products with at least this many multiply-adds go to BLAS (``np.dot``); smaller ones
+are loops, which win there because a BLAS call costs about a microsecond before it starts."""
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _matmul_into(a, b, out):
+    """out = a b for a (m, k) and b (k, n), either of which may be a transposed view.
+
+    Big products (at least :data:`BLAS_MIN_WORK` multiply-adds) go to BLAS; small ones are
+    loops that sum from k = 0 upwards, the order the lanes kernel uses too. Inlined into its
+    callers, so that the small loops of a per-sample step pay no call.
+    """
+    m, inner = a.shape
+    n = b.shape[1]
+    if m * inner * n >= BLAS_MIN_WORK:
+        out[:, :] = np.dot(a, b)
+        return
+    for r in range(m):
+        for c in range(n):
+            acc = 0.0
+            for k in range(inner):
+                acc += a[r, k] * b[k, c]
+            out[r, c] = acc
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _activation_loop(code, alpha, Z, dA, out, derivative):
+    """out = φ(Z), or out = dA ⊙ φ'(Z) when ``derivative``, element by element."""
+    for r in range(Z.shape[0]):
+        for j in range(Z.shape[1]):
+            if derivative:
+                out[r, j] = dA[r, j] * activate_derivative(code, alpha, Z[r, j])
+            else:
+                out[r, j] = activate(code, alpha, Z[r, j])
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _activation(code, alpha, Z, dA, out, derivative):
+    """:func:`_activation_loop` with ``code`` made a constant of the compiled code, so that each
+    activation gets a loop without branches, which vectorises (as ``lanes._activate``)."""
+    if code == SIGMOID:
+        _activation_loop(SIGMOID, alpha, Z, dA, out, derivative)
+    elif code == LEAKY_RELU:
+        _activation_loop(LEAKY_RELU, alpha, Z, dA, out, derivative)
+    elif code == RELU:
+        _activation_loop(RELU, alpha, Z, dA, out, derivative)
+    elif code == TANH:
+        _activation_loop(TANH, alpha, Z, dA, out, derivative)
+    else:
+        _activation_loop(IDENTITY, alpha, Z, dA, out, derivative)
+
+
+# --- a dense layer: forward and backward side by side ---------------------------------------
+
+@njit(cache=True, error_model="numpy")
+def _dense_forward(X, W, b, code, alpha, Z, A):
+    """Z = X Wᵀ + b and A = φ(Z), written into Z and A (B, n_out). X is (B, n_in)."""
+    _matmul_into(X, W.T, Z)
+    for r in range(Z.shape[0]):
+        for j in range(Z.shape[1]):
+            Z[r, j] += b[j]
+    _activation(code, alpha, Z, Z, A, False)
+
+
+@njit(cache=True, error_model="numpy")
+def _dense_backward(dA, X, W, Z, code, alpha, dZ, dW, db, dX, need_dX):
+    """From dL/dA (B, n_out): dZ = dA ⊙ φ'(Z), dW = dZᵀ X, db = Σ_rows dZ, dX = dZ W.
+
+    Writes dZ, dW (n_out, n_in), db (n_out,) and, if ``need_dX``, dX (B, n_in).
+    """
+    _activation(code, alpha, Z, dA, dZ, True)
+    _matmul_into(dZ.T, X, dW)
+    for j in range(dZ.shape[1]):
+        db[j] = dZ[0, j]
+    for r in range(1, dZ.shape[0]):
+        for j in range(dZ.shape[1]):
+            db[j] += dZ[r, j]
+    if need_dX:
+        _matmul_into(dZ, W, dX)
+
+
+# --- whole networks -----------------------------------------------------------------------
+
+@njit(cache=True, error_model="numpy")
+def _weights(theta, table, layer):
+    n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], table[layer, 3]
+    return theta[w_at:w_at + n_out * n_in].reshape(n_out, n_in), theta[b_at:b_at + n_out]
+
+
+@njit(cache=True, error_model="numpy")
+def _rows(buffer, rows, width):
+    return buffer[:rows * width].reshape(rows, width)
+
+
+@njit(cache=True, error_model="numpy")
+def forward_network(theta, layout, X, Zs, As):
+    """Forward X (B, n_in) through every layer, keeping each layer's Z and A in the scratch
+    rows Zs[layer] and As[layer] (each at least B · its width long); return the output, a
+    view into As."""
+    batch = X.shape[0]
+    inputs = X
+    for layer in range(layout.table.shape[0]):
+        W, b = _weights(theta, layout.table, layer)
+        n_out = layout.table[layer, 1]
+        A = _rows(As[layer], batch, n_out)
+        _dense_forward(inputs, W, b, layout.codes[layer], layout.alphas[layer],
+                       _rows(Zs[layer], batch, n_out), A)
+        inputs = A
+    return inputs
+
+
+@njit(cache=True, error_model="numpy")
+def fit_network(theta, layout, X, Y, seed, settings, record):
+    """Train ``theta`` in place by SGD on the MSE loss, as :func:`tinynet.reference.train`
+    does for one member: epochs ``settings.first_epoch`` on, written into row 0 of ``record``.
+
+    Returns the number of epochs run: fewer than ``settings.epochs`` when the loss or a
+    parameter became NaN or infinite (divergence), which ends training.
+    """
+    table, codes, alphas = layout
+    n, n_in = X.shape
+    n_out = Y.shape[1]
+    layers = table.shape[0]
+    batch_size, lr, threshold, every = (settings.batch_size, settings.lr, settings.threshold,
+                                        settings.record_every)
+    width = max(n_in, table[:, 1].max())
+    grad = np.zeros_like(theta)
+    Zs = np.empty((layers, batch_size * width))
+    As = np.empty((layers, batch_size * width))
+    dZ = np.empty(batch_size * width)
+    dA = np.empty(batch_size * width)
+    dX = np.empty(batch_size * width)
+    Xb = np.empty((batch_size, n_in))
+    Yb = np.empty((batch_size, n_out))
+    keys = np.empty(n, dtype=np.uint64)
+    order = np.arange(n)
+    for run in range(settings.epochs):
+        epoch = settings.first_epoch + run
+        if settings.shuffle:
+            epoch_order_into(seed, epoch, keys, order)
+        total = 0.0
+        wrong = False
+        for start in range(0, n, batch_size):
+            rows = min(batch_size, n - start)
+            for r in range(rows):
+                Xb[r, :] = X[order[start + r]]
+                Yb[r, :] = Y[order[start + r]]
+            x, y = Xb[:rows], Yb[:rows]
+            outputs = forward_network(theta, layout, x, Zs, As)
+            # loss, dL/dŷ = (2/B)(ŷ − y), outputs on the wrong side of the threshold
+            delta = _rows(dA, rows, n_out)
+            batch_loss = 0.0
+            for r in range(rows):
+                for k in range(n_out):
+                    diff = outputs[r, k] - y[r, k]
+                    batch_loss += diff * diff
+                    delta[r, k] = (2.0 / rows) * diff
+                    wrong |= (outputs[r, k] > threshold) != (y[r, k] > threshold)
+            total += batch_loss
+            # backward
+            for layer in range(layers - 1, -1, -1):
+                W, b = _weights(theta, table, layer)
+                dW, db = _weights(grad, table, layer)
+                width_in, width_out = table[layer, 0], table[layer, 1]
+                prev = x if layer == 0 else _rows(As[layer - 1], rows, width_in)
+                _dense_backward(delta, prev, W, _rows(Zs[layer], rows, width_out), codes[layer],
+                                alphas[layer], _rows(dZ, rows, width_out), dW, db,
+                                _rows(dX, rows, width_in), layer > 0)
+                if layer > 0:
+                    delta = _rows(dA, rows, width_in)
+                    delta[:, :] = _rows(dX, rows, width_in)
+            for p in range(theta.size):                       # update
+                theta[p] -= lr * grad[p]
+        loss = total / n
+        if wrong:
+            record.last_wrong_epoch[0] = epoch
+        record.final_loss[0] = loss
+        if every > 0 and (epoch + 1) % every == 0:
+            record.loss[0, (epoch + 1) // every - 1] = loss
+        if not math.isfinite(loss) or not np.all(np.isfinite(theta)):
+            record.diverged_epoch[0] = epoch
+            return run + 1
+    return settings.epochs

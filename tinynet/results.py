@@ -1,0 +1,136 @@
+"""What a training run is told and what it reports: the same for every backend, and for one
+network or many.
+
+Every backend (:mod:`tinynet.reference`, :mod:`tinynet.compiled`) is given a :class:`Settings`
+and writes one :class:`Record`: arrays with a leading members axis, length 1 for a single
+fit. Users see a record as a :class:`History` (one network) or an :class:`EnsembleResult`
+(many), and ``fit_ensemble([net], ...)[0]`` equals ``net.fit(...)`` field for field.
+
+Per run:
+
+* ``loss``: the loss every ``record_every`` epochs, epoch ``e``'s at index
+  ``(e + 1) // record_every - 1`` (epochs record_every − 1, 2·record_every − 1, ...). An
+  epoch's loss is the mean over samples of Σ_k (ŷ_k − y_k)², each prediction taken when
+  training visited the sample (before its update), as Keras reports it.
+* ``final_loss``: the loss of the last epoch that ran.
+* ``diverged_epoch``: the epoch in which the loss or a parameter stopped being finite (−1:
+  never). Training of that network stops there; it is an outcome, not an error.
+* ``last_wrong_epoch``: the last epoch in which training saw an output on the other side of
+  ``threshold`` from its target (ŷ > threshold where y <= threshold, or the reverse; −1: never),
+  for targets that are classes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["Settings", "Record", "History", "EnsembleResult"]
+
+
+class Settings(NamedTuple):
+    """What a backend is told: run epochs ``first_epoch`` to ``first_epoch + epochs − 1``."""
+
+    first_epoch: int
+    epochs: int
+    lr: float
+    batch_size: int
+    shuffle: bool
+    threshold: float
+    record_every: int  # 0: record no loss history
+
+
+class Record(NamedTuple):
+    """What a backend writes, one row per network: ``loss`` (S, records) and ``final_loss``,
+    ``diverged_epoch``, ``last_wrong_epoch`` (S,). A new record holds NaN and −1."""
+
+    loss: np.ndarray
+    final_loss: np.ndarray
+    diverged_epoch: np.ndarray
+    last_wrong_epoch: np.ndarray
+
+    @classmethod
+    def empty(cls, members: int, records: int) -> "Record":
+        """A record for ``members`` networks and ``records`` losses each, before training."""
+        return cls(np.full((members, records), np.nan), np.full(members, np.nan),
+                   np.full(members, -1, dtype=np.int64), np.full(members, -1, dtype=np.int64))
+
+
+@dataclass(frozen=True, eq=False)
+class History:
+    """One network's training run (see the module's docstring for each field).
+
+    ``epochs`` is how many epochs ran: all of them, or up to and including the one it
+    diverged in. ``loss`` holds the losses recorded in those epochs.
+    """
+
+    loss: np.ndarray
+    final_loss: float
+    diverged_epoch: int
+    last_wrong_epoch: int
+    epochs: int
+    record_every: int
+    threshold: float
+
+    @property
+    def diverged(self) -> bool:
+        """True if the loss or a parameter stopped being finite."""
+        return self.diverged_epoch >= 0
+
+    def __repr__(self) -> str:
+        return (f"History(epochs={self.epochs}, final_loss={self.final_loss:.6g}, "
+                f"diverged={self.diverged})")
+
+
+@dataclass(frozen=True, eq=False)
+class EnsembleResult:
+    """Many networks' training runs: each field of :class:`History` as an array indexed by
+    member, ``epochs`` the number asked for, and ``predictions`` (S, N, n_out), the trained
+    members' outputs on the training inputs. ``result[k]`` is member k's :class:`History`.
+    """
+
+    loss: np.ndarray
+    final_loss: np.ndarray
+    diverged_epoch: np.ndarray
+    last_wrong_epoch: np.ndarray
+    predictions: np.ndarray
+    epochs: int
+    record_every: int
+    threshold: float
+
+    @property
+    def diverged(self) -> np.ndarray:
+        """True for members whose loss or parameters stopped being finite."""
+        return self.diverged_epoch >= 0
+
+    @property
+    def members(self) -> int:
+        """Number of networks trained."""
+        return len(self.final_loss)
+
+    def __len__(self) -> int:
+        return self.members
+
+    def __getitem__(self, member: int) -> History:
+        """Member ``member``'s run as a :class:`History`, as its own ``fit`` would report it."""
+        return history(Record(self.loss, self.final_loss, self.diverged_epoch,
+                              self.last_wrong_epoch), member, self.epochs, self.record_every,
+                       self.threshold)
+
+    def __repr__(self) -> str:
+        return (f"EnsembleResult(members={self.members}, epochs={self.epochs}, "
+                f"diverged={int(self.diverged.sum())})")
+
+
+def history(record: Record, member: int, epochs: int, record_every: int,
+            threshold: float) -> History:
+    """Row ``member`` of ``record`` as a :class:`History` of a run of ``epochs`` epochs."""
+    diverged = int(record.diverged_epoch[member])
+    ran = epochs if diverged < 0 else diverged + 1
+    kept = 0 if record_every == 0 else ran // record_every
+    return History(loss=record.loss[member, :kept].copy(),
+                   final_loss=float(record.final_loss[member]), diverged_epoch=diverged,
+                   last_wrong_epoch=int(record.last_wrong_epoch[member]), epochs=ran,
+                   record_every=record_every, threshold=threshold)

@@ -1,0 +1,216 @@
+"""Every check of user input, and the exceptions they raise.
+
+Inputs are checked once, where they enter tinynet (a public function or constructor); the
+code behind an entry point trusts what it is given, so no training loop re-checks per step.
+Every message names the argument, the value it got and what was expected, so a learner can
+fix the call without reading tinynet's source.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import numbers
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "MAX_SEED", "BACKENDS",
+           "check_int", "check_seed", "check_float", "check_bool", "check_probability",
+           "check_counts", "check_backend", "check_choice", "as_float_matrix",
+           "check_training_data", "check_training_settings", "check_members"]
+
+
+class ShapeError(ValueError):
+    """An array or a layer size does not fit where it is used."""
+
+
+class UnknownNameError(ValueError):
+    """A name (activation, initializer, backend...) that tinynet does not know."""
+
+    def __init__(self, kind: str, name: object, valid: Iterable[str], hint: str = "") -> None:
+        valid = sorted(valid)
+        close = (difflib.get_close_matches(str(name), valid, n=1) or
+                 [v for v in valid if str(name) and v.startswith(str(name))][:1])
+        message = f"unknown {kind} {name!r}; expected one of: {', '.join(valid)}"
+        if close:
+            message += f" (did you mean {close[0]!r}?)"
+        if hint:
+            message += f". {hint}"
+        super().__init__(message)
+        self.name = name
+        self.valid = valid
+
+
+class FileFormatError(ValueError):
+    """A file that is not a tinynet network this version can read: foreign, corrupted,
+    truncated, or written by a newer tinynet."""
+
+
+def check_int(name: str, value: object, *, minimum: int, maximum: int | None = None) -> int:
+    """Return ``value`` as an int if it is an integer in [minimum, maximum]; raise otherwise."""
+    expected = f"an integer >= {minimum}" if maximum is None else \
+        f"an integer from {minimum} to {maximum}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be {expected}, got {value!r} "
+                        f"of type {type(value).__name__}")
+    if value < minimum or (maximum is not None and value > maximum):
+        raise ValueError(f"{name} must be {expected}, got {value!r}")
+    return int(value)
+
+
+MAX_SEED = 2**63 - 1
+"""Seeds are 63-bit, so that every backend can hold them in a signed 64-bit integer."""
+
+
+def check_seed(name: str, value: object) -> int:
+    """Return ``value`` if it is a valid seed: an integer from 0 to 2**63 - 1."""
+    return check_int(name, value, minimum=0, maximum=MAX_SEED)
+
+
+def check_float(name: str, value: object, *, minimum: float, inclusive: bool) -> float:
+    """Return ``value`` as a finite float above ``minimum`` (or equal, if ``inclusive``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} of type "
+                        f"{type(value).__name__}")
+    value = float(value)
+    bound = "" if minimum == -math.inf else f" {'>=' if inclusive else '>'} {minimum}"
+    if not math.isfinite(value) or value < minimum or (value == minimum and not inclusive):
+        raise ValueError(f"{name} must be a finite number{bound}, got {value!r}")
+    return value
+
+
+def as_float_matrix(name: str, value: object, *, columns: int | None = None) -> np.ndarray:
+    """Return ``value`` as a C-contiguous float64 array of shape ``(B, columns)``.
+
+    Booleans, integers and floats are converted exactly (integers up to 2**53); complex,
+    string and object data are refused rather than truncated. Rows must be finite. The result
+    is always a copy, so later changes to the caller's array cannot reach a layer's cache.
+    """
+    array = np.asarray(value)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold real numbers, got an array of dtype {array.dtype}")
+    if array.ndim != 2:
+        raise ShapeError(f"{name} must be 2-D with shape (batch, features), got shape "
+                         f"{array.shape}")
+    if array.shape[0] == 0:
+        raise ShapeError(f"{name} must hold at least one sample, got shape {array.shape}")
+    if columns is not None and array.shape[1] != columns:
+        raise ShapeError(f"{name} must have {columns} columns (the network's "
+                         f"{'input' if name == 'X' else 'output'} size), got shape {array.shape}")
+    array = np.array(array, dtype=np.float64, order="C", copy=True)
+    if not np.all(np.isfinite(array)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+        raise ValueError(f"{name} must be finite, got {array[bad]} at index {bad}")
+    return array
+
+
+def check_bool(name: str, value: object) -> bool:
+    """Return ``value`` if it is True or False (NumPy's bools included); raise otherwise."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_probability(name: str, value: object, strict: bool = False) -> float:
+    """Return ``value`` if it lies in [0, 1], or in (0, 1) when ``strict``."""
+    value = check_float(name, value, minimum=-math.inf, inclusive=False)
+    inside = 0 < value < 1 if strict else 0 <= value <= 1
+    if not inside:
+        bounds = "strictly between 0 and 1" if strict else "from 0 to 1"
+        raise ValueError(f"{name} must be a probability {bounds}, got {value!r}")
+    return value
+
+
+def check_counts(successes: object, n: object, suffix: str = "") -> tuple[int, int]:
+    """Return ``(successes, n)`` if they are counts with 0 <= successes <= n and n >= 1."""
+    n = check_int(f"n{suffix}", n, minimum=1)
+    successes = check_int(f"successes{suffix}", successes, minimum=0)
+    if successes > n:
+        raise ValueError(f"successes{suffix} must be at most n{suffix} ({n}), got {successes}")
+    return successes, n
+
+
+def check_choice(name: str, value: object, choices: Iterable[str], kind: str = "") -> str:
+    """Return ``value`` if it is one of ``choices``; raise :class:`UnknownNameError` otherwise."""
+    choices = tuple(choices)
+    if not isinstance(value, str) or value not in choices:
+        raise UnknownNameError(kind or name, value, choices)
+    return value
+
+
+BACKENDS = ("numba", "numpy")
+"""``numpy``: the readable reference (:mod:`tinynet.reference`). ``numba``: the same
+arithmetic, each whole training run in one compiled call (:mod:`tinynet.compiled`)."""
+
+
+def check_backend(backend: object) -> str:
+    """Return ``backend`` if it is one of :data:`BACKENDS`."""
+    return check_choice("backend", backend, BACKENDS)
+
+
+def check_training_data(X: object, y: object, n_in: int,
+                        n_out: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return X (B, n_in) and y (B, n_out) as float64, or raise naming what does not fit.
+
+    A 1-D ``y`` is taken as one target per sample when the network has a single output.
+    """
+    X = as_float_matrix("X", X, columns=n_in)
+    y_array = np.asarray(y)
+    given_shape = y_array.shape
+    if y_array.ndim == 1 and n_out == 1 and y_array.dtype.kind in "biuf":
+        y_array = y_array.reshape(-1, 1)
+    y = as_float_matrix("y", y_array, columns=n_out)
+    if len(X) != len(y):
+        raise ShapeError(f"X and y must have the same number of samples, got X {X.shape} "
+                         f"and y {given_shape}")
+    return X, y
+
+
+def check_training_settings(samples: int, epochs: object, lr: object, batch_size: object,
+                            shuffle: object, threshold: object,
+                            record_every: object) -> tuple[int, float, int, bool, float, int]:
+    """Return (epochs, lr, batch_size, shuffle, threshold, record_every) checked: epochs >= 1,
+    lr > 0 and finite, 1 <= batch_size <= samples, shuffle a bool, threshold finite,
+    record_every >= 1 (``None``: 0, record nothing)."""
+    epochs = check_int("epochs", epochs, minimum=1)
+    lr = check_float("lr", lr, minimum=0.0, inclusive=False)
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    if batch_size > samples:
+        raise ValueError(f"batch_size must be at most the number of samples ({samples}), "
+                         f"got {batch_size}")
+    shuffle = check_bool("shuffle", shuffle)
+    threshold = check_float("threshold", threshold, minimum=-math.inf, inclusive=False)
+    record_every = 0 if record_every is None else \
+        check_int("record_every", record_every, minimum=1)
+    return epochs, lr, batch_size, shuffle, threshold, record_every
+
+
+def check_members(networks: object, kind: type) -> list:
+    """Return ``networks`` as a list of distinct ``kind`` objects that share one shape and one
+    set of activations (an ensemble's members); a single network is a list of one."""
+    networks = [networks] if isinstance(networks, kind) else list(networks)
+    if not networks:
+        raise ValueError("networks must hold at least one Network, got an empty sequence")
+    for index, net in enumerate(networks):
+        if not isinstance(net, kind):
+            raise TypeError(f"networks[{index}] must be a tinynet Network, got {net!r}")
+    first = networks[0]
+
+    def described(net) -> str:
+        return (f"({'-'.join(map(str, net.sizes))}, "
+                f"{[repr(layer.activation) for layer in net.layers]})")
+
+    for index, net in enumerate(networks[1:], start=1):
+        if net.sizes != first.sizes or \
+                [l.activation for l in net.layers] != [l.activation for l in first.layers]:
+            raise ShapeError(f"networks[{index}] {described(net)} differs from networks[0] "
+                             f"{described(first)}: an ensemble's members share one shape and "
+                             "one set of activations")
+    seen: dict[int, int] = {}
+    for index, net in enumerate(networks):
+        if id(net) in seen:
+            raise ValueError(f"networks[{index}] is the same Network object as "
+                             f"networks[{seen[id(net)]}]")
+        seen[id(net)] = index
+    return networks

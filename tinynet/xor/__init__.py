@@ -1,0 +1,33 @@
+"""The XOR bench: how often does a tiny network learn XOR, per initializer, over many seeds?
+
+A *study* trains, for each *arm* (an initializer, the output layer's initializer, shuffling on
+or off), the same network shape from ``seeds`` different seeds on the fast ensemble path, and
+reports per arm the success rate with its Wilson 95 % interval, when the successful seeds
+solved XOR, how the others failed, and pairwise Fisher exact tests between the arms::
+
+    >>> study = run_study([Arm("normal"), Arm("he_leaky", shuffle=True)], XorSetup(seeds=100))
+    >>> print(study.report())
+
+Success, as in the notes: after training, all four XOR outputs are on the right side of 0.5
+(:func:`solves`), and the loss and weights stayed finite.
+
+A *sweep* runs the same arms on several shapes (:func:`run_sweep`); the *presets* are the
+designs the notes call for (:func:`get_preset`). From a shell: ``python -m tinynet.xor --help``.
+
+Modules: :mod:`~tinynet.xor.arms` (what a study compares), :mod:`~tinynet.xor.outcome`
+(success and failure), :mod:`~tinynet.xor.report` (comparisons, tables, files),
+:mod:`~tinynet.xor.bench` (running a study), :mod:`~tinynet.xor.sweep`,
+:mod:`~tinynet.xor.presets` and :mod:`~tinynet.xor.cli`.
+"""
+
+from .arms import DEFAULT_SETUP, Arm, XorSetup
+from .bench import run_study
+from .outcome import FAILURES, THRESHOLD, ArmResult, solved_epochs, solves, wrong_outputs
+from .presets import NOTES_ARMS, PRESETS, WIDTH_INITS, WIDTHS, Preset, get_preset
+from .report import Comparison, Study, compare
+from .sweep import Sweep, run_sweep
+
+__all__ = ["Arm", "XorSetup", "DEFAULT_SETUP", "ArmResult", "Comparison", "Study", "run_study",
+           "compare", "NOTES_ARMS", "FAILURES", "THRESHOLD", "solves", "solved_epochs",
+           "wrong_outputs", "Sweep", "run_sweep", "Preset", "PRESETS", "get_preset", "WIDTHS",
+           "WIDTH_INITS"]

@@ -1,0 +1,111 @@
+"""What a study compares and what it holds fixed: its arms (:class:`Arm`) and the setup they
+share (:class:`XorSetup`). Both check their values when they are made, so a study that starts
+training has nothing left to refuse."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .. import init
+from ..activations import ACTIVATIONS
+from ..validation import check_backend, check_bool, check_choice, check_float, check_int, \
+    check_probability, check_seed
+
+__all__ = ["Arm", "XorSetup", "DEFAULT_SETUP"]
+
+
+@dataclass(frozen=True)
+class Arm:
+    """One configuration of a study: the hidden layers' initializer, the output layer's
+    initializer (None: the same), and whether every epoch shuffles the samples.
+
+    Initializers are registered names, with parameters if needed (``"normal(std=0.5)"``).
+    ``label`` names the arm in reports (default: made from the settings); ``reported_rate`` is
+    the success rate the notes reported for this arm, if any.
+    """
+
+    init: str
+    output_init: str | None = None
+    shuffle: bool = False
+    label: str = ""
+    reported_rate: float | None = None
+
+    def __post_init__(self) -> None:
+        specs = {"init": self.init}
+        if self.output_init is not None:
+            specs["output_init"] = self.output_init
+        for name, spec in specs.items():
+            if not isinstance(spec, str):
+                raise TypeError(f"{name} must be a registered initializer name such as "
+                                f"'he_leaky', got {spec!r} of type {type(spec).__name__}")
+            init.get(spec)  # an unknown name or parameter fails here, before any training
+        object.__setattr__(self, "shuffle", check_bool("shuffle", self.shuffle))
+        if not isinstance(self.label, str):
+            raise TypeError(f"label must be a string, got {self.label!r}")
+        if self.reported_rate is not None:
+            check_probability("reported_rate", self.reported_rate)
+
+    @property
+    def name(self) -> str:
+        """``label``, or a name made from the settings."""
+        if self.label:
+            return self.label
+        name = self.init if self.output_init is None else f"{self.init} / out {self.output_init}"
+        return name + (", shuffled" if self.shuffle else "")
+
+
+@dataclass(frozen=True)
+class XorSetup:
+    """What every arm of a study shares. Defaults: 99mlp as the notes describe it, with the
+    shape that fits their reported rates best (two hidden LeakyReLU layers of 2)."""
+
+    hidden: tuple[int, ...] = (2, 2)
+    activation: str = "leaky_relu"
+    alpha: float = 0.01
+    output: str = "sigmoid"
+    lr: float = 0.01
+    epochs: int = 20_000
+    seeds: int = 100
+    first_seed: int = 0
+    backend: str = "numba"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.hidden, (str, bytes)) or not isinstance(self.hidden, Iterable):
+            raise TypeError(f"hidden must be a sequence of layer widths such as (2, 2), got "
+                            f"{self.hidden!r}")
+        hidden = tuple(self.hidden)
+        for i, width in enumerate(hidden):
+            check_int(f"hidden[{i}]", width, minimum=1)
+        object.__setattr__(self, "hidden", hidden)
+        check_choice("activation", self.activation, ACTIVATIONS)
+        check_choice("output", self.output, ACTIVATIONS, kind="output activation")
+        check_float("alpha", self.alpha, minimum=0.0, inclusive=True)
+        check_float("lr", self.lr, minimum=0.0, inclusive=False)
+        check_int("epochs", self.epochs, minimum=1)
+        check_int("seeds", self.seeds, minimum=1)
+        check_seed("first_seed", self.first_seed)
+        check_seed("last seed (first_seed + seeds - 1)", self.first_seed + self.seeds - 1)
+        check_backend(self.backend)
+
+    @property
+    def sizes(self) -> list[int]:
+        """Layer sizes, XOR's 2 inputs first and its 1 output last."""
+        return [2, *self.hidden, 1]
+
+    @property
+    def shape(self) -> str:
+        """The layer sizes as a name, such as ``"2-2-2-1"``."""
+        return "-".join(map(str, self.sizes))
+
+    def describe(self) -> str:
+        """One line: shape, activations, lr, epochs, seeds, backend."""
+        alpha = f" alpha={self.alpha:g}" if self.activation == "leaky_relu" else ""
+        return (f"XOR, {self.shape} ({self.activation}{alpha} hidden, "
+                f"{self.output} output), lr {self.lr:g}, {self.epochs:,} epochs, "
+                f"{self.seeds} seeds ({self.first_seed}-{self.first_seed + self.seeds - 1}), "
+                f"backend {self.backend}")
+
+
+DEFAULT_SETUP = XorSetup()
+"""The setup a study runs unless told otherwise: 99mlp as the notes describe it."""

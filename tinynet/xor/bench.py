@@ -1,0 +1,55 @@
+"""Running a study: every arm trains the setup's network from each of its seeds, all seeds of
+an arm in one ensemble call, and the arms are then compared."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Sequence
+
+from .. import data
+from ..network import mlp
+from ..training import fit_ensemble
+from .arms import DEFAULT_SETUP, Arm, XorSetup
+from .outcome import THRESHOLD, ArmResult
+from .report import Study, compare
+
+__all__ = ["run_study"]
+
+
+def run_study(arms: Sequence[Arm], setup: XorSetup = DEFAULT_SETUP,
+              progress: bool | None = None) -> Study:
+    """Train every arm on ``setup.seeds`` seeds and compare the arms.
+
+    ``progress`` prints a line per arm to stderr; by default it does once the study has run
+    for more than a second.
+    """
+    if isinstance(arms, Arm) or not isinstance(arms, Iterable):
+        raise TypeError(f"arms must be a list of Arm objects, got {arms!r}")
+    arms = list(arms)
+    if not arms:
+        raise ValueError("arms must hold at least one Arm, got none")
+    for index, arm in enumerate(arms):
+        if not isinstance(arm, Arm):
+            raise TypeError(f"arms[{index}] must be an Arm, got {arm!r}")
+    if not isinstance(setup, XorSetup):
+        raise TypeError(f"setup must be an XorSetup, got {setup!r}")
+    X, y = data.xor()
+    seeds = range(setup.first_seed, setup.first_seed + setup.seeds)
+    started = time.perf_counter()
+    results = []
+    for index, arm in enumerate(arms):
+        nets = [mlp(setup.sizes, activation=setup.activation, output=setup.output,
+                    init=arm.init, output_init=arm.output_init, alpha=setup.alpha, seed=seed)
+                for seed in seeds]
+        arm_started = time.perf_counter()
+        outcome = fit_ensemble(nets, X, y, epochs=setup.epochs, lr=setup.lr,
+                               shuffle=arm.shuffle, backend=setup.backend, threshold=THRESHOLD)
+        seconds = time.perf_counter() - arm_started
+        results.append(ArmResult.from_ensemble(arm, outcome, y,
+                                               [layer.init_std() for layer in nets[0].layers],
+                                               seconds))
+        if progress or (progress is None and time.perf_counter() - started > 1.0):
+            print(f"[{index + 1}/{len(arms)}] {arm.name}: {results[-1].successes}/"
+                  f"{setup.seeds} solved ({seconds:.1f} s)", file=sys.stderr)
+    return Study(setup, results, compare(results))

@@ -1,0 +1,188 @@
+"""How often does a tiny network learn XOR? Success rates over many seeds, per initializer.
+
+    python -m tinynet.xor --init he_leaky --shuffle
+    python -m tinynet.xor --init normal,he_leaky,xavier_normal --seeds 1000 --plot rates.png
+    python -m tinynet.xor --preset notes          # the notes' four runs, side by side
+    python -m tinynet.xor --preset widths         # where initialization starts to matter
+
+Defaults are the notes' 99mlp: two hidden LeakyReLU(0.01) layers of width 2, a sigmoid output,
+MSE, per-sample SGD at lr 0.01 for 20,000 epochs, zero initial biases, 100 seeds. A seed
+succeeds when, after training, all four XOR outputs are on the right side of 0.5. The table
+goes to stdout, progress to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from pathlib import Path
+
+from .. import init, plots
+from ..activations import ACTIVATIONS
+from .arms import DEFAULT_SETUP, Arm, XorSetup
+from .presets import PRESETS, get_preset
+from .sweep import run_sweep
+
+__all__ = ["main", "parse_args", "split_specs"]
+
+DEFAULT_INIT = "he_leaky"
+"""The initializer of the single arm run without --init."""
+
+
+def split_specs(text: str) -> list[str]:
+    """Split "a,b(x=1, y=2),c" on the commas outside parentheses."""
+    specs, depth, current = [], 0, ""
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            specs.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [spec for spec in specs + [current.strip()] if spec]
+
+
+def _initializer_specs(text: str) -> list[str]:
+    """argparse type for --init: comma-separated initializer specs, or all registered names.
+    The names themselves are checked by :class:`Arm`."""
+    specs = init.available() if text == "all" else split_specs(text)
+    if not specs:
+        raise argparse.ArgumentTypeError("expected at least one initializer name")
+    return specs
+
+
+def _widths(text: str) -> tuple[int, ...]:
+    """argparse type for --hidden: comma-separated integers (checked by :class:`XorSetup`)."""
+    try:
+        return tuple(int(width) for width in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected widths such as 2,2, got {text!r}") from None
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with errors on one line: the message, and where to look."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _import_modules(argv: list[str] | None, prog: str | None) -> None:
+    """Import every --import MODULE, so that initializers it registers can be named."""
+    pre = _Parser(prog=prog, add_help=False)
+    pre.add_argument("--import", dest="modules", action="append", default=[])
+    for module in pre.parse_known_args(argv)[0].modules:
+        try:
+            importlib.import_module(module)
+        except Exception as error:  # noqa: BLE001  (whatever the module raises, one line)
+            pre.error(f"--import {module}: {type(error).__name__}: {error}")
+
+
+def parse_args(argv: list[str] | None = None,
+               prog: str | None = None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
+    """Import the --import modules, then parse ``argv`` (default: the command line).
+
+    Settings not given are None where a preset may set them (init, output_init, shuffle,
+    hidden); values are checked when the library's objects are made from them, in :func:`main`.
+    """
+    _import_modules(argv, prog)
+    summary, details = __doc__.split("\n\n", 1)
+    parser = _Parser(prog=prog, description=summary, epilog=details,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--init", type=_initializer_specs, default=None, metavar="NAME[,NAME...]",
+                        help="initializers to compare (every layer, unless --output-init), "
+                             "comma-separated, with parameters if needed (normal(std=0.5)), or "
+                             f"'all' (default {DEFAULT_INIT}). Registered: "
+                             + ", ".join(init.available()))
+    parser.add_argument("--output-init", default=None, metavar="NAME",
+                        help="initializer of the output layer (default: the same as --init)")
+    parser.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=None,
+                        help="visit the samples in a fresh random order every epoch "
+                             "(default: no, in data order, as 99mlp did at first)")
+    parser.add_argument("--seeds", type=int, default=DEFAULT_SETUP.seeds,
+                        help=f"seeds per initializer ({DEFAULT_SETUP.seeds})")
+    parser.add_argument("--first-seed", type=int, default=DEFAULT_SETUP.first_seed,
+                        help=f"first seed ({DEFAULT_SETUP.first_seed})")
+    parser.add_argument("--epochs", type=int, default=DEFAULT_SETUP.epochs,
+                        help=f"epochs ({DEFAULT_SETUP.epochs})")
+    parser.add_argument("--lr", type=float, default=DEFAULT_SETUP.lr,
+                        help=f"SGD learning rate ({DEFAULT_SETUP.lr:g})")
+    parser.add_argument("--hidden", type=_widths, default=None,
+                        help="hidden layer widths, comma-separated "
+                             f"({','.join(map(str, DEFAULT_SETUP.hidden))})")
+    parser.add_argument("--activation", default=DEFAULT_SETUP.activation,
+                        help=f"hidden activation, one of {', '.join(sorted(ACTIVATIONS))} "
+                             f"({DEFAULT_SETUP.activation})")
+    parser.add_argument("--alpha", type=float, default=DEFAULT_SETUP.alpha,
+                        help=f"LeakyReLU slope ({DEFAULT_SETUP.alpha:g})")
+    parser.add_argument("--backend", default=DEFAULT_SETUP.backend,
+                        help="numba (compiled, default) or numpy (the reference; slow)")
+    parser.add_argument("--preset", default=None, metavar="NAME",
+                        help="; ".join(f"{preset.name}: {preset.summary}"
+                                       for preset in PRESETS.values()))
+    parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
+    parser.add_argument("--csv", type=Path, metavar="PATH", help="write one row per arm as CSV")
+    parser.add_argument("--plot", type=Path, metavar="PATH",
+                        help="write a bar chart of the rates with 95 %% intervals (PNG)")
+    parser.add_argument("--import", dest="modules", action="append", default=[],
+                        metavar="MODULE", help="import MODULE first, e.g. one that registers "
+                                               "your own initializer; repeatable")
+    args = parser.parse_args(argv)
+    for name in ("json", "csv", "plot"):  # fail now, not after the training
+        path = getattr(args, name)
+        if path is not None and not os.access(path.parent.resolve(), os.W_OK):
+            parser.error(f"--{name} {path}: cannot write into {path.parent.resolve()}")
+    return parser, args
+
+
+def _design(parser: argparse.ArgumentParser,
+            args: argparse.Namespace) -> tuple[list[Arm], list[XorSetup]]:
+    """The arms and setups to run, made (and so checked) from the arguments."""
+    preset = None if args.preset is None else get_preset(args.preset)
+    if preset is not None:
+        for name in preset.sets:
+            if getattr(args, name) is not None:
+                parser.error(f"--{name.replace('_', '-')} cannot be combined with --preset "
+                             f"{preset.name}, which sets it")
+    setup = XorSetup(hidden=DEFAULT_SETUP.hidden if args.hidden is None else args.hidden,
+                     activation=args.activation, alpha=args.alpha, lr=args.lr,
+                     epochs=args.epochs, seeds=args.seeds, first_seed=args.first_seed,
+                     backend=args.backend)
+    if preset is not None:
+        return preset.design(setup, args.shuffle)
+    arms = [Arm(spec, args.output_init, bool(args.shuffle))
+            for spec in args.init or [DEFAULT_INIT]]
+    return arms, [setup]
+
+
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    """Run the command with arguments ``argv`` (default: the command line); ``prog`` names it
+    in usage and errors (default: the script's file name).
+
+    Bad arguments exit with status 2 and one line on stderr; a reader of stdout that goes away
+    (``| head``) ends the run quietly with status 1.
+    """
+    parser, args = parse_args(argv, prog)
+    try:
+        arms, setups = _design(parser, args)
+    except (ValueError, TypeError) as error:
+        parser.error(str(error))
+    try:
+        sweep = run_sweep(arms, setups)
+        for study in sweep.studies:
+            print(study.report(), end="\n\n")
+        if len(sweep.studies) > 1:
+            print(sweep.table())
+        results = sweep if len(sweep.studies) > 1 else sweep.studies[0]
+        if args.json:
+            args.json.write_text(results.to_json())
+        if args.csv:
+            args.csv.write_text(results.to_csv())
+        if args.plot:
+            plots.rates(sweep.studies, args.plot)
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    except (ValueError, TypeError, OSError) as error:
+        parser.error(f"{type(error).__name__}: {error}")

@@ -1,0 +1,113 @@
+"""What an arm's seeds did: which solved XOR and from which epoch, how the others failed, and
+the summary of an arm (:class:`ArmResult`).
+
+A seed solves XOR when, after training, every output is on the same side of 0.5 as its target
+(and training did not diverge). Training itself knows nothing of XOR: it reports, per member,
+the trained predictions and the last epoch in which it saw an output on the wrong side; the
+bench turns those into success and the epoch of success.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import stats
+from ..results import EnsembleResult
+from ..validation import ShapeError, check_float
+from .arms import Arm
+
+__all__ = ["THRESHOLD", "FAILURES", "wrong_outputs", "solves", "solved_epochs", "ArmResult"]
+
+THRESHOLD = 0.5
+"""An output above it means class 1, at or below it class 0 (so 0.5 itself counts as 0)."""
+
+FAILURES = {
+    "one_wrong": ("1 wrong", "typically three outputs near 2/3, a plateau at loss 1/6"),
+    "two_wrong": ("2 wrong", "typically every output near 0.5, a plateau at loss 1/4"),
+    "three_or_four_wrong": ("3+ wrong", "three or four samples on the wrong side"),
+    "diverged": ("diverged", "the loss or a weight became NaN or infinite"),
+}
+"""How an unsolved seed failed, judged on its final predictions: (column label, meaning)."""
+
+
+def wrong_outputs(predictions: np.ndarray, y: np.ndarray,
+                  threshold: float = THRESHOLD) -> np.ndarray:
+    """Per member (row of ``predictions``, shape (S, N, n_out)), how many outputs are on the
+    other side of ``threshold`` from their targets ``y`` (N, n_out)."""
+    predictions, y = np.asarray(predictions), np.asarray(y)
+    if predictions.ndim != 3 or predictions.shape[1:] != y.shape:
+        raise ShapeError(f"predictions must have shape (members, {', '.join(map(str, y.shape))})"
+                         f" to fit y of shape {y.shape}, got {predictions.shape}")
+    threshold = check_float("threshold", threshold, minimum=-np.inf, inclusive=False)
+    return np.sum((predictions > threshold) != (y > threshold), axis=(1, 2))
+
+
+def solves(predictions: np.ndarray, y: np.ndarray, threshold: float = THRESHOLD) -> np.ndarray:
+    """True for each member whose every output is on the same side of ``threshold`` as its
+    target: ŷ > threshold exactly where y > threshold."""
+    return wrong_outputs(predictions, y, threshold) == 0
+
+
+def solved_epochs(result: EnsembleResult, y: np.ndarray) -> np.ndarray:
+    """Per member of ``result`` (trained on targets ``y``), the epoch from which it solved the
+    task for good: one after the last epoch in which training saw an output on the wrong side
+    of ``result.threshold``; −1 for members whose trained outputs are not all on the right
+    side, or that diverged."""
+    solved = solves(result.predictions, y, result.threshold) & ~result.diverged
+    return np.where(solved, result.last_wrong_epoch + 1, -1)
+
+
+def _quartiles(values: np.ndarray) -> list[float] | None:
+    return None if len(values) == 0 else [float(q) for q in np.percentile(values, [25, 50, 75])]
+
+
+@dataclass
+class ArmResult:
+    """An arm's outcome over the study's seeds: successes out of n with their Wilson 95 %
+    interval, quartiles of the epoch of success and of the final loss, the failures by kind
+    (keys of :data:`FAILURES`), each layer's initial weight std, and the training time."""
+
+    arm: Arm
+    n: int
+    successes: int
+    interval: tuple[float, float]
+    solved_epoch_quartiles: list[float] | None
+    final_loss_quartiles: list[float] | None
+    diverged: int
+    failures: dict[str, int]
+    init_stds: list[float | None]
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        """successes / n."""
+        return self.successes / self.n
+
+    @classmethod
+    def from_ensemble(cls, arm: Arm, result: EnsembleResult, y: np.ndarray,
+                      init_stds: list[float | None], seconds: float) -> "ArmResult":
+        """Summarise an ensemble's per-seed outcomes on targets ``y``, judged at the threshold
+        it was trained with: successes (:func:`solved_epochs`), and the failures by how many
+        outputs ended on the wrong side."""
+        solved_epoch = solved_epochs(result, y)
+        solved = solved_epoch >= 0
+        wrong = wrong_outputs(result.predictions, y, result.threshold)
+        failed = ~solved & ~result.diverged
+        failures = {"one_wrong": int(np.sum(failed & (wrong == 1))),
+                    "two_wrong": int(np.sum(failed & (wrong == 2))),
+                    "three_or_four_wrong": int(np.sum(failed & (wrong >= 3))),
+                    "diverged": int(result.diverged.sum())}
+        successes = int(solved.sum())
+        finite = np.isfinite(result.final_loss)
+        return cls(arm=arm, n=result.members, successes=successes,
+                   interval=stats.wilson_interval(successes, result.members),
+                   solved_epoch_quartiles=_quartiles(solved_epoch[solved]),
+                   final_loss_quartiles=_quartiles(result.final_loss[finite]),
+                   diverged=failures["diverged"], failures=failures, init_stds=init_stds,
+                   seconds=seconds)
+
+    def __repr__(self) -> str:
+        return (f"ArmResult({self.arm.name!r}: {self.successes}/{self.n} solved, "
+                f"{self.rate:.1%} [{self.interval[0]:.1%}, {self.interval[1]:.1%}])")

@@ -1,0 +1,92 @@
+"""Named designs of studies, the CLI's ``--preset``: which arms, on which shapes.
+
+* ``notes``: the notes' four runs side by side (:data:`NOTES_ARMS`), and the one they did not
+  make, on the setup's shape.
+* ``widths``: shapes :data:`WIDTHS` x initializers :data:`WIDTH_INITS`, to see where
+  initialization starts to matter.
+
+    >>> sweep = get_preset("widths").run(XorSetup(seeds=1000))
+    >>> print(sweep.table())
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..validation import check_bool, check_choice
+from .arms import DEFAULT_SETUP, Arm, XorSetup
+from .sweep import Sweep, run_sweep
+
+__all__ = ["NOTES_ARMS", "WIDTHS", "WIDTH_INITS", "Preset", "PRESETS", "get_preset"]
+
+NOTES_ARMS = [
+    Arm("normal", label="N(0,1)", reported_rate=0.46),
+    Arm("he_normal", label="He, every layer", reported_rate=0.45),
+    Arm("he_leaky", "xavier_normal", label="He-leaky hidden, Xavier output", reported_rate=0.44),
+    Arm("he_leaky", "xavier_normal", shuffle=True,
+        label="He-leaky hidden, Xavier output, shuffled", reported_rate=0.55),
+    Arm("normal", shuffle=True, label="N(0,1), shuffled (not in the notes)"),
+]
+"""The notes' four runs, in order, and one they did not make. Each run kept the code of the
+one before: the shuffled run still had He-leaky hidden layers and a Xavier output."""
+
+WIDTHS = [(2,), (3,), (4,), (8,), (16,), (2, 2)]
+"""The hidden layers of the ``widths`` preset: 2-k-1 for k = 2 ... 16, and the notes' 2-2-2-1."""
+
+WIDTH_INITS = ["normal", "he_leaky", "xavier_normal", "lecun_normal"]
+"""The initializers of the ``widths`` preset, every layer drawn by the same one."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named design: ``arms``, each trained on every shape of ``shapes`` (none: on the shape
+    of the setup it is given). ``sets`` names the settings the preset chooses itself, of
+    init, output_init, shuffle and hidden; the rest come from the setup."""
+
+    name: str
+    summary: str
+    arms: tuple[Arm, ...]
+    sets: tuple[str, ...]
+    shapes: tuple[tuple[int, ...], ...] = ()
+
+    def design(self, setup: XorSetup = DEFAULT_SETUP,
+               shuffle: bool | None = None) -> tuple[list[Arm], list[XorSetup]]:
+        """The arms and the setups (one per shape, otherwise as ``setup``) to run.
+
+        ``shuffle`` True or False sets every arm's shuffling; None keeps the preset's. A preset
+        that sets shuffling itself (per arm) refuses a choice.
+        """
+        if shuffle is None:
+            arms = list(self.arms)
+        elif "shuffle" in self.sets:
+            raise ValueError(f"shuffle cannot be chosen for preset {self.name!r}, which sets "
+                             f"it per arm; expected None, got {shuffle!r}")
+        else:
+            shuffle = check_bool("shuffle", shuffle)
+            arms = [replace(arm, shuffle=shuffle) for arm in self.arms]
+        setups = [replace(setup, hidden=shape) for shape in self.shapes] or [setup]
+        return arms, setups
+
+    def run(self, setup: XorSetup = DEFAULT_SETUP, shuffle: bool | None = None,
+            progress: bool | None = None) -> Sweep:
+        """Run the :meth:`design`: a sweep of one study per setup."""
+        return run_sweep(*self.design(setup, shuffle), progress)
+
+    def __repr__(self) -> str:
+        return f"Preset({self.name!r}: {self.summary})"
+
+
+PRESETS = {preset.name: preset for preset in [
+    Preset("notes", "the notes' four runs (and N(0,1) shuffled) side by side",
+           tuple(NOTES_ARMS), sets=("init", "output_init", "shuffle")),
+    Preset("widths", f"shapes {', '.join(XorSetup(hidden=shape).shape for shape in WIDTHS)}"
+                     f" x {', '.join(WIDTH_INITS)}",
+           tuple(Arm(name) for name in WIDTH_INITS), shapes=tuple(WIDTHS),
+           sets=("init", "output_init", "hidden")),
+]}
+"""Every preset, by name."""
+
+
+def get_preset(name: str) -> Preset:
+    """The preset called ``name`` (one of :data:`PRESETS`)."""
+    return PRESETS[check_choice("preset", name, PRESETS)]

@@ -1,0 +1,160 @@
+"""A study's results and how they are read: arms compared pairwise (:class:`Comparison`,
+:func:`compare`), and the study as a table, a report, JSON and CSV (:class:`Study`)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .. import stats
+from ..text import table
+from .arms import XorSetup
+from .outcome import FAILURES, ArmResult
+
+__all__ = ["Comparison", "compare", "Study", "CSV_COLUMNS", "write_csv"]
+
+
+@dataclass
+class Comparison:
+    """Two arms' rates compared by Fisher's exact test (``p_holm``: Holm-adjusted over the
+    study's comparisons; ``seeds_needed``: per arm, to detect a gap this size)."""
+
+    a: str
+    b: str
+    rate_a: float
+    rate_b: float
+    p: float
+    p_holm: float
+    seeds_needed: float
+
+    def verdict(self, n: int) -> str:
+        """A sentence on what the difference means at ``n`` seeds per arm."""
+        gap = f"{self.a} {self.rate_a:.0%} vs {self.b} {self.rate_b:.0%}"
+        tested = f"p = {self.p:.3g}, Holm {self.p_holm:.3g}"
+        if self.p_holm < 0.05:
+            return f"{gap}: significant at the 5 % level ({tested})"
+        if not np.isfinite(self.seeds_needed):
+            return f"{gap}: no difference at all ({tested})"
+        return (f"{gap}: no significant difference at n = {n} ({tested}); a gap this size "
+                f"needs about {self.seeds_needed:,.0f} seeds per arm to detect (80 % power, "
+                "with the same correction for multiple comparisons)")
+
+
+def compare(results: list[ArmResult]) -> list[Comparison]:
+    """Fisher exact tests between every pair of arms, Holm-adjusted."""
+    pairs = list(itertools.combinations(results, 2))
+    p_values = [stats.fisher_exact_p(a.successes, a.n, b.successes, b.n) for a, b in pairs]
+    # Seeds needed at the level the family of comparisons is held to (Bonferroni's α/m, which
+    # Holm's first step uses), so that the advice agrees with the Holm-adjusted verdict.
+    alpha = 0.05 / max(1, len(pairs))
+    return [Comparison(a.arm.name, b.arm.name, a.rate, b.rate, p, p_holm,
+                       stats.seeds_needed(a.rate, b.rate, alpha=alpha))
+            for (a, b), p, p_holm in zip(pairs, p_values, stats.holm(p_values))]
+
+
+CSV_COLUMNS = ["arm", "init", "output_init", "shuffle", "hidden", "seeds", "successes", "rate",
+               "ci_low", "ci_high", "reported_rate", "solved_epoch_median", "one_wrong",
+               "two_wrong", "three_or_four_wrong", "diverged"]
+"""The columns of :meth:`Study.to_csv`, one row per arm."""
+
+
+def write_csv(rows: Iterable[list]) -> str:
+    """CSV text: the header :data:`CSV_COLUMNS`, then ``rows``."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_COLUMNS)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _finite_or_none(value: object) -> object:
+    """``value`` with every non-finite float, however deeply nested, replaced by None (JSON
+    has no NaN or infinity)."""
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_or_none(v) for v in value]
+    return value
+
+
+@dataclass
+class Study:
+    """The results of :func:`~tinynet.xor.run_study`: per arm, and pairwise."""
+
+    setup: XorSetup
+    results: list[ArmResult]
+    comparisons: list[Comparison] = field(default_factory=list)
+
+    def table(self) -> str:
+        """A fixed-width table, one row per arm (the notes' rates only if any arm has one)."""
+        rows = [["arm", "solved", "rate", "95% CI", "notes", "solved by epoch (q1 / med / q3)",
+                 "failures 1/2/3+ wrong, diverged", "init std by layer"]]
+        for r in self.results:
+            epochs = ("-" if r.solved_epoch_quartiles is None else
+                      " / ".join(f"{q:,.0f}" for q in r.solved_epoch_quartiles))
+            f = r.failures
+            rows.append([
+                r.arm.name, f"{r.successes}/{r.n}", f"{r.rate:.1%}",
+                f"[{r.interval[0]:.1%}, {r.interval[1]:.1%}]",
+                "" if r.arm.reported_rate is None else f"{r.arm.reported_rate:.0%}",
+                epochs,
+                f"{f['one_wrong']}/{f['two_wrong']}/{f['three_or_four_wrong']}, {f['diverged']}",
+                ", ".join("?" if s is None else f"{s:.3g}" for s in r.init_stds)])
+        if all(r.arm.reported_rate is None for r in self.results):
+            rows = [row[:4] + row[5:] for row in rows]
+        return table(rows)
+
+    def report(self) -> str:
+        """The setup line, the table, the failure legend, and the pairwise verdicts."""
+        lines = [self.setup.describe(), "", self.table(), "",
+                 "failures: " + "; ".join(f"{label}: {text}"
+                                          for label, text in FAILURES.values())]
+        if len(self.results) == 1:
+            lines += ["", f"At n = {self.setup.seeds} the 95 % interval is the measure of "
+                          "precision; to compare initializers, name several and read the "
+                          "pairwise tests."]
+        if self.comparisons:
+            lines += ["", "Pairwise (Fisher exact, two-sided; Holm-adjusted over "
+                          f"{len(self.comparisons)} comparisons):"]
+            lines += [f"  {c.verdict(self.setup.seeds)}" for c in self.comparisons]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        """Everything, as JSON-ready Python objects (non-finite numbers as None)."""
+        results = [{**asdict(r), "arm": {**asdict(r.arm), "name": r.arm.name}, "rate": r.rate}
+                   for r in self.results]
+        return _finite_or_none({"setup": asdict(self.setup), "results": results,
+                                "comparisons": [asdict(c) for c in self.comparisons]})
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=2)
+
+    def csv_rows(self) -> list[list]:
+        """One row per arm, in the order of :data:`CSV_COLUMNS`: name, settings, counts, rate
+        and interval, median epoch of success, failures."""
+        rows = []
+        for r in self.results:
+            median = None if r.solved_epoch_quartiles is None else r.solved_epoch_quartiles[1]
+            rows.append([r.arm.name, r.arm.init, r.arm.output_init or "", r.arm.shuffle,
+                         "-".join(map(str, self.setup.hidden)), r.n, r.successes,
+                         f"{r.rate:.4f}", f"{r.interval[0]:.4f}", f"{r.interval[1]:.4f}",
+                         "" if r.arm.reported_rate is None else r.arm.reported_rate,
+                         "" if median is None else median, *r.failures.values()])
+        return rows
+
+    def to_csv(self) -> str:
+        """:meth:`csv_rows` as CSV text, with a header."""
+        return write_csv(self.csv_rows())
+
+    def __repr__(self) -> str:
+        return (f"Study({self.setup.shape}, {self.setup.seeds} seeds, "
+                f"arms: {', '.join(r.arm.name for r in self.results)})")

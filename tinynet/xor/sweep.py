@@ -1,0 +1,86 @@
+"""A sweep: the same arms studied on several setups (usually shapes), read as a matrix of
+success rates, one row per setup and one column per arm::
+
+    >>> setups = [XorSetup(hidden=(width,), seeds=100) for width in (2, 4, 8)]
+    >>> print(run_sweep([Arm("normal"), Arm("he_leaky")], setups).table())
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..text import table
+from .arms import Arm, XorSetup
+from .bench import run_study
+from .report import Study, write_csv
+
+__all__ = ["Sweep", "run_sweep"]
+
+
+@dataclass
+class Sweep:
+    """Studies of the same arms, one per setup; rows are named by the setup's shape."""
+
+    studies: list[Study]
+
+    def __post_init__(self) -> None:
+        if isinstance(self.studies, Study) or not isinstance(self.studies, Iterable):
+            raise TypeError(f"studies must be a list of Study objects, got {self.studies!r}")
+        self.studies = list(self.studies)
+        if not self.studies:
+            raise ValueError("studies must hold at least one Study, got none")
+        for index, study in enumerate(self.studies):
+            if not isinstance(study, Study):
+                raise TypeError(f"studies[{index}] must be a Study, got {study!r}")
+            if _arm_names(study) != self.arm_names:
+                raise ValueError(f"studies[{index}] has the arms {_arm_names(study)}, but "
+                                 f"studies[0] has {self.arm_names}: a sweep's studies share "
+                                 "their arms")
+
+    @property
+    def arm_names(self) -> list[str]:
+        """The arms' names, as every study has them."""
+        return _arm_names(self.studies[0])
+
+    def table(self) -> str:
+        """Rates as a shape x arm matrix: 'rate [low, high]' (the 95 % interval)."""
+        rows = [["shape", *self.arm_names]]
+        for study in self.studies:
+            rows.append([study.setup.shape,
+                         *(f"{r.rate:.0%} [{r.interval[0]:.0%}, {r.interval[1]:.0%}]"
+                           for r in study.results)])
+        return table(rows)
+
+    def to_dict(self) -> dict:
+        """Every study's :meth:`Study.to_dict`, under ``"studies"``."""
+        return {"studies": [study.to_dict() for study in self.studies]}
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=2)
+
+    def to_csv(self) -> str:
+        """Every study's rows (:meth:`Study.csv_rows`) under one header: a row per setup and
+        arm."""
+        return write_csv(row for study in self.studies for row in study.csv_rows())
+
+    def __repr__(self) -> str:
+        shapes = ", ".join(study.setup.shape for study in self.studies)
+        return f"Sweep(shapes: {shapes}; arms: {', '.join(self.arm_names)})"
+
+
+def _arm_names(study: Study) -> list[str]:
+    return [r.arm.name for r in study.results]
+
+
+def run_sweep(arms: Sequence[Arm], setups: Sequence[XorSetup],
+              progress: bool | None = None) -> Sweep:
+    """:func:`~tinynet.xor.run_study` of ``arms`` on each of ``setups``, in order."""
+    if isinstance(setups, XorSetup) or not isinstance(setups, Iterable):
+        raise TypeError(f"setups must be a list of XorSetup objects, got {setups!r}")
+    setups = list(setups)
+    if not setups:
+        raise ValueError("setups must hold at least one XorSetup, got none")
+    return Sweep([run_study(arms, setup, progress) for setup in setups])
