@@ -203,20 +203,49 @@ def test_a_diverging_member_does_not_touch_the_others(backend):
                                            record_every=1)
         result_wild = tinynet.fit_ensemble(wild, X, y, epochs=30, lr=1e-3, backend=backend,
                                            record_every=1)
-        alone = members(True)[2].fit(X, y, epochs=30, lr=1e-3, backend=backend)
+        wild_alone = members(True)[2]
+        alone = wild_alone.fit(X, y, epochs=30, lr=1e-3, backend=backend)
     assert result_wild.diverged[2] and not result_calm.diverged.any()
     assert result_wild.diverged.sum() == 1
     diverged = result_wild[2]
     assert diverged.epochs == diverged.diverged_epoch + 1 == len(diverged.loss)
     assert np.all(np.isnan(result_wild.loss[2, diverged.epochs:]))  # the record stops there
+    # it ends where its own fit stops: same record, same parameters, same predictions
     if backend == "numba":
         same_history(diverged, alone)
+        same_parameters(wild[2], wild_alone)
     else:  # many members and one may take differently rounded products (tinynet.dense)
         assert diverged.diverged_epoch == alone.diverged_epoch
         np.testing.assert_allclose(diverged.loss, alone.loss, rtol=1e-12)
+        for p, q in zip(wild[2].parameters(), wild_alone.parameters()):
+            np.testing.assert_allclose(p, q, rtol=1e-12)
+    with np.errstate(all="ignore"):
+        np.testing.assert_allclose(result_wild.predictions[2], wild_alone.predict(X, backend),
+                                   rtol=1e-12)
     for k in [0, 1, 3, 4]:
         same_history(result_wild[k], result_calm[k])
         same_parameters(wild[k], calm[k])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_backend_continues_a_run_from_where_it_stopped(backend):
+    """Two calls of 7 and 13 epochs, the second from epoch 7, train as one call of 20: the
+    backends take the first epoch and continue the record (fit does this for print_every)."""
+    from tinynet.results import Record, Settings
+    module = tinynet.compiled.load() if backend == "numba" else tinynet.reference
+    X, y = tinynet.data.xor()
+    whole, parts = ([tinynet.mlp([2, 3, 1], seed=s) for s in range(3)] for _ in range(2))
+    seeds = np.arange(3)
+    record_whole, record_parts = Record.empty(3, 10), Record.empty(3, 10)
+    module.fit_many(whole, X, y, seeds, Settings(0, 20, 0.3, 1, True, 0.5, 2), record_whole)
+    module.fit_many(parts, X, y, seeds, Settings(0, 7, 0.3, 1, True, 0.5, 2), record_parts)
+    predictions = module.fit_many(parts, X, y, seeds, Settings(7, 13, 0.3, 1, True, 0.5, 2),
+                                  record_parts)
+    for field_whole, field_parts in zip(record_whole, record_parts):
+        np.testing.assert_array_equal(field_parts, field_whole)
+    for net_whole, net_parts in zip(whole, parts):
+        same_parameters(net_parts, net_whole)
+    np.testing.assert_allclose(predictions[1], parts[1].predict(X, backend), rtol=1e-13)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)

@@ -4,6 +4,7 @@ Each must raise a specific exception whose message names the argument, the value
 expected (checked here by a pattern on the message), and nothing may be coerced silently.
 """
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,24 @@ def fit(**overrides):
     arguments = dict(X=X, y=Y, epochs=1, lr=0.1)
     arguments.update(overrides)
     return net().fit(arguments.pop("X"), arguments.pop("y"), **arguments)
+
+
+@dataclass(frozen=True, repr=False)
+class Softplus(tinynet.activations.Activation):
+    """A user's own activation: NumPy only."""
+
+    name = "softplus"
+
+    def forward(self, z):
+        return np.log1p(np.exp(z))
+
+    def derivative(self, z):
+        return 1 / (1 + np.exp(-z))
+
+
+def custom_net():
+    return Network([Layer(2, 3, activation=Softplus(), init="lecun_normal"),
+                    Layer(3, 1, activation="sigmoid")])
 
 
 def ensemble(**overrides):
@@ -151,6 +170,17 @@ CATALOGUE = [
      r"record_every must be an integer >= 1, got 0"),
     ("fit record_every float", lambda: fit(record_every=1.5), TypeError,
      r"record_every must be an integer >= 1, got 1.5 of type float"),
+    ("fit not a network", lambda: tinynet.fit("net", X, Y, epochs=1, lr=0.1), TypeError,
+     r"net must be a tinynet Network, got 'net' of type str"),
+    ("predict not a network", lambda: tinynet.predict([net()], X), TypeError,
+     r"net must be a tinynet Network, got a list$"),
+    ("save not a network", lambda: tinynet.save(None, "x.npz"), TypeError,
+     r"net must be a tinynet Network, got None of type NoneType"),
+    ("fit own activation on numba", lambda: custom_net().fit(X, Y, epochs=1, lr=0.1),
+     ValueError, r"backend 'numba' cannot run layers\[0\]'s activation softplus: the compiled "
+                 r"kernels know identity, sigmoid, tanh, relu, leaky_relu; pass backend='numpy'"),
+    ("predict own activation on numba", lambda: custom_net().predict(X), ValueError,
+     r"cannot run layers\[0\]'s activation softplus"),
     # ensembles
     ("ensemble empty", lambda: ensemble(networks=[]), ValueError,
      r"networks must hold at least one Network, got an empty sequence"),
@@ -165,6 +195,8 @@ CATALOGUE = [
      ValueError, r"networks\[1\] is the same Network object as networks\[0\]"),
     ("ensemble record_every zero", lambda: ensemble(record_every=0), ValueError,
      r"record_every must be an integer >= 1, got 0"),
+    ("ensemble own activation on numba", lambda: ensemble(networks=[custom_net()]), ValueError,
+     r"backend 'numba' cannot run layers\[0\]'s activation softplus"),
     ("ensemble seeds count", lambda: ensemble(seeds=[1, 2]), ValueError,
      r"seeds must give one seed per network \(1\), got 2"),
     ("ensemble seed negative", lambda: ensemble(seeds=[-4]), ValueError,
@@ -230,6 +262,12 @@ CATALOGUE = [
     # statistics
     ("wilson more successes than n", lambda: tinynet.stats.wilson_interval(11, 10), ValueError,
      r"successes must be at most n \(10\), got 11"),
+    ("wilson negative successes", lambda: tinynet.stats.wilson_interval(-1, 4), ValueError,
+     r"successes must be an integer >= 0, got -1"),
+    ("seeds_needed rate above one", lambda: tinynet.stats.seeds_needed(1.2, 0.5), ValueError,
+     r"rate_a must be a probability from 0 to 1, got 1.2"),
+    ("seeds_needed power one", lambda: tinynet.stats.seeds_needed(0.2, 0.5, power=1.0),
+     ValueError, r"power must be a probability strictly between 0 and 1, got 1.0"),
     ("fisher n zero", lambda: tinynet.stats.fisher_exact_p(0, 0, 1, 1), ValueError,
      r"n_a must be an integer >= 1, got 0"),
 ]

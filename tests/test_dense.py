@@ -8,7 +8,9 @@ from tinynet.activations import ACTIVATIONS, get_activation
 
 
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
-@pytest.mark.parametrize("members,batch,n_in,n_out", [(1, 1, 2, 2), (5, 3, 4, 2), (3, 2, 1, 6)])
+@pytest.mark.parametrize("members,batch,n_in,n_out",
+                         [(1, 1, 2, 2), (5, 3, 4, 2), (3, 2, 1, 6), (4, 1, 3, 2)],
+                         ids=["one network", "batch of 3", "batch of 2", "one-sample stack"])
 def test_a_members_axis_is_the_same_maths_per_member(name, members, batch, n_in, n_out):
     rng = np.random.default_rng(members * 100 + n_in)
     activation = get_activation(name, alpha=0.1)

@@ -89,3 +89,36 @@ def test_importing_tinynet_does_not_load_scipy_stats():
     root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root, env=env)
+
+
+# --- known values ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("k,n,low,high", [
+    (45, 100, 0.35615, 0.54755),   # statsmodels proportion_confint(45, 100, method="wilson")
+    (0, 10, 0.0, 0.27753),
+    (10, 10, 0.72247, 1.0),
+    (1, 2, 0.09453, 0.90547),
+])
+def test_wilson_interval(k, n, low, high):
+    lo, hi = stats.wilson_interval(k, n)
+    assert lo == pytest.approx(low, abs=5e-6) and hi == pytest.approx(high, abs=5e-6)
+
+
+def test_wilson_half_width_at_n_100_is_about_ten_points():
+    lo, hi = stats.wilson_interval(50, 100)
+    assert 0.09 < (hi - lo) / 2 < 0.10
+
+
+def test_fisher_exact_known_values():
+    assert stats.fisher_exact_p(3, 4, 1, 4) == pytest.approx(0.48571, abs=1e-5)  # Fisher's tea
+    assert stats.fisher_exact_p(46, 100, 55, 100) == pytest.approx(0.25783, abs=1e-5)
+    assert stats.fisher_exact_p(10, 10, 0, 10) == pytest.approx(1.0825e-05, rel=1e-3)
+    assert stats.fisher_exact_p(7, 20, 7, 20) == 1.0
+
+
+def test_holm_and_seeds_needed():
+    assert stats.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert stats.holm([0.5]) == [0.5]
+    # (1.96 sqrt(2 .55 .45) + 0.8416 sqrt(.25 + .24))² / 0.1² = 387.3
+    assert stats.seeds_needed(0.5, 0.6) == pytest.approx(387.3, abs=0.2)
+    assert stats.seeds_needed(0.4, 0.4) == float("inf")

@@ -109,6 +109,15 @@ def test_print_every(capsys):
     assert len(lines) == 2 and lines[0].startswith("epoch  5/10  loss ")
 
 
+def test_print_every_reports_the_epoch_training_diverged_in(capsys):
+    net = tinynet.mlp([1, 1], output="identity", init="constant(value=1.0)", seed=0)
+    with np.errstate(all="ignore"):
+        history = net.fit([[1e150]], [[0.0]], epochs=9, lr=1e10, print_every=4)
+    assert history.diverged_epoch == 0
+    assert capsys.readouterr().out.splitlines() == [f"epoch 1/9  loss {history.final_loss:.6g}"
+                                                    "  (diverged)"]
+
+
 def test_divergence_is_caught_when_only_a_parameter_overflows():
     # One sample, one identity weight w = 1, x = 1e150: the loss (1e150)² = 1e300 is finite
     # (it is computed before the update), but the update 2e300 · lr = 2e310 overflows w to -inf.

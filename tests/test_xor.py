@@ -14,8 +14,6 @@ import numpy as np
 import pytest
 
 import tinynet
-import tinynet.experiments
-import tinynet.xor
 from tinynet import stats
 from tinynet.results import EnsembleResult
 from tinynet.xor import (FAILURES, NOTES_ARMS, PRESETS, WIDTH_INITS, WIDTHS, Arm, ArmResult,
@@ -40,55 +38,6 @@ def ensemble(predictions, last_wrong_epoch, diverged_epoch=None, threshold=0.5):
                           diverged_epoch=diverged, last_wrong_epoch=np.array(last_wrong_epoch),
                           predictions=np.array(predictions, dtype=float), epochs=50,
                           record_every=0, threshold=threshold)
-
-
-# --- statistics against known values -------------------------------------------------------
-
-@pytest.mark.parametrize("k,n,low,high", [
-    (45, 100, 0.35615, 0.54755),   # statsmodels proportion_confint(45, 100, method="wilson")
-    (0, 10, 0.0, 0.27753),
-    (10, 10, 0.72247, 1.0),
-    (1, 2, 0.09453, 0.90547),
-])
-def test_wilson_interval(k, n, low, high):
-    lo, hi = stats.wilson_interval(k, n)
-    assert lo == pytest.approx(low, abs=5e-6) and hi == pytest.approx(high, abs=5e-6)
-
-
-def test_wilson_ends_are_exact():
-    assert stats.wilson_interval(10, 10)[1] == 1.0 and stats.wilson_interval(0, 10)[0] == 0.0
-
-
-def test_wilson_half_width_at_n_100_is_about_ten_points():
-    lo, hi = stats.wilson_interval(50, 100)
-    assert 0.09 < (hi - lo) / 2 < 0.10
-
-
-def test_fisher_exact_known_values():
-    assert stats.fisher_exact_p(3, 4, 1, 4) == pytest.approx(0.48571, abs=1e-5)  # Fisher's tea
-    assert stats.fisher_exact_p(46, 100, 55, 100) == pytest.approx(0.25783, abs=1e-5)
-    assert stats.fisher_exact_p(10, 10, 0, 10) == pytest.approx(1.0825e-05, rel=1e-3)
-    assert stats.fisher_exact_p(7, 20, 7, 20) == 1.0
-
-
-def test_holm_and_seeds_needed():
-    assert stats.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
-    assert stats.holm([0.5]) == [0.5]
-    # (1.96 sqrt(2 .55 .45) + 0.8416 sqrt(.25 + .24))² / 0.1² = 387.3
-    assert stats.seeds_needed(0.5, 0.6) == pytest.approx(387.3, abs=0.2)
-    assert stats.seeds_needed(0.4, 0.4) == float("inf")
-
-
-@pytest.mark.parametrize("call,message", [
-    (lambda: stats.wilson_interval(5, 4), "successes must be at most n \\(4\\), got 5"),
-    (lambda: stats.wilson_interval(-1, 4), "successes must be an integer >= 0"),
-    (lambda: stats.fisher_exact_p(1, 0, 1, 2), "n_a must be an integer >= 1, got 0"),
-    (lambda: stats.seeds_needed(1.2, 0.5), "rate_a must be a probability from 0 to 1"),
-    (lambda: stats.seeds_needed(0.2, 0.5, power=1.0), "power must be a probability strictly"),
-])
-def test_statistics_refuse_impossible_counts(call, message):
-    with pytest.raises(ValueError, match=message):
-        call()
 
 
 # --- success and failure --------------------------------------------------------------------
@@ -303,6 +252,12 @@ def test_experiments_is_an_alias_of_the_xor_bench():
         assert getattr(tinynet.experiments, name) is getattr(tinynet.xor, name)
     assert tinynet.experiments.run_study is tinynet.xor.run_study
     assert tinynet.experiments.Study is Study
+
+
+def test_import_tinynet_is_enough_for_both_names():
+    done = subprocess.run([sys.executable, "-c", "import tinynet; print(tinynet.experiments."
+                           "run_study is tinynet.xor.run_study)"], capture_output=True, text=True)
+    assert done.stdout.strip() == "True", done.stderr
 
 
 # --- the CLI --------------------------------------------------------------------------------

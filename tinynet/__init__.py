@@ -9,8 +9,8 @@ Written to be read: every layer's forward and backward pass sit side by side, an
 initializer can say what variance it targets and why.
 """
 
-from . import (activations, data, dense, diagnostics, init, losses, plots, saving, shuffle,
-               stats, xor)
+from . import (activations, data, dense, diagnostics, experiments, init, losses, plots, saving,
+               shuffle, stats, xor)
 from .activations import get_activation
 from .layers import Layer
 from .network import Network, mlp
@@ -27,7 +27,7 @@ Network.save = save
 
 __all__ = ["Layer", "Network", "mlp", "fit", "fit_ensemble", "predict", "History",
            "EnsembleResult", "save", "load", "FileFormatError", "ShapeError", "UnknownNameError",
-           "get_activation", "activations", "data", "dense", "diagnostics", "init", "losses",
-           "plots", "saving", "shuffle", "stats", "xor"]
+           "get_activation", "activations", "data", "dense", "diagnostics", "experiments", "init",
+           "losses", "plots", "saving", "shuffle", "stats", "xor"]
 
 __version__ = "0.1.0"

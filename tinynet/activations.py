@@ -24,7 +24,8 @@ import numpy as np
 from .validation import UnknownNameError, check_float
 
 __all__ = ["Activation", "Identity", "Sigmoid", "Tanh", "ReLU", "LeakyReLU",
-           "ACTIVATIONS", "get_activation", "IDENTITY", "SIGMOID", "TANH", "RELU", "LEAKY_RELU"]
+           "ACTIVATIONS", "COMPILED", "get_activation", "IDENTITY", "SIGMOID", "TANH", "RELU",
+           "LEAKY_RELU"]
 
 IDENTITY, SIGMOID, TANH, RELU, LEAKY_RELU = range(5)
 """The activation codes: how the compiled kernels (:mod:`tinynet.compiled`) name each one."""
@@ -37,6 +38,10 @@ class Activation:
     ``code`` is the number the compiled kernels know it by; ``alpha`` is the negative slope,
     0 for every activation but LeakyReLU. Activations are values: two are equal when they are
     the same function (``LeakyReLU(0.01) == LeakyReLU(0.01)``).
+
+    Your own activation: a subclass with ``name``, ``forward`` and ``derivative``, decorated
+    ``@dataclass(frozen=True)`` with its parameters as fields (so that equality sees them). It
+    trains on the NumPy backend; the compiled kernels know the built-in ones only.
     """
 
     name: ClassVar[str] = ""
@@ -150,6 +155,9 @@ class LeakyReLU(Activation):
 ACTIVATIONS: dict[str, type[Activation]] = {
     cls.name: cls for cls in (Identity, Sigmoid, Tanh, ReLU, LeakyReLU)
 }
+
+COMPILED: dict[int, str] = {cls.code: name for name, cls in ACTIVATIONS.items()}
+"""The activations the compiled kernels know, by code: the built-in ones."""
 
 
 def get_activation(activation: str | Activation, alpha: float = 0.01) -> Activation:

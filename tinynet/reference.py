@@ -14,8 +14,9 @@ into it, so one subtraction updates every member. Each epoch e::
     loss = mse(ŷ of the epoch, y)                 each sample's ŷ as training saw it
     record the loss, the outputs on the wrong side of the threshold, divergence
 
-A member whose loss or parameters stop being finite is marked diverged in that epoch and its
-record stops there; the others go on, unaffected. The compiled backend
+A member whose loss or parameters stop being finite is marked diverged in that epoch: its
+record stops there, and it ends with the parameters it had then, as a single fit, which stops.
+The others go on, unaffected. The compiled backend
 (:mod:`tinynet.compiled`) does the same arithmetic in the same order.
 """
 
@@ -68,6 +69,7 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], X
     seen = np.empty((members, n, y.shape[1]))  # this epoch's predictions, as training saw them
     X_epoch, y_epoch = (np.broadcast_to(X, (members, *X.shape)),  # (S, N, ·), visiting order
                         np.broadcast_to(y, (members, *y.shape)))
+    kept = theta.copy()  # a diverged member's parameters where training stopped
     for epoch in range(settings.first_epoch, settings.first_epoch + settings.epochs):
         if settings.shuffle:
             order = epoch_orders(seeds, epoch, n)
@@ -84,10 +86,13 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], X
         record.final_loss[alive] = loss[alive]
         if every and (epoch + 1) % every == 0:
             record.loss[alive, (epoch + 1) // every - 1] = loss[alive]
-        finite = np.isfinite(loss) & np.isfinite(theta).all(axis=1)
-        record.diverged_epoch[alive & ~finite] = epoch
+        diverging = alive & ~(np.isfinite(loss) & np.isfinite(theta).all(axis=1))
+        record.diverged_epoch[diverging] = epoch
+        kept[diverging] = theta[diverging]
         if np.all(record.diverged_epoch >= 0):
             break
+    stopped = record.diverged_epoch >= 0
+    theta[stopped] = kept[stopped]
 
 
 def fit_one(net, X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,

@@ -4,7 +4,8 @@ network or many.
 Every backend (:mod:`tinynet.reference`, :mod:`tinynet.compiled`) is given a :class:`Settings`
 and writes one :class:`Record`: arrays with a leading members axis, length 1 for a single
 fit. Users see a record as a :class:`History` (one network) or an :class:`EnsembleResult`
-(many), and ``fit_ensemble([net], ...)[0]`` equals ``net.fit(...)`` field for field.
+(many), and ``fit_ensemble([net], ..., record_every=k)[0]`` equals
+``net.fit(..., record_every=k)`` field for field.
 
 Per run:
 
@@ -14,7 +15,8 @@ Per run:
   training visited the sample (before its update), as Keras reports it.
 * ``final_loss``: the loss of the last epoch that ran.
 * ``diverged_epoch``: the epoch in which the loss or a parameter stopped being finite (−1:
-  never). Training of that network stops there; it is an outcome, not an error.
+  never). Training of that network stops there (in an ensemble, it ends with the parameters
+  it had then); it is an outcome, not an error.
 * ``last_wrong_epoch``: the last epoch in which training saw an output on the other side of
   ``threshold`` from its target (ŷ > threshold where y <= threshold, or the reverse; −1: never),
   for targets that are classes.

@@ -21,7 +21,7 @@ import numpy as np
 from . import init
 from .layers import Layer
 from .network import Network
-from .validation import FileFormatError, UnknownNameError
+from .validation import FileFormatError, UnknownNameError, check_instance
 
 __all__ = ["FORMAT", "VERSION", "FileFormatError", "save", "load"]
 
@@ -51,6 +51,7 @@ def save(net: Network, path: str | os.PathLike) -> Path:
     The file is written next to its destination and then moved into place, so an
     interrupted save never leaves a half-written file under the final name.
     """
+    check_instance("net", net, Network, "a tinynet Network")
     path = Path(path)
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")

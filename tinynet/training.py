@@ -27,17 +27,23 @@ from types import ModuleType
 import numpy as np
 
 from . import compiled, reference
+from .activations import COMPILED
 from .network import Network
 from .results import EnsembleResult, History, Record, Settings, history
-from .validation import (as_float_matrix, check_backend, check_int, check_members, check_seed,
+from .validation import (as_float_matrix, check_backend, check_compiled_activations,
+                         check_instance, check_int, check_members, check_seed,
                          check_training_data, check_training_settings)
 
 __all__ = ["fit", "fit_ensemble", "predict"]
 
 
-def _backend(name: object) -> ModuleType:
-    """The module that implements backend ``name``: the one place a backend is chosen."""
-    return reference if check_backend(name) == "numpy" else compiled.load()
+def _backend(name: object, net: Network) -> ModuleType:
+    """The module that implements backend ``name`` for networks like ``net``: the one place a
+    backend is chosen."""
+    if check_backend(name) == "numpy":
+        return reference
+    check_compiled_activations(net, COMPILED)
+    return compiled.load()
 
 
 def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_size: int = 1,
@@ -52,13 +58,14 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     ``backend`` is ``"numba"`` (compiled, the default) or ``"numpy"`` (the reference); both
     give the same result to rounding.
     """
+    check_instance("net", net, Network, "a tinynet Network")
     X, y = check_training_data(X, y, net.n_in, net.n_out)
     epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
         len(X), epochs, lr, batch_size, shuffle, threshold, record_every)
     seed = net.seed if seed is None else check_seed("seed", seed)
     if print_every is not None:
         print_every = check_int("print_every", print_every, minimum=1)
-    run = _backend(backend)
+    run = _backend(backend, net)
 
     record = Record.empty(1, epochs // every if every else 0)
     chunk = print_every or epochs
@@ -67,11 +74,14 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
             part = min(chunk, epochs - first)
             run.fit_one(net, X, y, seed,
                         Settings(first, part, lr, batch_size, shuffle, threshold, every), record)
-            if record.diverged_epoch[0] >= 0:
-                break
+            diverged = record.diverged_epoch[0] >= 0
             if print_every:
-                print(f"epoch {first + part:>{len(str(epochs))}}/{epochs}  "
-                      f"loss {record.final_loss[0]:.6g}", file=sys.stdout)
+                last = record.diverged_epoch[0] + 1 if diverged else first + part
+                print(f"epoch {last:>{len(str(epochs))}}/{epochs}  loss "
+                      f"{record.final_loss[0]:.6g}{'  (diverged)' if diverged else ''}",
+                      file=sys.stdout)
+            if diverged:
+                break
     return history(record, 0, epochs, every, threshold)
 
 
@@ -83,9 +93,13 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
 
     The members share sizes and activations; each keeps its own weights, and its shuffle order
     comes from ``seeds[k]`` (default: its own seed). Member k of the result equals what
-    ``fit`` reports for it (``result[k]``), and the compiled backend trains it bit for bit as
-    ``fit`` does. ``record_every=k`` keeps every member's loss every k epochs: S · epochs / k
-    floats (8 bytes each: 16 MB for 100 members × 20,000 epochs), so it is off by default.
+    ``fit`` reports for it with the same ``record_every`` (``result[k]``); the compiled backend
+    trains it bit for bit as ``fit`` does while every matrix product is below
+    :data:`tinynet.compiled.single.BLAS_MIN_WORK` multiply-adds (above, ``fit`` calls BLAS and
+    the two agree to rounding). A member that diverges ends where its own fit stops.
+
+    ``record_every=k`` keeps every member's loss every k epochs: S · epochs / k floats (8 bytes
+    each: 16 MB for 100 members × 20,000 epochs), so it is off by default.
 
     Numba trains blocks of 64 networks in SIMD lanes, blocks spread over the CPU cores
     (:mod:`tinynet.compiled.lanes`); NumPy all members at once, every array with a leading
@@ -102,7 +116,7 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
         raise ValueError(f"seeds must give one seed per network ({len(networks)}), "
                          f"got {len(seeds)}")
     seeds = np.array([check_seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)], dtype=np.int64)
-    run = _backend(backend)
+    run = _backend(backend, networks[0])
 
     record = Record.empty(len(networks), epochs // every if every else 0)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every)
@@ -116,6 +130,8 @@ def predict(net: Network, X: object, backend: str = "numba") -> np.ndarray:
     """Network output for ``X`` (B, n_in), shape (B, n_out), by ``backend``: ``"numba"``
     (compiled, the default) or ``"numpy"``. Unlike :meth:`Network.forward` it keeps nothing
     for a backward pass."""
+    check_instance("net", net, Network, "a tinynet Network")
     X = as_float_matrix("X", X, columns=net.n_in)
+    run = _backend(backend, net)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-        return _backend(backend).predict(net, X)
+        return run.predict(net, X)

@@ -18,7 +18,8 @@ import numpy as np
 __all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "MAX_SEED", "BACKENDS",
            "check_int", "check_seed", "check_float", "check_bool", "check_probability",
            "check_counts", "check_backend", "check_choice", "as_float_matrix",
-           "check_training_data", "check_training_settings", "check_members"]
+           "check_training_data", "check_training_settings", "check_members", "check_instance",
+           "check_compiled_activations"]
 
 
 class ShapeError(ValueError):
@@ -193,8 +194,7 @@ def check_members(networks: object, kind: type) -> list:
     if not networks:
         raise ValueError("networks must hold at least one Network, got an empty sequence")
     for index, net in enumerate(networks):
-        if not isinstance(net, kind):
-            raise TypeError(f"networks[{index}] must be a tinynet Network, got {net!r}")
+        check_instance(f"networks[{index}]", net, kind, "a tinynet Network")
     first = networks[0]
 
     def described(net) -> str:
@@ -214,3 +214,23 @@ def check_members(networks: object, kind: type) -> list:
                              f"networks[{seen[id(net)]}]")
         seen[id(net)] = index
     return networks
+
+
+def check_instance(name: str, value: object, kind: type, what: str) -> object:
+    """Return ``value`` if it is a ``kind`` (described to the user as ``what``)."""
+    if not isinstance(value, kind):
+        shown = repr(value)
+        shown = (f"a {type(value).__name__}" if "\n" in shown or len(shown) > 60 else
+                 f"{shown} of type {type(value).__name__}")
+        raise TypeError(f"{name} must be {what}, got {shown}")
+    return value
+
+
+def check_compiled_activations(net, compiled: dict[int, str]) -> None:
+    """Raise unless every layer's activation has a compiled version: its code is a key of
+    ``compiled`` (code -> name). A user's own Activation subclass runs on NumPy only."""
+    for index, layer in enumerate(net.layers):
+        if layer.activation.code not in compiled:
+            raise ValueError(f"backend 'numba' cannot run layers[{index}]'s activation "
+                             f"{layer.activation!r}: the compiled kernels know "
+                             f"{', '.join(compiled.values())}; pass backend='numpy'")

@@ -2,7 +2,9 @@
 
 It computes what the NumPy backend (:mod:`tinynet.reference`) computes, in the same order of
 operations: a numba fit agrees with a NumPy fit to rounding (tested to 1e-12 after training),
-and member k of a compiled ensemble is bit-identical to a compiled fit of the same network.
+and member k of a compiled ensemble is bit-identical to a compiled fit of the same network
+while every matrix product stays below ``single.BLAS_MIN_WORK`` multiply-adds (from there the
+single fit calls BLAS, which rounds differently; the lanes never do).
 
 Each step of SGD and the one function per backend that does it (module names within
 ``tinynet``; the numba columns are in ``tinynet.compiled``):
@@ -12,16 +14,20 @@ step               NumPy: ``reference``     numba, one network:         numba, o
                                             ``single``                  SIMD lane: ``lanes``
 ================== ======================== =========================== =======================
 epoch order        ``shuffle.epoch_orders`` ``orders.epoch_order_into`` ``lanes._lane_orders``
-forward, a layer   ``dense.forward``        ``single._dense_forward``   ``lanes._forward``
+forward            ``dense.forward``        ``single._dense_forward``   ``lanes._forward``
 φ and φ'           ``activations.*``        ``scalars.activate``,       ``scalars.activate``,
                                             ``activate_derivative``     ``activate_derivative``
 loss and dL/dŷ     ``losses.mse``,          ``single.fit_network``      ``lanes._fit_block``
                    ``losses.mse_gradient``
-backward, a layer  ``dense.backward``       ``single._dense_backward``  ``lanes._backward``
+backward           ``dense.backward``       ``single._dense_backward``  ``lanes._backward``
 update θ − lr ∇θ   ``reference.sgd_step``   ``single.fit_network``      ``lanes._fit_block``
 wrong sides,       ``reference.train``      ``single.fit_network``      ``lanes._fit_block``
 divergence, record
+trained outputs    ``reference.predict``    ``single.forward_network``  ``lanes._fit_block``
 ================== ======================== =========================== =======================
+
+Forward and backward are one layer per call in the first two columns and every layer in one
+call in the lanes (``_forward``, ``_backward``).
 
 Modules: :mod:`~tinynet.compiled.scalars` (exp that vectorises, activations),
 :mod:`~tinynet.compiled.orders` (epoch orders), :mod:`~tinynet.compiled.single` (one network,

@@ -8,7 +8,8 @@ trained in blocks of :data:`LANES`, and blocks are spread over the CPU cores (``
 
 Every lane does exactly the arithmetic of :func:`tinynet.compiled.single.fit_network`, in the
 same order and with the same scalar functions (:mod:`tinynet.compiled.scalars`), so member k of
-an ensemble ends bit-identical to the same network trained alone by the numba backend. No
+an ensemble ends bit-identical to the same network trained alone by the numba backend (as
+long as that one calls no BLAS: :data:`tinynet.compiled.single.BLAS_MIN_WORK`). No
 array views are made inside the loops: a view costs an atomic reference count, and threads
 sharing one would fight over it.
 """
@@ -148,9 +149,15 @@ def _backward(table, theta, A, D, delta, back, grad, rows, acc):
 @njit(cache=True, error_model="numpy")
 def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, diverged_epoch,
                last_wrong_epoch, predictions):
-    """Train the networks in the columns of ``theta`` (P, LANES), one per lane, from epoch 0,
-    writing each lane's record (``loss_history`` (LANES, records), the rest (LANES,)) and its
-    trained outputs on X into ``predictions`` (LANES, N, n_out)."""
+    """Train the networks in the columns of ``theta`` (P, LANES), one per lane, epochs
+    ``settings.first_epoch`` on, continuing each lane's record (``loss_history`` (LANES,
+    records), the rest (LANES,)), and write their trained outputs on X into ``predictions``
+    (LANES, N, n_out).
+
+    A lane that diverges keeps computing (its neighbours in the block are computed anyway), but its
+    record stops, and its parameters are put back as they were at the end of the epoch it
+    diverged in: where a single fit stops.
+    """
     n_params = theta.shape[0]
     n, n_in = X.shape
     n_out = Y.shape[1]
@@ -174,15 +181,12 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
     total = np.zeros(LANES)
     batch_loss = np.zeros(LANES)
     wrong = np.zeros(LANES, dtype=np.bool_)
+    kept = theta.copy()  # a diverged lane's parameters where training stopped
     for t in range(n):
         for l in range(LANES):
             order[t, l] = t
-    for l in range(LANES):
-        diverged_epoch[l] = -1
-        last_wrong_epoch[l] = -1
-        final_loss[l] = np.nan
-    loss_history[:, :] = np.nan
-    for epoch in range(settings.epochs):
+    for run in range(settings.epochs):
+        epoch = settings.first_epoch + run
         if settings.shuffle:
             _lane_orders(seed_hashes, epoch, keys, rank, order)
         for l in range(LANES):
@@ -230,8 +234,14 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
                     alive += 1
                 else:
                     diverged_epoch[l] = epoch
+                    for p in range(n_params):
+                        kept[p, l] = theta[p, l]
         if alive == 0:
             break
+    for l in range(LANES):
+        if diverged_epoch[l] >= 0:
+            for p in range(n_params):
+                theta[p, l] = kept[p, l]
     for start in range(0, n, batch_size):        # predictions of the trained networks
         rows = min(batch_size, n - start)
         for r in range(rows):
@@ -247,11 +257,12 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
 
 @njit(cache=True, parallel=True, error_model="numpy")
 def fit_lanes(theta, layout, X, Y, seeds, settings, record, predictions):
-    """Train S networks of one layout from epoch 0, ``theta`` (P, S) holding network s in
-    column s, as :func:`tinynet.compiled.single.fit_network` trains each alone.
+    """Train S networks of one layout, ``theta`` (P, S) holding network s in column s, epochs
+    ``settings.first_epoch`` on, as :func:`tinynet.compiled.single.fit_network` trains each
+    alone.
 
-    Writes row s of ``record`` (see :mod:`tinynet.results`) and ``predictions[s]`` (N, n_out),
-    the trained network's outputs on X.
+    Continues row s of ``record`` (see :mod:`tinynet.results`) and writes ``predictions[s]``
+    (N, n_out), the trained network's outputs on X.
     """
     n_params, members = theta.shape
     n, n_out = Y.shape
@@ -270,6 +281,13 @@ def fit_lanes(theta, layout, X, Y, seeds, settings, record, predictions):
         loss = np.empty(LANES)
         diverged = np.empty(LANES, dtype=np.int64)
         wrong = np.empty(LANES, dtype=np.int64)
+        for l in range(LANES):
+            member = min(first + l, members - 1)
+            for e in range(records):
+                history[l, e] = loss_history[member, e]
+            loss[l] = final_loss[member]
+            diverged[l] = diverged_epoch[member]
+            wrong[l] = last_wrong_epoch[member]
         outputs = np.empty((LANES, n, n_out))
         _fit_block(local, layout, X, Y, local_seeds, settings, history, loss, diverged, wrong,
                    outputs)
