@@ -354,8 +354,13 @@ def test_cli_module_and_initializer_failures_are_one_line(tmp_path):
 
 def test_example_script_prints_what_the_module_prints(capsys):
     argv = ["--init", "normal,he_leaky", "--shuffle", "--seeds", "6", "--epochs", "200"]
+    # the tinynet this test imports, not another copy (an installed one would compile its own
+    # kernels: half a minute)
+    package_root = str(Path(tinynet.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in [package_root, os.environ.get("PYTHONPATH")] if p)}
     done = subprocess.run([sys.executable, str(ROOT / "examples" / "xor.py"), *argv],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     main(argv)
     assert done.stdout == capsys.readouterr().out
