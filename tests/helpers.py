@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+
+from tinynet.activations import Activation
 
 
 def central_difference(f, array: np.ndarray, h: float = 1e-6) -> np.ndarray:
@@ -23,3 +27,16 @@ def relative_error(a: np.ndarray, b: np.ndarray) -> float:
     """||a - b|| / (||a|| + ||b||), 0 when both are 0."""
     scale = np.linalg.norm(a) + np.linalg.norm(b)
     return 0.0 if scale == 0 else float(np.linalg.norm(a - b) / scale)
+
+
+@dataclass(frozen=True, repr=False)
+class Softplus(Activation):
+    """A user's own activation, log(1 + e^z): tinynet has no compiled version of it."""
+
+    name = "softplus"
+
+    def forward(self, z):
+        return np.log1p(np.exp(z))
+
+    def derivative(self, z):
+        return 1 / (1 + np.exp(-z))

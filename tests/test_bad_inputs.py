@@ -4,7 +4,6 @@ Each must raise a specific exception whose message names the argument, the value
 expected (checked here by a pattern on the message), and nothing may be coerced silently.
 """
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,8 @@ from tinynet import Layer, Network, ShapeError, UnknownNameError
 from tinynet.diagnostics import propagate
 from tinynet.activations import LeakyReLU
 from tinynet.xor import Arm, XorSetup, run_study
+
+from helpers import Softplus
 
 X, Y = tinynet.data.xor()
 
@@ -27,19 +28,6 @@ def fit(**overrides):
     arguments = dict(X=X, y=Y, epochs=1, lr=0.1)
     arguments.update(overrides)
     return net().fit(arguments.pop("X"), arguments.pop("y"), **arguments)
-
-
-@dataclass(frozen=True, repr=False)
-class Softplus(tinynet.activations.Activation):
-    """A user's own activation: NumPy only."""
-
-    name = "softplus"
-
-    def forward(self, z):
-        return np.log1p(np.exp(z))
-
-    def derivative(self, z):
-        return 1 / (1 + np.exp(-z))
 
 
 def custom_net():
@@ -94,7 +82,7 @@ CATALOGUE = [
     ("network chain", lambda: Network([Layer(2, 3), Layer(2, 1)]), ShapeError,
      r"layers\[1\] takes 2 inputs but layers\[0\] gives 3 outputs"),
     ("network same layer twice", lambda: (lambda layer: Network([layer, layer]))(Layer(2, 2)),
-     ValueError, r"layers\[1\] is the same Layer object as an earlier one"),
+     ValueError, r"layers\[1\] is the same Layer object as layers\[0\]"),
     ("network seed negative", lambda: Network([Layer(2, 2)], seed=-5), ValueError,
      r"seed must be an integer from 0 to 9223372036854775807, got -5"),
     ("network seed too big", lambda: Network([Layer(2, 2)], seed=2**63), ValueError,
@@ -257,6 +245,12 @@ CATALOGUE = [
     ("study unknown output init",
      lambda: run_study([Arm("he_normal", "xavir_normal")], XorSetup(seeds=1, epochs=1)),
      UnknownNameError, r"did you mean 'xavier_normal'"),
+    ("study arm not an Arm", lambda: run_study(["normal"], XorSetup(seeds=2, epochs=2)),
+     TypeError, r"arms\[0\] must be a tinynet.xor Arm, got 'normal' of type str"),
+    ("study one Arm, not a list", lambda: run_study(Arm("normal"), XorSetup(seeds=2, epochs=2)),
+     TypeError, r"arms must be a sequence of tinynet.xor Arm objects, got Arm\("),
+    ("study setup a dict", lambda: run_study([Arm("normal")], {"seeds": 2}), TypeError,
+     r"setup must be an XorSetup, got \{'seeds': 2\} of type dict"),
     ("study no arms", lambda: run_study([], XorSetup(seeds=1, epochs=1)), ValueError,
      r"arms must hold at least one Arm"),
     # statistics

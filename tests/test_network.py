@@ -4,6 +4,8 @@ import pytest
 import tinynet
 from tinynet import Layer, Network, ShapeError, UnknownNameError
 
+from helpers import Softplus
+
 
 def test_layer_shapes_follow_torch_linear():
     layer = Layer(3, 5, activation="relu", init="he_normal")
@@ -114,15 +116,6 @@ def test_forward_keeps_its_own_copy_of_the_input():
 
 
 def test_auto_init_with_an_activation_it_does_not_know():
-    class Softplus(tinynet.activations.Activation):
-        name = "softplus"
-
-        def forward(self, z):
-            return np.log1p(np.exp(z))
-
-        def derivative(self, z):
-            return 1 / (1 + np.exp(-z))
-
     with pytest.raises(UnknownNameError, match=r"activation for init 'auto' 'softplus'.*"
                                                 r"Pass init= explicitly"):
         Layer(2, 2, activation=Softplus())

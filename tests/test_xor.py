@@ -165,17 +165,6 @@ def test_study_backends_agree():
     assert numba.solved_epoch_quartiles == numpy.solved_epoch_quartiles
 
 
-def test_bad_arms():
-    with pytest.raises(ValueError, match="at least one Arm"):
-        run_study([], XorSetup(seeds=2, epochs=2))
-    with pytest.raises(TypeError, match=r"arms\[0\] must be an Arm"):
-        run_study(["normal"], XorSetup(seeds=2, epochs=2))
-    with pytest.raises(TypeError, match="arms must be a list of Arm objects"):
-        run_study(Arm("normal"), XorSetup(seeds=2, epochs=2))
-    with pytest.raises(TypeError, match="setup must be an XorSetup"):
-        run_study([Arm("normal")], {"seeds": 2})
-
-
 def test_study_files_agree_with_the_study():
     study = run_study([Arm("normal"), Arm("he_leaky", shuffle=True)],
                       XorSetup(hidden=(3,), seeds=4, epochs=20), progress=False)

@@ -23,7 +23,7 @@ from .activations import Activation
 from .init import InitSpec
 from .layers import Layer
 from .text import table
-from .validation import ShapeError, as_float_matrix, check_int, check_seed
+from .validation import ShapeError, as_float_matrix, check_int, check_seed, check_sequence
 
 __all__ = ["Network", "mlp"]
 
@@ -36,15 +36,7 @@ class Network:
     """
 
     def __init__(self, layers: Sequence[Layer], seed: int = 0) -> None:
-        layers = list(layers)
-        if not layers:
-            raise ValueError("layers must hold at least one Layer, got an empty sequence")
-        for index, layer in enumerate(layers):
-            if not isinstance(layer, Layer):
-                raise TypeError(f"layers[{index}] must be a tinynet Layer, got {layer!r}")
-            if any(layer is other for other in layers[:index]):
-                raise ValueError(f"layers[{index}] is the same Layer object as an earlier one; "
-                                 "create a new Layer for each position")
+        layers = check_sequence("layers", layers, Layer, "tinynet Layer", distinct=True)
         for index in range(1, len(layers)):
             previous, layer = layers[index - 1], layers[index]
             if layer.n_in != previous.n_out:

@@ -19,7 +19,7 @@ __all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "MAX_SEED", "BAC
            "check_int", "check_seed", "check_float", "check_bool", "check_probability",
            "check_counts", "check_backend", "check_choice", "as_float_matrix",
            "check_training_data", "check_training_settings", "check_members", "check_instance",
-           "check_compiled_activations"]
+           "check_compiled_activations", "check_sequence"]
 
 
 class ShapeError(ValueError):
@@ -187,14 +187,30 @@ def check_training_settings(samples: int, epochs: object, lr: object, batch_size
     return epochs, lr, batch_size, shuffle, threshold, record_every
 
 
+def check_sequence(name: str, values: object, kind: type, what: str,
+                   distinct: bool = False) -> list:
+    """Return ``values`` as a non-empty list of ``kind`` objects (``what``: how the user knows
+    one, such as "tinynet Layer"); with ``distinct``, no object may stand in it twice."""
+    if isinstance(values, (str, bytes, kind)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a sequence of {what} objects, got {values!r}")
+    values = list(values)
+    if not values:
+        raise ValueError(f"{name} must hold at least one {kind.__name__}, got an empty sequence")
+    seen: dict[int, int] = {}
+    for index, value in enumerate(values):
+        check_instance(f"{name}[{index}]", value, kind, f"a {what}")
+        if distinct and id(value) in seen:
+            raise ValueError(f"{name}[{index}] is the same {kind.__name__} object as "
+                             f"{name}[{seen[id(value)]}]")
+        seen[id(value)] = index
+    return values
+
+
 def check_members(networks: object, kind: type) -> list:
     """Return ``networks`` as a list of distinct ``kind`` objects that share one shape and one
     set of activations (an ensemble's members); a single network is a list of one."""
-    networks = [networks] if isinstance(networks, kind) else list(networks)
-    if not networks:
-        raise ValueError("networks must hold at least one Network, got an empty sequence")
-    for index, net in enumerate(networks):
-        check_instance(f"networks[{index}]", net, kind, "a tinynet Network")
+    networks = check_sequence("networks", [networks] if isinstance(networks, kind) else networks,
+                              kind, "tinynet Network", distinct=True)
     first = networks[0]
 
     def described(net) -> str:
@@ -207,12 +223,6 @@ def check_members(networks: object, kind: type) -> list:
             raise ShapeError(f"networks[{index}] {described(net)} differs from networks[0] "
                              f"{described(first)}: an ensemble's members share one shape and "
                              "one set of activations")
-    seen: dict[int, int] = {}
-    for index, net in enumerate(networks):
-        if id(net) in seen:
-            raise ValueError(f"networks[{index}] is the same Network object as "
-                             f"networks[{seen[id(net)]}]")
-        seen[id(net)] = index
     return networks
 
 

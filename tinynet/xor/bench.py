@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from .. import data
 from ..network import mlp
 from ..training import fit_ensemble
+from ..validation import check_instance, check_sequence
 from .arms import DEFAULT_SETUP, Arm, XorSetup
 from .outcome import THRESHOLD, ArmResult
 from .report import Study, compare
@@ -24,16 +25,8 @@ def run_study(arms: Sequence[Arm], setup: XorSetup = DEFAULT_SETUP,
     ``progress`` prints a line per arm to stderr; by default it does once the study has run
     for more than a second.
     """
-    if isinstance(arms, Arm) or not isinstance(arms, Iterable):
-        raise TypeError(f"arms must be a list of Arm objects, got {arms!r}")
-    arms = list(arms)
-    if not arms:
-        raise ValueError("arms must hold at least one Arm, got none")
-    for index, arm in enumerate(arms):
-        if not isinstance(arm, Arm):
-            raise TypeError(f"arms[{index}] must be an Arm, got {arm!r}")
-    if not isinstance(setup, XorSetup):
-        raise TypeError(f"setup must be an XorSetup, got {setup!r}")
+    arms = check_sequence("arms", arms, Arm, "tinynet.xor Arm")
+    check_instance("setup", setup, XorSetup, "an XorSetup")
     X, y = data.xor()
     seeds = range(setup.first_seed, setup.first_seed + setup.seeds)
     started = time.perf_counter()
