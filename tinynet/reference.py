@@ -22,6 +22,8 @@ The others go on, unaffected. The compiled backend
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import dense, losses
@@ -29,6 +31,9 @@ from .activations import Activation
 from .packing import layer_views, layout, pack, stack, unpack
 from .results import Record, Settings
 from .shuffle import epoch_orders
+
+if TYPE_CHECKING:
+    from .network import Network
 
 __all__ = ["sgd_step", "train", "fit_one", "fit_many", "predict"]
 
@@ -95,7 +100,7 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], X
     theta[stopped] = kept[stopped]
 
 
-def fit_one(net, X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
+def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
             record: Record) -> None:
     """Train ``net`` in place: :func:`train` with one member."""
     theta = pack(net)[None, :]
@@ -104,7 +109,7 @@ def fit_one(net, X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
     unpack(net, theta[0])
 
 
-def fit_many(networks: list, X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
+def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
              settings: Settings, record: Record) -> np.ndarray:
     """Train ``networks`` in place; return the trained members' outputs on X, (S, N, n_out)."""
     theta = stack(networks)
@@ -119,7 +124,7 @@ def fit_many(networks: list, X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
     return outputs
 
 
-def predict(net, X: np.ndarray) -> np.ndarray:
+def predict(net: "Network", X: np.ndarray) -> np.ndarray:
     """The network's output for X (B, n_in): (B, n_out). Leaves the layers' caches alone."""
     outputs = X
     for layer in net.layers:

@@ -4,16 +4,21 @@ and copies the trained parameters back. Same signatures as :mod:`tinynet.referen
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..packing import layout, pack, stack, unpack
 from ..results import Record, Settings
 from . import lanes, single
 
+if TYPE_CHECKING:
+    from ..network import Network
+
 __all__ = ["fit_one", "fit_many", "predict"]
 
 
-def fit_one(net, X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
+def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
             record: Record) -> None:
     """Train ``net`` in place with :func:`tinynet.compiled.single.fit_network`."""
     theta = pack(net)
@@ -21,7 +26,7 @@ def fit_one(net, X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
     unpack(net, theta)
 
 
-def fit_many(networks: list, X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
+def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
              settings: Settings, record: Record) -> np.ndarray:
     """Train ``networks`` in place with :func:`tinynet.compiled.lanes.fit_lanes`; return the
     trained members' outputs on X, (S, N, n_out)."""
@@ -33,7 +38,7 @@ def fit_many(networks: list, X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
     return predictions
 
 
-def predict(net, X: np.ndarray) -> np.ndarray:
+def predict(net: "Network", X: np.ndarray) -> np.ndarray:
     """The network's output for X (B, n_in): (B, n_out)."""
     scratch = np.empty((len(net.layers), len(X) * max(net.sizes)))
     return single.forward_network(pack(net), layout(net), X, scratch,
