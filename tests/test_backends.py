@@ -236,7 +236,7 @@ def test_a_backend_continues_a_run_from_where_it_stopped(backend):
     X, y = tinynet.data.xor()
     whole, parts = ([tinynet.mlp([2, 3, 1], seed=s) for s in range(3)] for _ in range(2))
     seeds = np.arange(3)
-    record_whole, record_parts = Record.empty(3, 10), Record.empty(3, 10)
+    record_whole, record_parts = Record.empty(3, 20, 2), Record.empty(3, 20, 2)
     module.fit_many(whole, X, y, seeds, Settings(0, 20, 0.3, 1, True, 0.5, 2), record_whole)
     module.fit_many(parts, X, y, seeds, Settings(0, 7, 0.3, 1, True, 0.5, 2), record_parts)
     predictions = module.fit_many(parts, X, y, seeds, Settings(7, 13, 0.3, 1, True, 0.5, 2),

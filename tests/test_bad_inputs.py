@@ -187,6 +187,8 @@ CATALOGUE = [
      r"backend 'numba' cannot run layers\[0\]'s activation softplus"),
     ("ensemble seeds count", lambda: ensemble(seeds=[1, 2]), ValueError,
      r"seeds must give one seed per network \(1\), got 2"),
+    ("ensemble seeds not a sequence", lambda: ensemble(seeds=7), TypeError,
+     r"seeds must be a sequence of integer seeds, got 7"),
     ("ensemble seed negative", lambda: ensemble(seeds=[-4]), ValueError,
      r"seeds\[0\] must be an integer from 0 to 9223372036854775807, got -4"),
     ("ensemble epochs zero", lambda: ensemble(epochs=0), ValueError,

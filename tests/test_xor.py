@@ -230,7 +230,7 @@ def test_sweep_studies_must_share_their_arms():
         Sweep([a, b])
     with pytest.raises(ValueError, match="setups must hold at least one XorSetup"):
         run_sweep([Arm("normal")], [])
-    with pytest.raises(TypeError, match=r"studies\[0\] must be a Study"):
+    with pytest.raises(TypeError, match=r"studies\[0\] must be a tinynet.xor Study"):
         Sweep([a.to_dict()])
 
 

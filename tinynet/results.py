@@ -54,8 +54,10 @@ class Record(NamedTuple):
     last_wrong_epoch: np.ndarray
 
     @classmethod
-    def empty(cls, members: int, records: int) -> "Record":
-        """A record for ``members`` networks and ``records`` losses each, before training."""
+    def empty(cls, members: int, epochs: int, record_every: int) -> "Record":
+        """A record for ``members`` runs of ``epochs`` epochs, before training: room for the
+        loss of every ``record_every``-th epoch (0: none)."""
+        records = epochs // record_every if record_every else 0
         return cls(np.full((members, records), np.nan), np.full(members, np.nan),
                    np.full(members, -1, dtype=np.int64), np.full(members, -1, dtype=np.int64))
 

@@ -31,7 +31,7 @@ from .activations import COMPILED
 from .network import Network
 from .results import EnsembleResult, History, Record, Settings, history
 from .validation import (as_float_matrix, check_backend, check_compiled_activations,
-                         check_instance, check_int, check_members, check_seed,
+                         check_instance, check_int, check_members, check_seed, check_seeds,
                          check_training_data, check_training_settings)
 
 __all__ = ["fit", "fit_ensemble", "predict"]
@@ -67,9 +67,9 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
         print_every = check_int("print_every", print_every, minimum=1)
     run = _backend(backend, net)
 
-    record = Record.empty(1, epochs // every if every else 0)
+    record = Record.empty(1, epochs, every)
     chunk = print_every or epochs
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+    with np.errstate(all="ignore"):  # divergence is an outcome, reported without warnings
         for first in range(0, epochs, chunk):
             part = min(chunk, epochs - first)
             run.fit_one(net, X, y, seed,
@@ -110,17 +110,13 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     X, y = check_training_data(X, y, networks[0].n_in, networks[0].n_out)
     epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
         len(X), epochs, lr, batch_size, shuffle, threshold, record_every)
-    if seeds is None:
-        seeds = [net.seed for net in networks]
-    elif len(seeds) != len(networks):
-        raise ValueError(f"seeds must give one seed per network ({len(networks)}), "
-                         f"got {len(seeds)}")
-    seeds = np.array([check_seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)], dtype=np.int64)
+    seeds = check_seeds([net.seed for net in networks] if seeds is None else seeds,
+                        len(networks))
     run = _backend(backend, networks[0])
 
-    record = Record.empty(len(networks), epochs // every if every else 0)
+    record = Record.empty(len(networks), epochs, every)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+    with np.errstate(all="ignore"):
         predictions = run.fit_many(networks, X, y, seeds, settings, record)
     return EnsembleResult(*record, predictions=predictions, epochs=epochs, record_every=every,
                           threshold=threshold)
@@ -133,5 +129,5 @@ def predict(net: Network, X: object, backend: str = "numba") -> np.ndarray:
     check_instance("net", net, Network, "a tinynet Network")
     X = as_float_matrix("X", X, columns=net.n_in)
     run = _backend(backend, net)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+    with np.errstate(all="ignore"):
         return run.predict(net, X)

@@ -19,7 +19,7 @@ __all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "MAX_SEED", "BAC
            "check_int", "check_seed", "check_float", "check_bool", "check_probability",
            "check_counts", "check_backend", "check_choice", "as_float_matrix",
            "check_training_data", "check_training_settings", "check_members", "check_instance",
-           "check_compiled_activations", "check_sequence"]
+           "check_compiled_activations", "check_sequence", "check_seeds"]
 
 
 class ShapeError(ValueError):
@@ -104,6 +104,16 @@ def as_float_matrix(name: str, value: object, *, columns: int | None = None) -> 
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
         raise ValueError(f"{name} must be finite, got {array[bad]} at index {bad}")
     return array
+
+
+def check_seeds(seeds: object, count: int) -> np.ndarray:
+    """Return ``seeds`` as int64 (count,) if it gives one valid seed per network."""
+    if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
+        raise TypeError(f"seeds must be a sequence of integer seeds, got {seeds!r}")
+    seeds = list(seeds)
+    if len(seeds) != count:
+        raise ValueError(f"seeds must give one seed per network ({count}), got {len(seeds)}")
+    return np.array([check_seed(f"seeds[{k}]", s) for k, s in enumerate(seeds)], dtype=np.int64)
 
 
 def check_bool(name: str, value: object) -> bool:

@@ -21,8 +21,8 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .orders import splitmix64
 from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
+from .orders import splitmix64
 from .scalars import activate, activate_derivative
 
 __all__ = ["LANES", "fit_lanes"]
@@ -154,9 +154,9 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
     records), the rest (LANES,)), and write their trained outputs on X into ``predictions``
     (LANES, N, n_out).
 
-    A lane that diverges keeps computing (its neighbours in the block are computed anyway), but its
-    record stops, and its parameters are put back as they were at the end of the epoch it
-    diverged in: where a single fit stops.
+    A lane that diverges keeps computing (its neighbours in the block are computed anyway),
+    but its record stops, and its parameters are put back as they were at the end of the
+    epoch it diverged in: where a single fit stops.
     """
     n_params = theta.shape[0]
     n, n_in = X.shape
@@ -272,17 +272,15 @@ def fit_lanes(theta, layout, X, Y, seeds, settings, record, predictions):
         first = block * LANES
         local = np.empty((n_params, LANES))
         local_seeds = np.empty(LANES, dtype=np.int64)
-        for l in range(LANES):
-            member = min(first + l, members - 1)  # a short last block repeats its last member
-            for p in range(n_params):
-                local[p, l] = theta[p, member]
-            local_seeds[l] = seeds[member]
         history = np.empty((LANES, records))
         loss = np.empty(LANES)
         diverged = np.empty(LANES, dtype=np.int64)
         wrong = np.empty(LANES, dtype=np.int64)
         for l in range(LANES):
-            member = min(first + l, members - 1)
+            member = min(first + l, members - 1)  # a short last block repeats its last member
+            for p in range(n_params):
+                local[p, l] = theta[p, member]
+            local_seeds[l] = seeds[member]
             for e in range(records):
                 history[l, e] = loss_history[member, e]
             loss[l] = final_loss[member]

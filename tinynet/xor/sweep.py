@@ -8,10 +8,11 @@ success rates, one row per setup and one column per arm::
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..text import table
+from ..validation import check_sequence
 from .arms import Arm, XorSetup
 from .bench import run_study
 from .report import Study, write_csv
@@ -26,14 +27,8 @@ class Sweep:
     studies: list[Study]
 
     def __post_init__(self) -> None:
-        if isinstance(self.studies, Study) or not isinstance(self.studies, Iterable):
-            raise TypeError(f"studies must be a list of Study objects, got {self.studies!r}")
-        self.studies = list(self.studies)
-        if not self.studies:
-            raise ValueError("studies must hold at least one Study, got none")
+        self.studies = check_sequence("studies", self.studies, Study, "tinynet.xor Study")
         for index, study in enumerate(self.studies):
-            if not isinstance(study, Study):
-                raise TypeError(f"studies[{index}] must be a Study, got {study!r}")
             if _arm_names(study) != self.arm_names:
                 raise ValueError(f"studies[{index}] has the arms {_arm_names(study)}, but "
                                  f"studies[0] has {self.arm_names}: a sweep's studies share "
@@ -78,9 +73,5 @@ def _arm_names(study: Study) -> list[str]:
 def run_sweep(arms: Sequence[Arm], setups: Sequence[XorSetup],
               progress: bool | None = None) -> Sweep:
     """:func:`~tinynet.xor.run_study` of ``arms`` on each of ``setups``, in order."""
-    if isinstance(setups, XorSetup) or not isinstance(setups, Iterable):
-        raise TypeError(f"setups must be a list of XorSetup objects, got {setups!r}")
-    setups = list(setups)
-    if not setups:
-        raise ValueError("setups must hold at least one XorSetup, got none")
+    setups = check_sequence("setups", setups, XorSetup, "tinynet.xor XorSetup")
     return Sweep([run_study(arms, setup, progress) for setup in setups])
