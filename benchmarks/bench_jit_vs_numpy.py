@@ -3,13 +3,15 @@
     python benchmarks/bench_jit_vs_numpy.py            # about a minute; long cases extrapolated
     python benchmarks/bench_jit_vs_numpy.py --full     # every case in full (many minutes)
     python benchmarks/bench_jit_vs_numpy.py --plot benchmarks/results/bench.png
+    python benchmarks/bench_jit_vs_numpy.py --readme README.md   # and rewrite its tables
 
 Every figure is measured in this one run, on this machine, so ratios compare like with like.
 Times are the best of a few repeats (``timeit``'s autorange picks the loop count). BLAS
 threads are set before NumPy is imported (default 1: with 2 threads OpenBLAS slows badly when
 the other core is busy, and fights numba's threads); the numba ensemble uses numba's threads
-(default: every core). Results go to benchmarks/results/bench_jit_vs_numpy.json; to compare
-two runs row by row, see benchmarks/compare_runs.py.
+(default: every core). Results go to benchmarks/results/bench_jit_vs_numpy.json and, as the
+Markdown the README shows, to .md beside it (``--readme`` also puts it in the README, between
+its benchmark markers); to compare two runs row by row, see benchmarks/compare_runs.py.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--json", type=Path,
                         default=Path(__file__).parent / "results" / "bench_jit_vs_numpy.json")
     parser.add_argument("--plot", type=Path, default=None, help="also write a PNG bar chart")
+    parser.add_argument("--readme", type=Path, default=None,
+                        help="replace the tables between the README's benchmark markers")
     return parser.parse_args()
 
 
@@ -268,51 +272,64 @@ def table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
     return "\n".join(lines)
 
 
+README_START, README_END = "<!-- benchmark: start -->", "<!-- benchmark: end -->"
+"""The README's lines between these markers are :func:`report`'s output."""
+
+
+def report(results: dict) -> str:
+    """The run as Markdown: settings, one table per section, start-up times and targets."""
+    parts = [f"This run: {results['settings']}.",
+             "#### (a) one dense layer: forward + backward + SGD step (leaky_relu)",
+             table(results["kernels"], [("case", "layer, batch", "s"),
+                                        ("numpy_us", "NumPy µs", ".2f"),
+                                        ("numba_us", "numba µs", ".2f"),
+                                        ("speedup", "NumPy/numba", ".1f")])]
+    for name, rows in results["xor"].items():
+        parts += [f"#### (b) XOR job {name}: 100 seeds x 20,000 epochs x 4 samples, shuffled",
+                  table(rows, [("case", "how", "s"), ("steps_per_s", "sample-steps/s", ",.0f"),
+                               ("vs_baseline", "x baseline", ",.1f"),
+                               ("job_seconds", "job (s)", ".3g"), ("note", "", "s")])]
+    parts += ["#### (c) medium MLP, minibatch SGD",
+              table(results["mlp"], [("case", "case", "s"), ("samples_per_s", "samples/s", ",.0f"),
+                                     ("vs_numpy", "numba/NumPy", ".2f")]),
+              "#### start-up (separate processes; the XOR ensemble job of 100 seeds, 2-2-2-1)",
+              "\n".join(f"- {key}: {value:.2f}" for key, value in results["startup"].items()),
+              "#### targets",
+              "\n".join(f"- {line}" for line in results["targets"])]
+    return "\n\n".join(parts) + "\n"
+
+
+def put_in_readme(path: Path, markdown: str) -> None:
+    """Replace what stands between the README's benchmark markers with ``markdown``."""
+    text = path.read_text()
+    start, end = text.index(README_START) + len(README_START), text.index(README_END)
+    path.write_text(text[:start] + "\n" + markdown + text[end:])
+
+
 def main() -> None:
     settings = (f"Python {platform.python_version()}, NumPy {np.__version__}, numba "
                 f"{numba.__version__}, {os.cpu_count()} cores, BLAS threads {ARGS.blas_threads}, "
                 f"numba threads {numba.get_num_threads()}")
-    print(f"# tinynet: numba vs NumPy\n\n{settings}\n")
-    results = {"settings": settings}
-
-    results["kernels"] = bench_kernels()
-    print("## (a) one dense layer: forward + backward + SGD step (leaky_relu)\n")
-    print(table(results["kernels"], [("case", "layer, batch", "s"),
-                                     ("numpy_us", "NumPy µs", ".2f"),
-                                     ("numba_us", "numba µs", ".2f"),
-                                     ("speedup", "NumPy/numba", ".1f")]))
-
-    results["xor"] = {}
+    results = {"settings": settings, "kernels": bench_kernels(), "xor": {}}
     for sizes in ([2, 2, 1], [2, 2, 2, 1]):
-        name = "-".join(map(str, sizes))
         rows = bench_xor(sizes, ARGS.full)
         for row in rows:
             row["note"] = ("job time at this rate" if row["rate_only"] else
                            "extrapolated from a shorter run" if row["extrapolated"] else "measured")
-        results["xor"][name] = rows
-        print(f"\n## (b) XOR job {name}: 100 seeds x 20,000 epochs x 4 samples, shuffled\n")
-        print(table(rows, [("case", "how", "s"), ("steps_per_s", "sample-steps/s", ",.0f"),
-                           ("vs_baseline", "x baseline", ",.1f"), ("job_seconds", "job (s)", ".3g"),
-                           ("note", "", "s")]))
-
+        results["xor"]["-".join(map(str, sizes))] = rows
     results["mlp"] = bench_mlp()
-    print("\n## (c) medium MLP, minibatch SGD\n")
-    print(table(results["mlp"], [("case", "case", "s"), ("samples_per_s", "samples/s", ",.0f"),
-                                 ("vs_numpy", "numba/NumPy", ".2f")]))
-
     results["startup"] = bench_startup()
-    print("\n## start-up (separate processes; the XOR ensemble job of 100 seeds, 2-2-2-1)\n")
-    for key, value in results["startup"].items():
-        print(f"- {key}: {value:.2f}")
-
     results["targets"] = targets(results)
-    print("\n## targets\n")
-    for line in results["targets"]:
-        print(f"- {line}")
+    markdown = report(results)
+    print(f"# tinynet: numba vs NumPy\n\n{markdown}")
 
     ARGS.json.parent.mkdir(parents=True, exist_ok=True)
     ARGS.json.write_text(json.dumps(results, indent=2))
-    print(f"\nwrote {ARGS.json}")
+    ARGS.json.with_suffix(".md").write_text(markdown)
+    print(f"wrote {ARGS.json} and {ARGS.json.with_suffix('.md')}")
+    if ARGS.readme:
+        put_in_readme(ARGS.readme, markdown)
+        print(f"wrote the tables into {ARGS.readme}")
     if ARGS.plot:
         plot(results, ARGS.plot)
         print(f"wrote {ARGS.plot}")

@@ -1,10 +1,13 @@
-"""Two runs of bench_jit_vs_numpy.py side by side: every row's ratio, new against old.
+"""Runs of bench_jit_vs_numpy.py side by side: every row's ratio, new against old.
 
-    python benchmarks/compare_runs.py OLD.json NEW.json
+    python benchmarks/compare_runs.py --old A.json [B.json ...] --new C.json [D.json ...]
+                                      [--markdown PATH]
 
-Ratios above 1 mean the new run is faster (for times: old time / new time; for rates: new
-rate / old rate). Run the two benchmarks back to back on the same machine, with the same
-thread settings, for the ratios to mean anything.
+With several runs on a side, each row takes its best (the highest rate, the shortest time),
+which is the run least disturbed by whatever else the machine was doing. Ratios above 1 mean
+the new code is faster (for times: old / new; for rates: new / old). Run the benchmarks
+alternately on the same machine, with the same thread settings, for the ratios to mean
+anything; rows of code that did not change (the learner loop) show the noise that is left.
 """
 
 from __future__ import annotations
@@ -30,20 +33,33 @@ def rows(results: dict) -> dict[str, tuple[float, bool]]:
     return found
 
 
+def best(paths: list[Path]) -> dict[str, tuple[float, bool]]:
+    """Per row, the best value over the runs in ``paths``."""
+    runs = [rows(json.loads(path.read_text())) for path in paths]
+    return {name: ((max if higher else min)(run[name][0] for run in runs if name in run), higher)
+            for name, (_, higher) in runs[0].items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("old", type=Path)
-    parser.add_argument("new", type=Path)
+    parser.add_argument("--old", type=Path, nargs="+", required=True)
+    parser.add_argument("--new", type=Path, nargs="+", required=True)
+    parser.add_argument("--markdown", type=Path, default=None, help="also write the table here")
     args = parser.parse_args()
-    old, new = (rows(json.loads(path.read_text())) for path in (args.old, args.new))
-    print("| row | old | new | new vs old |\n| --- | --- | --- | --- |")
+    old, new = best(args.old), best(args.new)
+    lines = [f"old: best of {', '.join(p.name for p in args.old)}; "
+             f"new: best of {', '.join(p.name for p in args.new)}", "",
+             "| row | old | new | new vs old |", "| --- | --- | --- | --- |"]
     for name, (value, higher_is_better) in old.items():
         if name not in new:
-            print(f"| {name} | {value:,.4g} | (missing) | |")
+            lines.append(f"| {name} | {value:,.4g} | (missing) | |")
             continue
         now = new[name][0]
         ratio = now / value if higher_is_better else value / now
-        print(f"| {name} | {value:,.4g} | {now:,.4g} | {ratio:.2f}x |")
+        lines.append(f"| {name} | {value:,.4g} | {now:,.4g} | {ratio:.2f}x |")
+    print("\n".join(lines))
+    if args.markdown:
+        args.markdown.write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

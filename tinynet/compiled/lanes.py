@@ -180,8 +180,8 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
     acc = np.zeros(LANES)
     total = np.zeros(LANES)
     batch_loss = np.zeros(LANES)
-    wrong = np.zeros(LANES, dtype=np.bool_)
-    kept = theta.copy()  # a diverged lane's parameters where training stopped
+    kept = theta.copy()  # a diverged lane's parameters and last wrong epoch where it stopped
+    kept_wrong = last_wrong_epoch.copy()
     for t in range(n):
         for l in range(LANES):
             order[t, l] = t
@@ -191,7 +191,6 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
             _lane_orders(seed_hashes, epoch, keys, rank, order)
         for l in range(LANES):
             total[l] = 0.0
-            wrong[l] = False
         for start in range(0, n, batch_size):
             rows = min(batch_size, n - start)
             for r in range(rows):
@@ -211,7 +210,8 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
                         diff = y_hat - y
                         batch_loss[l] += diff * diff
                         delta[r, k, l] = (2.0 / rows) * diff
-                        wrong[l] |= (y_hat > threshold) != (y > threshold)
+                        if (y_hat > threshold) != (y > threshold):
+                            last_wrong_epoch[l] = epoch
             for l in range(LANES):
                 total[l] += batch_loss[l]
             _backward(layout.table, theta, A, D, delta, back, grad, rows, acc)
@@ -222,8 +222,6 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
         for l in range(LANES):                    # the epoch's record, while a lane is alive
             if diverged_epoch[l] < 0:
                 loss = total[l] / n
-                if wrong[l]:
-                    last_wrong_epoch[l] = epoch
                 final_loss[l] = loss
                 if every > 0 and (epoch + 1) % every == 0:
                     loss_history[l, (epoch + 1) // every - 1] = loss
@@ -234,12 +232,14 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
                     alive += 1
                 else:
                     diverged_epoch[l] = epoch
+                    kept_wrong[l] = last_wrong_epoch[l]
                     for p in range(n_params):
                         kept[p, l] = theta[p, l]
         if alive == 0:
             break
     for l in range(LANES):
         if diverged_epoch[l] >= 0:
+            last_wrong_epoch[l] = kept_wrong[l]
             for p in range(n_params):
                 theta[p, l] = kept[p, l]
     for start in range(0, n, batch_size):        # predictions of the trained networks
