@@ -11,7 +11,8 @@ threads are set before NumPy is imported (default 1: with 2 threads OpenBLAS slo
 the other core is busy, and fights numba's threads); the numba ensemble uses numba's threads
 (default: every core). Results go to benchmarks/results/bench_jit_vs_numpy.json and, as the
 Markdown the README shows, to .md beside it (``--readme`` also puts it in the README, between
-its benchmark markers); to compare two runs row by row, see benchmarks/compare_runs.py.
+its benchmark markers). To compare two versions of tinynet, use
+benchmarks/bench_before_after.py, which runs them interleaved in one process.
 """
 
 from __future__ import annotations

@@ -1,0 +1,130 @@
+"""This checkout's tinynet against an earlier commit's, in one process, runs interleaved.
+
+    python benchmarks/bench_before_after.py                  # against 33228e1 (before issue 16)
+    python benchmarks/bench_before_after.py --rev HEAD~3 --repeats 9
+
+Two benchmark runs one after the other on a shared machine differ by 10-30 % on rows whose
+code did not change. Here both versions are imported side by side (the earlier one, taken
+with ``git archive``, as the package ``tinynet_before``), and every case runs old, new, old,
+new, ..., so both see the same machine; each side keeps its best time. Cases use only the API
+both versions have (``mlp``, ``Network.fit``, ``fit_ensemble``). BLAS threads: 1; numba
+threads: every core. Results go to benchmarks/results/before_after.json and .md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[variable] = "1"
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def earlier_package(rev: str, into: Path) -> None:
+    """Write commit ``rev``'s ``tinynet`` package to ``into/tinynet_before``, with the module
+    names it imports by string renamed to match."""
+    archive = subprocess.run(["git", "archive", rev, "tinynet"], cwd=ROOT, check=True,
+                             capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    (into / "tinynet").rename(into / "tinynet_before")
+    for path in (into / "tinynet_before").rglob("*.py"):  # importlib.import_module("tinynet.x")
+        path.write_text(path.read_text().replace('"tinynet.', '"tinynet_before.'))
+
+
+def cases(X, y, Xm, ym) -> dict:
+    """name -> function(library) that returns the seconds of one timed call."""
+    def timed(call) -> float:
+        start = time.perf_counter()
+        call()
+        return time.perf_counter() - start
+
+    def ensemble(sizes, seeds, epochs, backend):
+        def run(lib):
+            nets = [lib.mlp(sizes, init="he_leaky", seed=s) for s in range(seeds)]
+            return timed(lambda: lib.fit_ensemble(nets, X, y, epochs=epochs, lr=0.01,
+                                                  backend=backend))
+        return run
+
+    def single(sizes, epochs, backend):
+        def run(lib):
+            net = lib.mlp(sizes, init="he_leaky", seed=0)
+            return timed(lambda: net.fit(X, y, epochs=epochs, lr=0.01, backend=backend))
+        return run
+
+    def medium(backend):
+        def run(lib):
+            net = lib.mlp([64, 256, 256, 10], activation="relu", output="sigmoid", seed=0)
+            return timed(lambda: net.fit(Xm, ym, epochs=2, lr=0.01, batch_size=64,
+                                         backend=backend))
+        return run
+
+    return {
+        "numba ensemble 2-2-1, 100 seeds x 5,000 epochs": ensemble([2, 2, 1], 100, 5000, "numba"),
+        "numba ensemble 2-2-2-1, 100 seeds x 5,000 epochs":
+            ensemble([2, 2, 2, 1], 100, 5000, "numba"),
+        "numba ensemble 2-2-2-1, 128 seeds x 5,000 epochs":
+            ensemble([2, 2, 2, 1], 128, 5000, "numba"),
+        "numba fit 2-2-2-1, 3,000 epochs": single([2, 2, 2, 1], 3000, "numba"),
+        "NumPy ensemble 2-2-2-1, 100 seeds x 100 epochs":
+            ensemble([2, 2, 2, 1], 100, 100, "numpy"),
+        "NumPy ensemble 2-2-2-1, 1000 seeds x 20 epochs":
+            ensemble([2, 2, 2, 1], 1000, 20, "numpy"),
+        "NumPy fit 2-2-2-1, 200 epochs": single([2, 2, 2, 1], 200, "numpy"),
+        "medium MLP 64-256-256-10, batch 64, numba": medium("numba"),
+        "medium MLP 64-256-256-10, batch 64, numpy": medium("numpy"),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rev", default="33228e1", help="the earlier commit")
+    parser.add_argument("--repeats", type=int, default=7, help="timed runs per side and case")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" /
+                        "before_after.json")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        earlier_package(args.rev, Path(folder))
+        sys.path[:0] = [folder, str(ROOT)]
+        import tinynet
+        import tinynet_before
+        X, y = tinynet.data.xor()
+        rng = np.random.default_rng(0)
+        Xm, ym = rng.normal(size=(512, 64)), rng.uniform(size=(512, 10))
+        rows = []
+        for name, run in cases(X, y, Xm, ym).items():
+            run(tinynet), run(tinynet_before)  # compile, warm up
+            old, new = [], []
+            for _ in range(args.repeats):
+                old.append(run(tinynet_before))
+                new.append(run(tinynet))
+            rows.append({"case": name, "before_ms": 1e3 * min(old), "after_ms": 1e3 * min(new),
+                         "before_over_after": min(old) / min(new)})
+            print(f"{name}: {rows[-1]['before_over_after']:.3f}", file=sys.stderr)
+    lines = [f"tinynet at {args.rev} (before) against this checkout (after), interleaved in one "
+             f"process, best of {args.repeats} each; BLAS threads 1, {os.cpu_count()} cores. "
+             "Above 1: the checkout is faster.", "",
+             "| case | before (ms) | after (ms) | before / after |", "| --- | --- | --- | --- |"]
+    lines += [f"| {r['case']} | {r['before_ms']:.1f} | {r['after_ms']:.1f} | "
+              f"{r['before_over_after']:.3f} |" for r in rows]
+    markdown = "\n".join(lines) + "\n"
+    print(markdown)
+    args.out.write_text(json.dumps({"rev": args.rev, "repeats": args.repeats, "rows": rows},
+                                   indent=2))
+    args.out.with_suffix(".md").write_text(markdown)
+
+
+if __name__ == "__main__":
+    main()
