@@ -228,7 +228,8 @@ def test_a_diverging_member_does_not_touch_the_others(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_a_backend_continues_a_run_from_where_it_stopped(backend):
+@pytest.mark.parametrize("during", [False, True], ids=["after_backward", "during_backward"])
+def test_a_backend_continues_a_run_from_where_it_stopped(backend, during):
     """Two calls of 7 and 13 epochs, the second from epoch 7, train as one call of 20: the
     backends take the first epoch and continue the record (fit does this for print_every)."""
     from tinynet.results import Record, Settings
@@ -236,11 +237,14 @@ def test_a_backend_continues_a_run_from_where_it_stopped(backend):
     X, y = tinynet.data.xor()
     whole, parts = ([tinynet.mlp([2, 3, 1], seed=s) for s in range(3)] for _ in range(2))
     seeds = np.arange(3)
+
+    def epochs(first, count):
+        return Settings(first, count, 0.3, 1, True, 0.5, 2, during)
+
     record_whole, record_parts = Record.empty(3, 20, 2), Record.empty(3, 20, 2)
-    module.fit_many(whole, X, y, seeds, Settings(0, 20, 0.3, 1, True, 0.5, 2), record_whole)
-    module.fit_many(parts, X, y, seeds, Settings(0, 7, 0.3, 1, True, 0.5, 2), record_parts)
-    predictions = module.fit_many(parts, X, y, seeds, Settings(7, 13, 0.3, 1, True, 0.5, 2),
-                                  record_parts)
+    module.fit_many(whole, X, y, seeds, epochs(0, 20), record_whole)
+    module.fit_many(parts, X, y, seeds, epochs(0, 7), record_parts)
+    predictions = module.fit_many(parts, X, y, seeds, epochs(7, 13), record_parts)
     for field_whole, field_parts in zip(record_whole, record_parts):
         np.testing.assert_array_equal(field_parts, field_whole)
     for net_whole, net_parts in zip(whole, parts):

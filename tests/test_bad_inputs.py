@@ -60,6 +60,12 @@ CATALOGUE = [
      r"init must be an initializer name, an Initializer or a function"),
     ("layer bias_init inf", lambda: Layer(2, 2, bias_init=float("inf")), ValueError,
      r"bias_init must be a finite number, got inf"),
+    ("layer bias_init a list", lambda: Layer(2, 2, bias_init=[0.1, 0.2]), TypeError,
+     r"bias_init must be a number or an initializer .* got \[0.1, 0.2\] of type list"),
+    ("layer bias_init unknown", lambda: Layer(2, 2, bias_init="randn"), UnknownNameError,
+     r"unknown initializer 'randn'"),
+    ("layer bias_init wrong shape", lambda: Layer(2, 3, bias_init=lambda shape, rng: np.zeros(3)),
+     ValueError, r"initializer '<lambda>' returned shape \(3,\), expected \(3, 1\)"),
     ("layer init wrong shape", lambda: Layer(3, 2, init=lambda shape, rng: np.zeros((3, 2))),
      ValueError, r"initializer '<lambda>' returned shape \(3, 2\), expected \(2, 3\)"),
     ("layer init not finite", lambda: Layer(2, 2, init=tinynet.init.FunctionInitializer(
@@ -148,6 +154,8 @@ CATALOGUE = [
      r"seed must be an integer from 0 to 9223372036854775807, got -1"),
     ("fit unknown backend", lambda: fit(backend="torch"), UnknownNameError,
      r"unknown backend 'torch'; expected one of: numba, numpy"),
+    ("fit unknown update", lambda: fit(update="before_backward"), UnknownNameError,
+     r"unknown update 'before_backward'; expected one of: after_backward, during_backward"),
     ("fit print_every zero", lambda: fit(print_every=0), ValueError,
      r"print_every must be an integer >= 1, got 0"),
     ("fit threshold nan", lambda: fit(threshold=float("nan")), ValueError,
@@ -255,6 +263,17 @@ CATALOGUE = [
      r"setup must be an XorSetup, got \{'seeds': 2\} of type dict"),
     ("study no arms", lambda: run_study([], XorSetup(seeds=1, epochs=1)), ValueError,
      r"arms must hold at least one Arm"),
+    ("arm unknown update", lambda: Arm("normal", update="layerwise"), UnknownNameError,
+     r"unknown update 'layerwise'; expected one of: after_backward, during_backward"),
+    ("arm bias_init a number", lambda: Arm("normal", bias_init=0.1), TypeError,
+     r"bias_init must be a registered initializer name such as 'he_leaky', got 0.1"),
+    ("seed ranges overlap",
+     lambda: tinynet.xor.run_seed_ranges([Arm("normal")], XorSetup(seeds=100), [0, 99]),
+     ValueError, r"first_seeds 0 and 99 give overlapping ranges of 100 seeds; expected first "
+                 r"seeds at least 100 apart"),
+    ("seed ranges one range",
+     lambda: tinynet.xor.run_seed_ranges([Arm("normal")], XorSetup(seeds=10), [5]),
+     ValueError, r"first_seeds must hold at least 2 seeds, got \[5\]"),
     # statistics
     ("wilson more successes than n", lambda: tinynet.stats.wilson_interval(11, 10), ValueError,
      r"successes must be at most n \(10\), got 11"),
@@ -266,6 +285,9 @@ CATALOGUE = [
      ValueError, r"power must be a probability strictly between 0 and 1, got 1.0"),
     ("fisher n zero", lambda: tinynet.stats.fisher_exact_p(0, 0, 1, 1), ValueError,
      r"n_a must be an integer >= 1, got 0"),
+    ("equal proportions one group", lambda: tinynet.stats.equal_proportions_p([3], [10]),
+     ValueError, r"successes and n must list the same number \(at least 2\) of groups, got 1 "
+                 r"and 1"),
 ]
 
 

@@ -82,13 +82,14 @@ def test_epoch_order_kernel_is_the_numpy_order(n):
         np.testing.assert_array_equal(order, epoch_order(123, epoch, n))
 
 
-def test_lanes_train_each_member_as_the_single_kernel_does():
+@pytest.mark.parametrize("update", ["after_backward", "during_backward"])
+def test_lanes_train_each_member_as_the_single_kernel_does(update):
     # Small, so that it also runs with the JIT disabled, through the lanes' plain-Python loops.
     X, y = tinynet.data.xor()
-    nets = [tinynet.mlp([2, 3, 1], seed=s) for s in (5, 6)]
-    result = tinynet.fit_ensemble(nets, X, y, epochs=6, lr=0.1, record_every=2)
-    single_net = tinynet.mlp([2, 3, 1], seed=6)
-    history = single_net.fit(X, y, epochs=6, lr=0.1, record_every=2)
+    nets = [tinynet.mlp([2, 3, 2, 1], seed=s) for s in (5, 6)]
+    result = tinynet.fit_ensemble(nets, X, y, epochs=6, lr=0.1, record_every=2, update=update)
+    single_net = tinynet.mlp([2, 3, 2, 1], seed=6)
+    history = single_net.fit(X, y, epochs=6, lr=0.1, record_every=2, update=update)
     np.testing.assert_array_equal(result[1].loss, history.loss)
     assert result.final_loss[1] == history.final_loss
     for p, q in zip(nets[1].parameters(), single_net.parameters()):

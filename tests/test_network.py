@@ -124,3 +124,40 @@ def test_auto_init_with_an_activation_it_does_not_know():
 
 def test_mlp_accepts_an_array_of_sizes():
     assert tinynet.mlp(np.array([2, 3, 1])).sizes == [2, 3, 1]
+
+
+def test_bias_initializer_draws_biases_after_every_weight():
+    plain = tinynet.mlp([2, 2, 2, 1], init="normal", seed=11)
+    drawn = tinynet.mlp([2, 2, 2, 1], init="normal", bias_init="normal", seed=11)
+    for a, b in zip(plain.layers, drawn.layers):
+        np.testing.assert_array_equal(a.W, b.W)   # the weights do not depend on bias_init
+        assert not np.any(a.b) and np.all(b.b != 0)
+    # the biases are the generator's next draws: N(0,1) of shape (n_out, 1) per layer, in order
+    rng = np.random.default_rng(11)
+    for layer in plain.layers:
+        rng.normal(0.0, 1.0, size=layer.shape)
+    expected = np.concatenate([rng.normal(0.0, 1.0, size=(layer.n_out, 1))[:, 0]
+                               for layer in plain.layers])
+    np.testing.assert_array_equal(np.concatenate([layer.b for layer in drawn.layers]), expected)
+    assert "bias init" in repr(drawn) and "bias init" not in repr(plain)
+    assert "bias_init=normal" in repr(drawn.layers[0])
+
+
+def test_bias_initializer_fans_are_those_of_one_constant_input():
+    layer = tinynet.Layer(50, 4000, activation="relu", init="he_normal", bias_init="he_normal",
+                          rng=3)
+    assert layer.bias_shape == (4000, 1)
+    # He with fan_in 1: std sqrt(2); the sample std of 4,000 draws is within ±3.4 % of it at
+    # 3 standard errors (relative s.e. of a sample std about 1/sqrt(2n) = 1.1 %)
+    assert abs(layer.b.std() / np.sqrt(2.0) - 1.0) < 0.034
+
+
+@pytest.mark.parametrize("bias_init,error,message", [
+    (True, TypeError, "bias_init must be a number or an initializer"),
+    ([0.1], TypeError, "bias_init must be a number or an initializer"),
+    (float("nan"), ValueError, "bias_init must be a finite number"),
+    ("normall", tinynet.UnknownNameError, "did you mean 'normal'"),
+])
+def test_bad_bias_initializer(bias_init, error, message):
+    with pytest.raises(error, match=message):
+        tinynet.Layer(2, 2, bias_init=bias_init)

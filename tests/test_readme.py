@@ -1,8 +1,16 @@
 """The README's numbers that come from committed results stay equal to them."""
 
+import importlib.util
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+import pytest
+
+from tinynet.xor import Arm, XorSetup, decode_solved, run_study
+
 ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "examples" / "results"
 
 
 def test_the_performance_tables_are_the_committed_benchmark_run():
@@ -12,3 +20,49 @@ def test_the_performance_tables_are_the_committed_benchmark_run():
     committed = (ROOT / "benchmarks" / "results" / "bench_jit_vs_numpy.md").read_text()
     assert shown == committed
     assert "#### targets" in shown  # the whole run, not an empty block
+
+
+def xor_studies():
+    """``examples/xor_studies.py``, the one command behind the README's XOR numbers."""
+    spec = importlib.util.spec_from_file_location("xor_studies",
+                                                  ROOT / "examples" / "xor_studies.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_xor_sections_are_rendered_from_the_committed_results():
+    studies = xor_studies()
+    shown = studies.sections((ROOT / "README.md").read_text())
+    rendered = studies.render(studies.load(studies.RESULTS))
+    for name in studies.RENDERERS:
+        assert shown[name] == rendered[name], f"README section {name!r} is stale"
+
+
+def test_headline_rates_come_from_at_least_10000_seeds_per_arm():
+    data = xor_studies().load(RESULTS)
+    for name in ("notes", "candidates", "widths", "seed_ranges", "long"):
+        setups = [study["setup"] for study in data[name].get("studies", [data[name]])]
+        assert all(setup["seeds"] >= 10_000 for setup in setups), name
+
+
+@pytest.mark.parametrize("study,index,arm,seeds", [
+    ("notes", 0, 0, 256),        # N(0,1)
+    ("notes", 0, 3, 128),        # He-leaky / Xavier, shuffled
+    ("candidates", 0, 1, 128),   # updated during backward
+    ("candidates", 0, 2, 128),   # biases N(0,1)
+    ("widths", 4, 0, 64),        # 2-16-1, N(0,1)
+    ("seed_ranges", 2, 0, 64),   # seeds from 10,000,000
+])
+def test_the_committed_results_are_what_this_code_computes(study, index, arm, seeds):
+    """The first seeds of a committed arm, trained again now, solve exactly as recorded."""
+    data = xor_studies().load(RESULTS)[study]
+    recorded = data["studies"][index]
+    setup = {key: tuple(value) if key == "hidden" else value
+             for key, value in recorded["setup"].items()}
+    result = recorded["results"][arm]
+    fields = {key: result["arm"][key] for key in ("init", "output_init", "shuffle",
+                                                  "bias_init", "update")}
+    again = run_study([Arm(**fields)], replace(XorSetup(**setup), seeds=seeds), progress=False)
+    np.testing.assert_array_equal(again.results[0].solved,
+                                  decode_solved(result["solved"], result["n"])[:seeds])

@@ -149,7 +149,7 @@ def test_unknown_initializer_says_how_to_register_it(tmp_path, restore_registry)
     path = tinynet.mlp([2, 2, 1], init="my_special").save(tmp_path / "custom.npz")
     del tinynet.init.registry._REGISTRY["my_special"]
     with pytest.raises(UnknownNameError, match=r"unknown initializer 'my_special'.*saved with it "
-                                               r"\(layer 0\); register it with "
+                                               r"\(layer 0's initializer\); register it with "
                                                r"tinynet.init.register\('my_special', ...\)"):
         tinynet.load(path)
 
@@ -176,3 +176,23 @@ def test_pickled_objects_are_never_unpickled(tmp_path):
         tinynet.load(path)
     assert not target.exists()
     assert os.listdir(tmp_path) == ["evil.npz"]
+
+
+def test_drawn_biases_round_trip_as_format_2(tmp_path):
+    net = tinynet.mlp([2, 3, 1], init="he_leaky", bias_init="normal(std=0.5)", seed=4)
+    path = net.save(tmp_path / "biases.npz")
+    with np.load(path) as archive:
+        assert int(archive["version"]) == 2
+        assert list(archive["bias_initializers"]) == ["normal(std=0.5)"] * 2
+    loaded = tinynet.load(path)
+    assert [layer.bias_init.name for layer in loaded.layers] == ["normal(std=0.5)"] * 2
+    for p, q in zip(net.parameters(), loaded.parameters()):
+        np.testing.assert_array_equal(p, q)
+    loaded.reset_parameters()  # the loaded initializers draw the same biases again
+    for p, q in zip(net.parameters(), loaded.parameters()):
+        np.testing.assert_array_equal(p, q)
+
+
+def test_constant_biases_are_still_written_as_format_1(trained, tmp_path):
+    with np.load(trained.save(tmp_path / "net.npz")) as archive:
+        assert int(archive["version"]) == 1 and "bias_initializers" not in archive.files

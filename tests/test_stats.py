@@ -122,3 +122,27 @@ def test_holm_and_seeds_needed():
     # (1.96 sqrt(2 .55 .45) + 0.8416 sqrt(.25 + .24))² / 0.1² = 387.3
     assert stats.seeds_needed(0.5, 0.6) == pytest.approx(387.3, abs=0.2)
     assert stats.seeds_needed(0.4, 0.4) == float("inf")
+
+
+def test_equal_proportions_is_pearsons_chi_squared_by_hand():
+    successes, n = [40, 52, 47], [100, 100, 120]
+    pooled = sum(successes) / sum(n)
+    chi2 = sum((k - m * pooled) ** 2 / (m * pooled) + ((m - k) - m * (1 - pooled)) ** 2
+               / (m * (1 - pooled)) for k, m in zip(successes, n))
+    from scipy.stats import chi2 as distribution
+    assert stats.equal_proportions_p(successes, n) == pytest.approx(
+        distribution.sf(chi2, df=2), rel=1e-12)
+    # two groups: the square of the two-proportion z test, with no continuity correction
+    z = (0.40 - 0.52) / math.sqrt(0.46 * 0.54 * (2 / 100))
+    assert stats.equal_proportions_p([40, 52], [100, 100]) == pytest.approx(
+        math.erfc(abs(z) / math.sqrt(2)), rel=1e-12)
+
+
+def test_equal_proportions_edge_cases_and_errors():
+    assert stats.equal_proportions_p([10, 10], [10, 10]) == 1.0   # all successes
+    assert stats.equal_proportions_p([0, 0, 0], [5, 9, 4]) == 1.0
+    assert stats.equal_proportions_p([3, 6], [10, 20]) == 1.0     # equal rates
+    with pytest.raises(ValueError, match="at least 2"):
+        stats.equal_proportions_p([3], [10])
+    with pytest.raises(ValueError, match=r"successes\[1\] must be at most n\[1\]"):
+        stats.equal_proportions_p([3, 11], [10, 10])

@@ -185,7 +185,7 @@ def test_study_files_agree_with_the_study():
 
 def test_presets_give_their_arms_and_setups():
     setup = XorSetup(seeds=7, epochs=11, lr=0.1)
-    assert sorted(PRESETS) == ["notes", "widths"]
+    assert sorted(PRESETS) == ["candidates", "notes", "widths"]
     arms, setups = get_preset("notes").design(setup)
     assert arms == NOTES_ARMS and setups == [setup]
     arms, setups = get_preset("widths").design(setup, shuffle=True)
@@ -193,7 +193,8 @@ def test_presets_give_their_arms_and_setups():
     assert [s.hidden for s in setups] == WIDTHS
     assert all(replace(s, hidden=setup.hidden) == setup for s in setups)
     assert not any(arm.shuffle for arm in get_preset("widths").design(setup)[0])
-    assert set(get_preset("notes").sets) == {"init", "output_init", "shuffle"}
+    assert set(get_preset("notes").sets) == {"init", "output_init", "shuffle", "bias_init",
+                                             "update"}
     assert set(get_preset("widths").sets) == {"init", "output_init", "hidden"}
 
 
@@ -213,7 +214,7 @@ def test_sweep_csv_has_one_header_and_a_row_per_shape_and_arm():
     text = sweep.to_csv()
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0][:2] == ["arm", "init"] and sum(row == rows[0] for row in rows) == 1
-    assert [(row[4], row[0]) for row in rows[1:]] == [
+    assert [(row[6], row[0]) for row in rows[1:]] == [
         (hidden, arm) for hidden in ["2", "4", "2-2"] for arm in ["normal", "he_leaky"]]
     assert text.startswith(sweep.studies[0].to_csv())
     assert json.loads(sweep.to_json()) == {"studies": [s.to_dict() for s in sweep.studies]}
@@ -309,7 +310,17 @@ def test_cli_presets(tmp_path, capsys):
     (["--init", ","], "expected at least one initializer name"),
     (["--init", "normal(spread=2)"], "unknown parameter(s) spread"),
     (["--output-init", "xavier"], "unknown initializer 'xavier'"),
-    (["--hidden", "2,x"], "expected widths such as 2,2"),
+    (["--hidden", "2,x"], "expected integers such as 2,2"),
+    (["--seed-ranges", "0,x"], "expected integers such as 0,777000,10000000"),
+    (["--seed-ranges", "0,50", "--seeds", "100"], "first_seeds 0 and 50 give overlapping ranges"),
+    (["--seed-ranges", "0"], "first_seeds must hold at least 2 seeds"),
+    (["--seed-ranges", "0,100", "--first-seed", "5"], "--first-seed cannot be combined with"),
+    (["--seed-ranges", "0,100", "--plot", "r.png"], "--plot draws rates by shape"),
+    (["--seed-ranges", "0,100", "--preset", "widths"], "--seed-ranges needs one shape"),
+    (["--update", "before"], "argument --update: invalid choice: 'before'"),
+    (["--bias-init", "randn"], "unknown initializer 'randn'"),
+    (["--preset", "notes", "--update", "during_backward"], "--update cannot be combined"),
+    (["--preset", "candidates", "--bias-init", "normal"], "--bias-init cannot be combined"),
     (["--hidden", "2,0"], "hidden[1] must be an integer >= 1, got 0"),
     (["--lr", "-1"], "lr must be a finite number > 0.0"),
     (["--backend", "gpu"], "unknown backend 'gpu'"),
@@ -354,3 +365,98 @@ def test_example_script_prints_what_the_module_prints(capsys):
     main(argv)
     assert done.stdout == capsys.readouterr().out
     assert done.stdout.startswith("XOR, 2-2-2-1 (leaky_relu alpha=0.01 hidden, sigmoid output)")
+
+
+# --- candidates for the notes' rates: bias initializers and the update order ----------------
+
+def test_arm_bias_init_and_update_reach_the_networks_and_the_training():
+    setup = XorSetup(seeds=6, epochs=400, lr=0.1)
+    arm = Arm("normal", bias_init="normal(std=0.5)", update="during_backward")
+    assert arm.name == "normal, biases normal(std=0.5), updated during backward"
+    study = run_study([arm], setup, progress=False)
+    X, y = tinynet.data.xor()
+    nets = [tinynet.mlp(setup.sizes, init="normal", bias_init="normal(std=0.5)", seed=s)
+            for s in range(6)]
+    assert all(np.all(net.layers[0].b != 0) for net in nets)
+    expected = tinynet.fit_ensemble(nets, X, y, epochs=400, lr=0.1, shuffle=False,
+                                    update="during_backward")
+    np.testing.assert_array_equal(study.results[0].solved,
+                                  solved_epochs(expected, y) >= 0)
+    row = next(csv.DictReader(io.StringIO(study.to_csv())))
+    assert row["bias_init"] == "normal(std=0.5)" and row["update"] == "during_backward"
+
+
+def test_arm_refuses_unknown_update_orders_and_bias_initializers():
+    with pytest.raises(tinynet.UnknownNameError, match="unknown update 'before'"):
+        Arm("normal", update="before")
+    with pytest.raises(tinynet.UnknownNameError, match="unknown initializer 'randn'"):
+        Arm("normal", bias_init="randn")
+    with pytest.raises(TypeError, match="bias_init must be a registered initializer name"):
+        Arm("normal", bias_init=0.5)
+
+
+def test_candidates_preset_varies_biases_and_update_order_only():
+    arms, setups = get_preset("candidates").design(XorSetup(seeds=5), shuffle=True)
+    assert arms == [replace(arm, shuffle=True) for arm in tinynet.xor.CANDIDATE_ARMS]
+    assert {arm.init for arm in arms} == {"normal"} and setups == [XorSetup(seeds=5)]
+    assert {(arm.bias_init, arm.update) for arm in arms} == {
+        (bias, update) for bias in (None, "normal")
+        for update in ("after_backward", "during_backward")}
+    with pytest.raises(ValueError, match="update cannot be chosen for preset 'candidates'"):
+        get_preset("candidates").design(update="during_backward")
+    widths, _ = get_preset("widths").design(update="during_backward", bias_init="normal")
+    assert all(arm.update == "during_backward" and arm.bias_init == "normal" for arm in widths)
+
+
+# --- per-seed outcomes and seed ranges ------------------------------------------------------
+
+def test_per_seed_outcomes_survive_json_and_give_the_first_seeds():
+    study = run_study([Arm("normal")], XorSetup(seeds=37, epochs=300, lr=0.1), progress=False)
+    result = study.results[0]
+    assert result.solved.shape == (37,) and result.solved.sum() == result.successes
+    text = study.to_dict()["results"][0]["solved"]
+    np.testing.assert_array_equal(tinynet.xor.decode_solved(text, 37), result.solved)
+    assert result.successes_in_first(10) == result.solved[:10].sum()
+    with pytest.raises(ValueError, match="seeds must be between 1 and n = 37, got 38"):
+        result.successes_in_first(38)
+    for solved in ([], [True], [False] * 8, [True, False] * 9):
+        encoded = tinynet.xor.encode_solved(np.array(solved, dtype=bool))
+        np.testing.assert_array_equal(tinynet.xor.decode_solved(encoded, len(solved)), solved)
+
+
+def test_seed_ranges_run_each_range_and_test_equal_proportions():
+    setup = XorSetup(seeds=20, epochs=300, lr=0.1)
+    check = tinynet.xor.run_seed_ranges([Arm("normal"), Arm("xavier_normal")], setup,
+                                        [100, 0, 5000], progress=False)
+    assert [s.setup.first_seed for s in check.studies] == [100, 0, 5000]
+    alone = run_study([Arm("normal")], replace(setup, first_seed=5000), progress=False)
+    assert check.studies[2].results[0].successes == alone.results[0].successes
+    p = check.p_values()
+    assert p[0] == stats.equal_proportions_p([s.results[0].successes for s in check.studies],
+                                             [20, 20, 20])
+    report = check.report()
+    assert "3 seed ranges of 20 seeds" in report and "5,000-5,019" in report
+    assert f"normal: p = {p[0]:.3g}" in report and "Pearson chi-squared, 2 df" in report
+    data = json.loads(check.to_json())
+    assert [entry["arm"] for entry in data["equal_proportions"]] == ["normal", "xavier_normal"]
+    assert len(list(csv.DictReader(io.StringIO(check.to_csv())))) == 6
+
+
+@pytest.mark.parametrize("firsts,error,message", [
+    ([0], ValueError, "first_seeds must hold at least 2 seeds"),
+    ([0, 19], ValueError, "first_seeds 0 and 19 give overlapping ranges of 20 seeds"),
+    ([0, -40], ValueError, "first_seeds\\[1\\]"),
+    (5, TypeError, "first_seeds must be a sequence of seeds"),
+])
+def test_seed_ranges_refuse_bad_ranges(firsts, error, message):
+    with pytest.raises(error, match=message):
+        tinynet.xor.run_seed_ranges([Arm("normal")], XorSetup(seeds=20), firsts)
+
+
+def test_cli_seed_ranges(tmp_path, capsys):
+    main(["--seeds", "16", "--epochs", "200", "--lr", "0.1", "--seed-ranges", "0,16,1000",
+          "--json", str(tmp_path / "r.json"), "--bias-init", "normal"])
+    text = capsys.readouterr().out
+    assert "he_leaky, biases normal" in text and "Test of equal proportions" in text
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert [s["setup"]["first_seed"] for s in data["studies"]] == [0, 16, 1000]

@@ -18,6 +18,7 @@ the parameters, their initializer, and the cache of X and Z that backward needs.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 
@@ -37,18 +38,23 @@ class Layer:
     drawn at construction from ``rng`` (a ``numpy.random.Generator`` or an int seed, default 0);
     a :class:`~tinynet.network.Network` draws them again from its own generator, so pass ``rng``
     only for a layer used on its own (two such layers with the same seed and shape start
-    equal). ``alpha`` is LeakyReLU's slope when ``activation`` is given by name. Biases start at
-    ``bias_init``, 0 by default.
+    equal). ``alpha`` is LeakyReLU's slope when ``activation`` is given by name.
+
+    Biases start at ``bias_init``: a number (every bias that value; 0 by default, as in the
+    notes) or an initializer, as ``init``, that draws them as the weights of an extra input
+    that is always 1, i.e. as a weight matrix of shape ``(n_out, 1)`` (fan_in 1):
+    ``bias_init="normal"`` is the learner's ``np.random.randn(n_out, 1)``.
     """
 
     def __init__(self, n_in: int, n_out: int, activation: str | Activation = "leaky_relu",
                  init: initializers.InitSpec = "auto", alpha: float = 0.01,
-                 rng: np.random.Generator | int = 0, bias_init: float = 0.0) -> None:
+                 rng: np.random.Generator | int = 0,
+                 bias_init: float | initializers.InitSpec = 0.0) -> None:
         self.n_in = check_int("n_in", n_in, minimum=1)
         self.n_out = check_int("n_out", n_out, minimum=1)
         self.activation = get_activation(activation, alpha)
         self.init = initializers.get(init)
-        self.bias_init = check_float("bias_init", bias_init, minimum=-math.inf, inclusive=False)
+        self.bias_init = _bias_initializer(bias_init)
         self.W = np.zeros((self.n_out, self.n_in))
         self.b = np.zeros(self.n_out)
         self.dW = np.zeros_like(self.W)
@@ -62,12 +68,37 @@ class Layer:
         """Weight shape ``(n_out, n_in)``."""
         return (self.n_out, self.n_in)
 
+    @property
+    def bias_shape(self) -> tuple[int, int]:
+        """The shape a bias initializer draws: ``(n_out, 1)``, one weight per unit on a
+        constant input of 1."""
+        return (self.n_out, 1)
+
     def reset_parameters(self, rng: np.random.Generator | int) -> None:
-        """Draw ``W`` from the layer's initializer and set ``b`` to ``bias_init`` (default 0)."""
+        """Draw ``W`` from the layer's initializer, then set ``b`` from ``bias_init``."""
         if not isinstance(rng, np.random.Generator):
             rng = np.random.default_rng(check_seed("rng", rng))
+        self.reset_weights(rng)
+        self.reset_biases(rng)
+
+    def reset_weights(self, rng: np.random.Generator) -> None:
+        """Draw ``W`` (n_out, n_in) from the layer's initializer."""
         self.W[...] = initializers.draw(self.init, self.shape, rng, self.activation)
-        self.b[...] = self.bias_init
+
+    def reset_biases(self, rng: np.random.Generator) -> None:
+        """Set ``b`` (n_out,) to the constant ``bias_init``, or draw it (a constant draws
+        nothing from ``rng``)."""
+        if isinstance(self.bias_init, float):
+            self.b[...] = self.bias_init
+        else:
+            self.b[...] = initializers.draw(self.bias_init, self.bias_shape, rng,
+                                            self.activation)[:, 0]
+
+    def bias_label(self) -> str:
+        """``bias_init`` as the summary shows it: the constant, or the initializer's name."""
+        if isinstance(self.bias_init, float):
+            return f"{self.bias_init:g}"
+        return self.bias_init.name
 
     def init_std(self) -> float | None:
         """The std the initializer targets for this layer (None for a function of unknown std)."""
@@ -120,5 +151,17 @@ class Layer:
     def __repr__(self) -> str:
         std = self.init_std()
         std_text = "?" if std is None else f"{std:#.4g}"
+        bias = "" if self.bias_init == 0.0 else f", bias_init={self.bias_label()}"
         return (f"Layer({self.n_in} -> {self.n_out}, activation={self.activation!r}, "
-                f"init={self.init_label()}, init_std={std_text})")
+                f"init={self.init_label()}, init_std={std_text}{bias})")
+
+
+def _bias_initializer(bias_init: object) -> float | initializers.Initializer:
+    """``bias_init`` as a finite float (a constant) or an :class:`~tinynet.init.Initializer`."""
+    if isinstance(bias_init, numbers.Real) and not isinstance(bias_init, bool):
+        return check_float("bias_init", bias_init, minimum=-math.inf, inclusive=False)
+    if isinstance(bias_init, (str, initializers.Initializer)) or callable(bias_init):
+        return initializers.get(bias_init)
+    raise TypeError(f"bias_init must be a number or an initializer (a registered name such as "
+                    f"'normal', an Initializer or a function f(shape, rng)), got {bias_init!r} "
+                    f"of type {type(bias_init).__name__}")

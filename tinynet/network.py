@@ -32,7 +32,9 @@ class Network:
     """``Network(layers, seed=0)``: a chain of :class:`Layer` s.
 
     Every layer's weights are drawn again, in order, from ``numpy.random.default_rng(seed)``,
-    so the seed alone fixes the initial network. Nothing uses NumPy's global random state.
+    then every layer's biases (drawn only for a bias initializer; constants draw nothing), so
+    the seed alone fixes the initial network and the weights do not depend on ``bias_init``.
+    Nothing uses NumPy's global random state.
     """
 
     def __init__(self, layers: Sequence[Layer], seed: int = 0) -> None:
@@ -49,10 +51,13 @@ class Network:
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """Redraw every layer's weights from a fresh generator seeded with ``self.seed``."""
+        """Redraw every layer's weights, then every layer's biases, from a fresh generator
+        seeded with ``self.seed``."""
         rng = np.random.default_rng(self.seed)
         for layer in self.layers:
-            layer.reset_parameters(rng)
+            layer.reset_weights(rng)
+        for layer in self.layers:
+            layer.reset_biases(rng)
 
     @property
     def n_in(self) -> int:
@@ -97,12 +102,15 @@ class Network:
         return sum(p.size for p in self.parameters())
 
     def __repr__(self) -> str:
-        header = ("layer", "shape (out, in)", "activation", "init", "init std", "params")
+        biases = any(layer.bias_init != 0.0 for layer in self.layers)  # else: a column of 0s
+        header = ("layer", "shape (out, in)", "activation", "init", "init std",
+                  *(("bias init",) if biases else ()), "params")
         rows = []
         for index, layer in enumerate(self.layers):
             std = layer.init_std()
             rows.append((str(index), str(layer.shape), repr(layer.activation), layer.init_label(),
                          "?" if std is None else f"{std:#.4g}",
+                         *((layer.bias_label(),) if biases else ()),
                          str(layer.W.size + layer.b.size)))
         return (f"Network {'-'.join(map(str, self.sizes))}: {self.n_parameters} parameters, "
                 f"seed {self.seed}\n" + table([header, *rows]))
@@ -111,12 +119,12 @@ class Network:
 def mlp(sizes: Sequence[int], activation: str | Activation = "leaky_relu",
         output: str | Activation = "sigmoid", init: InitSpec = "auto",
         output_init: InitSpec | None = None, alpha: float = 0.01, seed: int = 0,
-        bias_init: float = 0.0) -> Network:
+        bias_init: float | InitSpec = 0.0) -> Network:
     """Build a multilayer perceptron with layer sizes ``sizes`` (inputs first).
 
     Hidden layers use ``activation`` and ``init``; the last layer uses ``output`` and
-    ``output_init`` (default: ``init``). ``alpha`` is LeakyReLU's negative slope; every bias
-    starts at ``bias_init``.
+    ``output_init`` (default: ``init``). ``alpha`` is LeakyReLU's negative slope; every layer's
+    biases start at ``bias_init``, a constant or an initializer (see :class:`Layer`).
     ``mlp([2, 2, 2, 1])`` is 99mlp's likely shape: two LeakyReLU layers of 2 and a sigmoid output.
     """
     if isinstance(sizes, (str, bytes)) or np.ndim(sizes) != 1 or len(sizes) < 2:

@@ -8,11 +8,17 @@ into it, so one subtraction updates every member. Each epoch e::
     order   = epoch_orders(seeds, e, N)          per member, or the data order (no shuffle)
     for every batch of batch_size samples (the last one may be smaller):
         ŷ  = forward(X[batch])                   dense.forward, layer by layer
-        dŷ = mse_gradient(ŷ, y[batch])           (2/B)(ŷ − y)
-        backward(dŷ)                             dense.backward, last layer first
-        θ ← θ − lr · ∇θ                          every layer, every member
+        dA = mse_gradient(ŷ, y[batch])           dL/dŷ = (2/B)(ŷ − y)
+        for every layer, last first:             dense.backward_*
+            dZ = dA ⊙ φ'(Z),  dW = dZᵀ X,  db = Σ_b dZ
+            W ← W − lr · dW,  b ← b − lr · db    only if update="during_backward"
+            dA = dZ W                            for the layer before (with the new W if so)
+        θ ← θ − lr · ∇θ                          only if update="after_backward" (default)
     loss = mse(ŷ of the epoch, y)                 each sample's ŷ as training saw it
     record the loss, the outputs on the wrong side of the threshold, divergence
+
+The two updates are the same subtraction, element by element; only when it happens differs,
+and with it the gradient passed back (one layer: nothing is passed back, the same training).
 
 A member whose loss or parameters stop being finite is marked diverged in that epoch: its
 record stops there, and it ends with the parameters it had then, as a single fit, which stops.
@@ -41,11 +47,13 @@ Parameters = list[tuple[np.ndarray, np.ndarray]]
 
 
 def sgd_step(theta: np.ndarray, grad: np.ndarray, params: Parameters, grads: Parameters,
-             activations: list[Activation], x: np.ndarray, y: np.ndarray,
-             lr: float) -> np.ndarray:
+             activations: list[Activation], x: np.ndarray, y: np.ndarray, lr: float,
+             during_backward: bool) -> np.ndarray:
     """One SGD step of every member on its batch: x (S, B, n_in), y (S, B, n_out).
 
     ``params`` and ``grads`` are per-layer (W, b) views into ``theta`` and ``grad`` (S, P).
+    With ``during_backward`` each layer is updated as soon as its dW and db are known, and
+    passes back dZ W with its new W; otherwise every layer is updated after the backward pass.
     Returns ŷ (S, B, n_out), the predictions the step computed its gradient from.
     """
     inputs, pre_activations = [], []
@@ -57,9 +65,16 @@ def sgd_step(theta: np.ndarray, grad: np.ndarray, params: Parameters, grads: Par
     y_hat = a
     delta = losses.mse_gradient(y_hat, y)                           # dL/dŷ
     for layer in range(len(params) - 1, -1, -1):                    # backward
-        delta = dense.backward(delta, inputs[layer], params[layer][0], pre_activations[layer],
-                               activations[layer], *grads[layer], input_gradient=layer > 0)
-    theta -= lr * grad                                              # update
+        (W, b), (dW, db) = params[layer], grads[layer]
+        dz = dense.backward_activation(delta, pre_activations[layer], activations[layer])
+        dense.backward_parameters(dz, inputs[layer], dW, db)
+        if during_backward:                                         # update this layer now
+            W -= lr * dW
+            b -= lr * db
+        if layer > 0:                                               # the layer before's dA
+            delta = dense.backward_input(dz, W)
+    if not during_backward:                                         # update every layer
+        theta -= lr * grad
     return y_hat
 
 
@@ -82,7 +97,8 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], X
         for start in range(0, n, batch_size):
             batch = slice(start, start + batch_size)
             seen[:, batch] = sgd_step(theta, grad, params, grads, activations,
-                                      X_epoch[:, batch], y_epoch[:, batch], settings.lr)
+                                      X_epoch[:, batch], y_epoch[:, batch], settings.lr,
+                                      settings.update_during_backward)
         alive = record.diverged_epoch < 0
         loss = losses.mse(seen, y_epoch)                            # (S,)
         wrong = np.any((seen > settings.threshold) != (y_epoch > settings.threshold),

@@ -29,11 +29,22 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Settings", "Record", "History", "EnsembleResult"]
+__all__ = ["UPDATES", "Settings", "Record", "History", "EnsembleResult"]
+
+UPDATES = ("after_backward", "during_backward")
+"""When SGD updates a layer's W and b (``update`` in :func:`tinynet.fit`): after the whole
+backward pass, every layer from the gradients of the old weights (the default); or during it,
+each layer as soon as its dW and db are known, so that the gradient it passes back,
+dX = dZ W, is computed with its new W."""
 
 
 class Settings(NamedTuple):
-    """What a backend is told: run epochs ``first_epoch`` to ``first_epoch + epochs − 1``."""
+    """What a backend is told: run epochs ``first_epoch`` to ``first_epoch + epochs − 1``.
+
+    ``update_during_backward``: False for ``update="after_backward"`` (θ ← θ − lr ∇θ once the
+    backward pass is done), True for ``"during_backward"`` (each layer's W, b ← W − lr dW,
+    b − lr db before its dX = dZ W is computed); see :data:`UPDATES`.
+    """
 
     first_epoch: int
     epochs: int
@@ -42,6 +53,7 @@ class Settings(NamedTuple):
     shuffle: bool
     threshold: float
     record_every: int  # 0: record no loss history
+    update_during_backward: bool
 
 
 class Record(NamedTuple):

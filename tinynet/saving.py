@@ -4,10 +4,10 @@
     >>> same = tinynet.load("xor.npz")
 
 A file holds a format tag and version, the layer sizes, each layer's activation, alpha,
-initializer name and initial bias, the network's seed, and every W and b as float64 arrays,
-all as plain NumPy arrays (strings as fixed-width unicode, never Python objects). It is read
-with ``allow_pickle=False``, so a file cannot make NumPy unpickle anything. Loading gives back
-the same numbers, bit for bit.
+initializer name and bias initializer (a constant, or an initializer name), the network's
+seed, and every W and b as float64 arrays, all as plain NumPy arrays (strings as fixed-width
+unicode, never Python objects). It is read with ``allow_pickle=False``, so a file cannot make
+NumPy unpickle anything. Loading gives back the same numbers, bit for bit.
 """
 
 from __future__ import annotations
@@ -26,22 +26,39 @@ from .validation import FileFormatError, UnknownNameError, check_instance
 __all__ = ["FORMAT", "VERSION", "FileFormatError", "save", "load"]
 
 FORMAT = "tinynet-network"
-VERSION = 1
+VERSION = 2
+"""Format 2 added drawn biases (entry ``bias_initializers``). A network whose biases are all
+constants is written as format 1, which every version of tinynet reads."""
 
 
-def _savable_name(layer: Layer, index: int) -> str:
-    """The layer's initializer name, if loading it by that name gives the same initializer."""
-    name = layer.init.name
+def _savable_name(initializer: init.Initializer, shape: tuple[int, int], layer: Layer,
+                  what: str) -> str:
+    """The initializer's name, if loading it by that name gives the same initializer."""
+    name = initializer.name
     try:
-        same = init.get(name).variance(layer.shape, layer.activation) == \
-            layer.init.variance(layer.shape, layer.activation)
+        same = init.get(name).variance(shape, layer.activation) == \
+            initializer.variance(shape, layer.activation)
     except (ValueError, TypeError):
         same = False
     if not same:
-        raise ValueError(f"layer {index}'s initializer {name!r} cannot be saved by name: the "
-                         "registry does not give it back; register it with "
-                         "tinynet.init.register(name, ...) and build the layer with that name")
+        raise ValueError(f"{what} {name!r} cannot be saved by name: the registry does not give "
+                         "it back; register it with tinynet.init.register(name, ...) and build "
+                         "the layer with that name")
     return name
+
+
+def _bias_entries(net: Network) -> dict[str, np.ndarray]:
+    """``bias_inits``: each layer's constant (NaN where drawn); ``bias_initializers`` (format
+    2 only): the initializer names that draw them ("" for a constant)."""
+    constants = [layer.bias_init if isinstance(layer.bias_init, float) else np.nan
+                 for layer in net.layers]
+    if not np.isnan(constants).any():
+        return {"bias_inits": np.array(constants)}
+    names = ["" if isinstance(layer.bias_init, float) else
+             _savable_name(layer.bias_init, layer.bias_shape, layer,
+                           f"layer {i}'s bias initializer")
+             for i, layer in enumerate(net.layers)]
+    return {"bias_inits": np.array(constants), "bias_initializers": np.array(names)}
 
 
 def save(net: Network, path: str | os.PathLike) -> Path:
@@ -55,13 +72,16 @@ def save(net: Network, path: str | os.PathLike) -> Path:
     path = Path(path)
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")
+    biases = _bias_entries(net)
     arrays = {
-        "format": np.array(FORMAT), "version": np.array(VERSION),
+        "format": np.array(FORMAT),
+        "version": np.array(2 if "bias_initializers" in biases else 1),
         "sizes": np.array(net.sizes, dtype=np.int64), "seed": np.array(net.seed, dtype=np.int64),
         "activations": np.array([layer.activation.name for layer in net.layers]),
         "alphas": np.array([layer.activation.alpha for layer in net.layers]),
-        "inits": np.array([_savable_name(layer, i) for i, layer in enumerate(net.layers)]),
-        "bias_inits": np.array([layer.bias_init for layer in net.layers]),
+        "inits": np.array([_savable_name(layer.init, layer.shape, layer, f"layer {i}'s initializer")
+                           for i, layer in enumerate(net.layers)]),
+        **biases,
     }
     for i, layer in enumerate(net.layers):
         arrays[f"W{i}"], arrays[f"b{i}"] = layer.W, layer.b
@@ -94,6 +114,19 @@ def _integer(arrays: dict[str, np.ndarray], key: str, path: Path) -> int:
     return int(value)
 
 
+def _initializer(name: str, path: Path, what: str) -> init.Initializer:
+    """The registered initializer ``name`` that ``path`` names for ``what``."""
+    try:
+        return init.get(name)
+    except UnknownNameError:
+        raise UnknownNameError(
+            "initializer", name, init.available(),
+            f"{path} was saved with it ({what}); register it with "
+            f"tinynet.init.register({name.split('(')[0]!r}, ...) before loading") from None
+    except (ValueError, TypeError) as error:
+        raise FileFormatError(f"{path}: {what} entry is garbled: {error}") from None
+
+
 def load(path: str | os.PathLike) -> Network:
     """Read a network written by :func:`save` (or :meth:`Network.save`); like ``save``, add
     ``.npz`` to a path without it."""
@@ -116,7 +149,12 @@ def load(path: str | os.PathLike) -> Network:
         raise FileFormatError(f"{path}: entry 'sizes' must list at least two integers, "
                               f"got {sizes!r}")
     layers = len(sizes) - 1
-    entries = {key: arrays.get(key) for key in ("activations", "alphas", "inits", "bias_inits")}
+    keys = ["activations", "alphas", "inits", "bias_inits"]
+    if version >= 2:
+        keys.append("bias_initializers")
+    entries = {key: arrays.get(key) for key in keys}
+    if version < 2:
+        entries["bias_initializers"] = np.full(layers, "")
     for key, entry in entries.items():
         if entry is None or entry.shape != (layers,):
             raise FileFormatError(f"{path} describes {layers} layers but its entry {key!r} is "
@@ -134,22 +172,14 @@ def load(path: str | os.PathLike) -> Network:
         weights.append((W, b))
 
     net_layers = []
-    for i, (activation, alpha, init_name, bias_init) in enumerate(zip(*entries.values())):
-        try:
-            initializer = init.get(str(init_name))
-        except UnknownNameError:
-            raise UnknownNameError(
-                "initializer", str(init_name), init.available(),
-                f"{path} was saved with it (layer {i}); register it with "
-                f"tinynet.init.register({str(init_name).split('(')[0]!r}, ...) before loading"
-            ) from None
-        except (ValueError, TypeError) as error:
-            raise FileFormatError(f"{path}: layer {i}'s initializer entry is garbled: "
-                                  f"{error}") from None
+    for i, (activation, alpha, init_name, bias_constant, bias_name) in \
+            enumerate(zip(*entries.values())):
+        initializer = _initializer(str(init_name), path, f"layer {i}'s initializer")
+        bias_init = float(bias_constant) if str(bias_name) == "" else \
+            _initializer(str(bias_name), path, f"layer {i}'s bias initializer")
         try:
             net_layers.append(Layer(int(sizes[i]), int(sizes[i + 1]), activation=str(activation),
-                                    init=initializer, alpha=float(alpha),
-                                    bias_init=float(bias_init)))
+                                    init=initializer, alpha=float(alpha), bias_init=bias_init))
         except (ValueError, TypeError) as error:
             raise FileFormatError(f"{path}: layer {i} cannot be rebuilt: {error}") from None
     try:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from .validation import check_counts, check_probability
 
-__all__ = ["wilson_interval", "fisher_exact_p", "holm", "seeds_needed"]
+__all__ = ["wilson_interval", "fisher_exact_p", "equal_proportions_p", "holm", "seeds_needed"]
 
 
 def wilson_interval(successes: int, n: int,
@@ -38,6 +38,22 @@ def fisher_exact_p(successes_a: int, n_a: int, successes_b: int, n_b: int) -> fl
     from scipy.stats import fisher_exact  # imported here: SciPy's stats take 0.4 s to load
     table = [[successes_a, n_a - successes_a], [successes_b, n_b - successes_b]]
     return float(fisher_exact(table, alternative="two-sided").pvalue)
+
+
+def equal_proportions_p(successes: Sequence[int], n: Sequence[int]) -> float:
+    """p-value of Pearson's chi-squared test that k >= 2 success rates are equal (the test of
+    equal proportions, R's ``prop.test`` without continuity correction): the k x 2 table of
+    successes and failures against independence, k − 1 degrees of freedom. 1.0 when every
+    group has the same rate, including all successes or all failures."""
+    if len(successes) != len(n) or len(n) < 2:
+        raise ValueError(f"successes and n must list the same number (at least 2) of groups, "
+                         f"got {len(successes)} and {len(n)}")
+    counts = [check_counts(k, m, f"[{i}]") for i, (k, m) in enumerate(zip(successes, n))]
+    if len({k / m for k, m in counts}) == 1:
+        return 1.0
+    from scipy.stats import chi2_contingency  # imported here: SciPy's stats take 0.4 s to load
+    table = [[k, m - k] for k, m in counts]
+    return float(chi2_contingency(table, correction=False).pvalue)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

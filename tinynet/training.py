@@ -7,10 +7,23 @@ Each epoch visits every sample once, in the order :func:`tinynet.shuffle.epoch_o
 ``batch_size`` samples (the last one may be smaller)::
 
     Y_hat = forward(X[batch])
-    backward(dL/dY_hat)                  # every layer's dW, db
+    backward(dL/dY_hat)                  # every layer's dW, db, last layer first
     W -= lr · dW,   b -= lr · db         # the SGD step, every layer
 
 ``batch_size=1`` (the default) is per-sample SGD with an update after every sample, as in 99mlp.
+
+That order is ``update="after_backward"``, the default: every gradient comes from the weights
+the forward pass used. With ``update="during_backward"`` each layer takes its step inside the
+backward pass, as soon as its dW and db are known, and passes back a gradient computed with
+its new W, as many hand-written training loops do::
+
+    for every layer, last first:
+        dZ = dA ⊙ φ'(Z),   dW = dZᵀ X,   db = Σ_batch dZ
+        W -= lr · dW,      b -= lr · db
+        dA = dZ W                        # the layer before's dL/dA, with the new W
+
+The two orders train a one-layer network identically: it passes nothing back.
+
 Two backends do it: ``"numpy"``, the reference to read (:mod:`tinynet.reference`), and
 ``"numba"``, the default, each whole run in one compiled call (:mod:`tinynet.compiled`).
 
@@ -29,10 +42,10 @@ import numpy as np
 from . import compiled, reference
 from .activations import COMPILED
 from .network import Network
-from .results import EnsembleResult, History, Record, Settings, history
-from .validation import (as_float_matrix, check_backend, check_compiled_activations,
-                         check_instance, check_int, check_members, check_seed, check_seeds,
-                         check_training_data, check_training_settings)
+from .results import UPDATES, EnsembleResult, History, Record, Settings, history
+from .validation import (as_float_matrix, check_backend, check_choice,
+                         check_compiled_activations, check_instance, check_int, check_members,
+                         check_seed, check_seeds, check_training_data, check_training_settings)
 
 __all__ = ["fit", "fit_ensemble", "predict"]
 
@@ -48,20 +61,24 @@ def _backend(name: object, net: Network) -> ModuleType:
 
 def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_size: int = 1,
         shuffle: bool = True, seed: int | None = None, print_every: int | None = None,
-        backend: str = "numba", threshold: float = 0.5, record_every: int | None = 1) -> History:
+        backend: str = "numba", threshold: float = 0.5, record_every: int | None = 1,
+        update: str = "after_backward") -> History:
     """Train ``net`` in place by SGD on the MSE loss and return its :class:`History`.
 
     ``seed`` fixes the shuffle order (default: the network's seed). ``print_every=k`` prints
     the loss every k epochs. ``record_every=k`` keeps the loss of every k-th epoch (None: none).
     ``threshold`` is the line between the two classes for ``History.last_wrong_epoch``. A NaN or
     infinite loss ends training with ``diverged=True``; it does not raise and does not warn.
-    ``backend`` is ``"numba"`` (compiled, the default) or ``"numpy"`` (the reference); both
-    give the same result to rounding.
+    ``update`` is when each layer's W and b take their step: ``"after_backward"`` (the default)
+    or ``"during_backward"``, which also changes the gradient passed back (see the module's
+    docstring). ``backend`` is ``"numba"`` (compiled, the default) or ``"numpy"`` (the
+    reference); both give the same result to rounding.
     """
     check_instance("net", net, Network, "a tinynet Network")
     X, y = check_training_data(X, y, net.n_in, net.n_out)
     epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
         len(X), epochs, lr, batch_size, shuffle, threshold, record_every)
+    during = check_choice("update", update, UPDATES) == "during_backward"
     seed = net.seed if seed is None else check_seed("seed", seed)
     if print_every is not None:
         print_every = check_int("print_every", print_every, minimum=1)
@@ -73,7 +90,8 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
         for first in range(0, epochs, chunk):
             part = min(chunk, epochs - first)
             run.fit_one(net, X, y, seed,
-                        Settings(first, part, lr, batch_size, shuffle, threshold, every), record)
+                        Settings(first, part, lr, batch_size, shuffle, threshold, every, during),
+                        record)
             diverged = record.diverged_epoch[0] >= 0
             if print_every:
                 last = record.diverged_epoch[0] + 1 if diverged else first + part
@@ -87,16 +105,17 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
 
 def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: int, lr: float,
                  batch_size: int = 1, shuffle: bool = True, seeds: Sequence[int] | None = None,
-                 backend: str = "numba", threshold: float = 0.5,
-                 record_every: int | None = None) -> EnsembleResult:
+                 backend: str = "numba", threshold: float = 0.5, record_every: int | None = None,
+                 update: str = "after_backward") -> EnsembleResult:
     """Train every network in ``networks`` (in place), each as :func:`fit` would alone.
 
     The members share sizes and activations; each keeps its own weights, and its shuffle order
-    comes from ``seeds[k]`` (default: its own seed). Member k of the result equals what
-    ``fit`` reports for it with the same ``record_every`` (``result[k]``); the compiled backend
-    trains it bit for bit as ``fit`` does while every matrix product is below
-    :data:`tinynet.compiled.single.BLAS_MIN_WORK` multiply-adds (above, ``fit`` calls BLAS and
-    the two agree to rounding). A member that diverges ends where its own fit stops.
+    comes from ``seeds[k]`` (default: its own seed); ``update`` is as in :func:`fit`. Member k
+    of the result equals what ``fit`` reports for it with the same ``record_every`` and
+    ``update`` (``result[k]``); the compiled backend trains it bit for bit as ``fit`` does
+    while every matrix product is below :data:`tinynet.compiled.single.BLAS_MIN_WORK`
+    multiply-adds (above, ``fit`` calls BLAS and the two agree to rounding). A member that
+    diverges ends where its own fit stops.
 
     ``record_every=k`` keeps every member's loss every k epochs: S · epochs / k floats (8 bytes
     each: 16 MB for 100 members × 20,000 epochs), so it is off by default.
@@ -110,12 +129,13 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     X, y = check_training_data(X, y, networks[0].n_in, networks[0].n_out)
     epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
         len(X), epochs, lr, batch_size, shuffle, threshold, record_every)
+    during = check_choice("update", update, UPDATES) == "during_backward"
     seeds = check_seeds([net.seed for net in networks] if seeds is None else seeds,
                         len(networks))
     run = _backend(backend, networks[0])
 
     record = Record.empty(len(networks), epochs, every)
-    settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every)
+    settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
     with np.errstate(all="ignore"):
         predictions = run.fit_many(networks, X, y, seeds, settings, record)
     return EnsembleResult(*record, predictions=predictions, epochs=epochs, record_every=every,

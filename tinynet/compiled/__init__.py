@@ -9,25 +9,31 @@ single fit calls BLAS, which rounds differently; the lanes never do).
 Each step of SGD and the one function per backend that does it (module names within
 ``tinynet``; the numba columns are in ``tinynet.compiled``):
 
-================== ======================== =========================== =======================
-step               NumPy: ``reference``     numba, one network:         numba, one network per
-                                            ``single``                  SIMD lane: ``lanes``
-================== ======================== =========================== =======================
-epoch order        ``shuffle.epoch_orders`` ``orders.epoch_order_into`` ``lanes._lane_orders``
-forward            ``dense.forward``        ``single._dense_forward``   ``lanes._forward``
-φ and φ'           ``activations.*``        ``scalars.activate``,       ``scalars.activate``,
-                                            ``activate_derivative``     ``activate_derivative``
-loss and dL/dŷ     ``losses.mse``,          ``single.fit_network``      ``lanes._fit_block``
+================== ======================== ============================== =======================
+step               NumPy: ``reference``     numba, one network:            numba, one network per
+                                            ``single``                     SIMD lane: ``lanes``
+================== ======================== ============================== =======================
+epoch order        ``shuffle.epoch_orders`` ``orders.epoch_order_into``    ``lanes._lane_orders``
+forward            ``dense.forward``        ``single._dense_forward``      ``lanes._forward``
+φ and φ'           ``activations.*``        ``scalars.activate``,          ``scalars.activate``,
+                                            ``activate_derivative``        ``activate_derivative``
+loss and dL/dŷ     ``losses.mse``,          ``single.fit_network``         ``lanes._fit_block``
                    ``losses.mse_gradient``
-backward           ``dense.backward``       ``single._dense_backward``  ``lanes._backward``
-update θ − lr ∇θ   ``reference.sgd_step``   ``single.fit_network``      ``lanes._fit_block``
-wrong sides,       ``reference.train``      ``single.fit_network``      ``lanes._fit_block``
+backward           ``dense.backward_*``     ``single._dense_gradients``,   ``lanes._backward``
+                                            dX = dZ W: ``_matmul_into``
+update θ − lr ∇θ,  ``reference.sgd_step``   ``single._sgd_update``         ``lanes._sgd_update``
+after or during
+the backward pass
+wrong sides,       ``reference.train``      ``single.fit_network``         ``lanes._fit_block``
 divergence, record
-trained outputs    ``reference.predict``    ``single.forward_network``  ``lanes._fit_block``
-================== ======================== =========================== =======================
+trained outputs    ``reference.predict``    ``single.forward_network``     ``lanes._fit_block``
+================== ======================== ============================== =======================
 
 Forward and backward are one layer per call in the first two columns and every layer in one
-call in the lanes (``_forward``, ``_backward``).
+call in the lanes (``_forward``, ``_backward``). The first two take a layer's backward pass in
+steps (``dense.backward_activation``, ``backward_parameters``, ``backward_input``;
+``single._dense_gradients``, then ``_matmul_into``), so that with ``update="during_backward"``
+the layer is updated before it passes dX back; the lanes do that inside ``_backward``.
 
 Modules: :mod:`~tinynet.compiled.scalars` (exp that vectorises, activations),
 :mod:`~tinynet.compiled.orders` (epoch orders), :mod:`~tinynet.compiled.single` (one network,

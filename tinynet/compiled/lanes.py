@@ -105,9 +105,21 @@ def _forward(theta, layout, A, D, rows, acc):
                 _activate(code, alpha, acc, theta, b_at + j, A, D, layer, r, j)
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _sgd_update(theta, grad, lr, start, stop):
+    """θ[p, l] ← θ[p, l] − lr · ∇θ[p, l] for p in [start, stop), every lane."""
+    for p in range(start, stop):
+        for l in range(LANES):
+            theta[p, l] -= lr * grad[p, l]
+
+
 @njit(cache=True, error_model="numpy")
-def _backward(table, theta, A, D, delta, back, grad, rows, acc):
-    """From dL/dŷ in ``delta``: every layer's dW and db into ``grad`` (``delta`` is overwritten)."""
+def _backward(table, theta, A, D, delta, back, grad, rows, acc, lr, during):
+    """From dL/dŷ in ``delta``: every layer's dW and db into ``grad`` (``delta`` is overwritten).
+
+    With ``during``, each layer's W and b also take their SGD step as soon as dW and db are
+    known, before dX = dZ W is computed with the new W (``update="during_backward"``).
+    """
     for layer in range(table.shape[0] - 1, -1, -1):
         n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], \
             table[layer, 3]
@@ -130,6 +142,8 @@ def _backward(table, theta, A, D, delta, back, grad, rows, acc):
             for r in range(1, rows):
                 for l in range(LANES):
                     grad[b_at + j, l] += delta[r, j, l]
+        if during:                                # update this layer now: W and b, side by side
+            _sgd_update(theta, grad, lr, w_at, b_at + n_out)
         if layer > 0:                             # dX = dZ W, the previous layer's dA
             for r in range(rows):
                 for i in range(n_in):
@@ -164,6 +178,7 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
     layers = layout.table.shape[0]
     batch_size, lr, threshold, every = (settings.batch_size, settings.lr, settings.threshold,
                                         settings.record_every)
+    during = settings.update_during_backward
     width = max(n_in, layout.table[:, 1].max())
     A = np.zeros((layers + 1, batch_size, width, LANES))  # A[0]: the input batch
     D = np.zeros((layers, batch_size, width, LANES))
@@ -214,10 +229,9 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
                             last_wrong_epoch[l] = epoch
             for l in range(LANES):
                 total[l] += batch_loss[l]
-            _backward(layout.table, theta, A, D, delta, back, grad, rows, acc)
-            for p in range(n_params):             # update
-                for l in range(LANES):
-                    theta[p, l] -= lr * grad[p, l]
+            _backward(layout.table, theta, A, D, delta, back, grad, rows, acc, lr, during)
+            if not during:                        # update every layer
+                _sgd_update(theta, grad, lr, 0, n_params)
         alive = 0
         for l in range(LANES):                    # the epoch's record, while a lane is alive
             if diverged_epoch[l] < 0:

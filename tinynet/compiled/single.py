@@ -87,11 +87,10 @@ def _dense_forward(X, W, b, code, alpha, Z, A):
 
 
 @njit(cache=True, error_model="numpy")
-def _dense_backward(dA, X, W, Z, code, alpha, dZ, dW, db, dX, need_dX):
-    """From dL/dA (B, n_out): dZ = dA ⊙ φ'(Z), dW = dZᵀ X, db = Σ_rows dZ, dX = dZ W.
-
-    Writes dZ, dW (n_out, n_in), db (n_out,) and, if ``need_dX``, dX (B, n_in).
-    """
+def _dense_gradients(dA, X, Z, code, alpha, dZ, dW, db):
+    """From dL/dA (B, n_out): dZ = dA ⊙ φ'(Z), dW = dZᵀ X, db = Σ_rows dZ, the layer's own
+    gradients (all but dX). Writes dZ (B, n_out), dW (n_out, n_in) and db (n_out,); X is
+    (B, n_in)."""
     _activation(code, alpha, Z, dA, dZ, True)
     _matmul_into(dZ.T, X, dW)
     for j in range(dZ.shape[1]):
@@ -99,8 +98,25 @@ def _dense_backward(dA, X, W, Z, code, alpha, dZ, dW, db, dX, need_dX):
     for r in range(1, dZ.shape[0]):
         for j in range(dZ.shape[1]):
             db[j] += dZ[r, j]
+
+
+@njit(cache=True, error_model="numpy")
+def _dense_backward(dA, X, W, Z, code, alpha, dZ, dW, db, dX, need_dX):
+    """A dense layer's whole backward pass, as :func:`tinynet.dense.backward`: dZ, dW, db
+    (:func:`_dense_gradients`) and, if ``need_dX``, dX = dZ W (B, n_in).
+
+    :func:`fit_network` calls the two steps itself, so that it can update W between them.
+    """
+    _dense_gradients(dA, X, Z, code, alpha, dZ, dW, db)
     if need_dX:
         _matmul_into(dZ, W, dX)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _sgd_update(theta, grad, lr, start, stop):
+    """θ_p ← θ_p − lr · ∇θ_p for p in [start, stop): the SGD step of those parameters."""
+    for p in range(start, stop):
+        theta[p] -= lr * grad[p]
 
 
 # --- whole networks -----------------------------------------------------------------------
@@ -137,6 +153,9 @@ def forward_network(theta, layout, X, Zs, As):
 def fit_network(theta, layout, X, Y, seed, settings, record):
     """Train ``theta`` in place by SGD on the MSE loss, as :func:`tinynet.reference.train`
     does for one member: epochs ``settings.first_epoch`` on, written into row 0 of ``record``.
+    Each layer's W and b are updated as soon as their gradients are known, before the layer
+    passes dX = dZ W back, if ``settings.update_during_backward``; all at once after the
+    backward pass otherwise.
 
     Returns the number of epochs run: fewer than ``settings.epochs`` when the loss or a
     parameter became NaN or infinite (divergence), which ends training.
@@ -147,13 +166,13 @@ def fit_network(theta, layout, X, Y, seed, settings, record):
     layers = table.shape[0]
     batch_size, lr, threshold, every = (settings.batch_size, settings.lr, settings.threshold,
                                         settings.record_every)
+    during = settings.update_during_backward
     width = max(n_in, table[:, 1].max())
     grad = np.zeros_like(theta)
     Zs = np.empty((layers, batch_size * width))
     As = np.empty((layers, batch_size * width))
     dZ = np.empty(batch_size * width)
     dA = np.empty(batch_size * width)
-    dX = np.empty(batch_size * width)
     Xb = np.empty((batch_size, n_in))
     Yb = np.empty((batch_size, n_out))
     keys = np.empty(n, dtype=np.uint64)
@@ -183,18 +202,21 @@ def fit_network(theta, layout, X, Y, seed, settings, record):
             total += batch_loss
             # backward
             for layer in range(layers - 1, -1, -1):
-                W, b = _weights(theta, table, layer)
+                W, _ = _weights(theta, table, layer)
                 dW, db = _weights(grad, table, layer)
-                width_in, width_out = table[layer, 0], table[layer, 1]
+                width_in, width_out, w_at, b_at = (table[layer, 0], table[layer, 1],
+                                                   table[layer, 2], table[layer, 3])
                 prev = x if layer == 0 else _rows(As[layer - 1], rows, width_in)
-                _dense_backward(delta, prev, W, _rows(Zs[layer], rows, width_out), codes[layer],
-                                alphas[layer], _rows(dZ, rows, width_out), dW, db,
-                                _rows(dX, rows, width_in), layer > 0)
-                if layer > 0:
+                dz = _rows(dZ, rows, width_out)
+                _dense_gradients(delta, prev, _rows(Zs[layer], rows, width_out), codes[layer],
+                                 alphas[layer], dz, dW, db)
+                if during:                                    # update this layer: W and b
+                    _sgd_update(theta, grad, lr, w_at, b_at + width_out)
+                if layer > 0:                                 # dX = dZ W, the next dA
                     delta = _rows(dA, rows, width_in)
-                    delta[:, :] = _rows(dX, rows, width_in)
-            for p in range(theta.size):                       # update
-                theta[p] -= lr * grad[p]
+                    _matmul_into(dz, W, delta)
+            if not during:                                    # update every layer
+                _sgd_update(theta, grad, lr, 0, theta.size)
         loss = total / n
         if wrong:
             record.last_wrong_epoch[0] = epoch

@@ -12,22 +12,27 @@ Success, as in the notes: after training, all four XOR outputs are on the right 
 (:func:`solves`), and the loss and weights stayed finite.
 
 A *sweep* runs the same arms on several shapes (:func:`run_sweep`); the *presets* are the
-designs the notes call for (:func:`get_preset`). From a shell: ``python -m tinynet.xor --help``.
+designs the notes call for (:func:`get_preset`); :func:`run_seed_ranges` checks that disjoint
+ranges of seeds give the same rate. From a shell: ``python -m tinynet.xor --help``.
 
 Modules: :mod:`~tinynet.xor.arms` (what a study compares), :mod:`~tinynet.xor.outcome`
 (success and failure), :mod:`~tinynet.xor.report` (comparisons, tables, files),
 :mod:`~tinynet.xor.bench` (running a study), :mod:`~tinynet.xor.sweep`,
-:mod:`~tinynet.xor.presets` and :mod:`~tinynet.xor.cli`.
+:mod:`~tinynet.xor.presets`, :mod:`~tinynet.xor.ranges` and :mod:`~tinynet.xor.cli`.
 """
 
 from .arms import DEFAULT_SETUP, Arm, XorSetup
 from .bench import run_study
-from .outcome import FAILURES, THRESHOLD, ArmResult, solved_epochs, solves, wrong_outputs
-from .presets import NOTES_ARMS, PRESETS, WIDTH_INITS, WIDTHS, Preset, get_preset
+from .outcome import (FAILURES, THRESHOLD, ArmResult, decode_solved, encode_solved,
+                      solved_epochs, solves, wrong_outputs)
+from .presets import (CANDIDATE_ARMS, NOTES_ARMS, PRESETS, WIDTH_INITS, WIDTHS, Preset,
+                      get_preset)
+from .ranges import SeedRanges, run_seed_ranges
 from .report import Comparison, Study, compare
 from .sweep import Sweep, run_sweep
 
 __all__ = ["Arm", "XorSetup", "DEFAULT_SETUP", "ArmResult", "Comparison", "Study", "run_study",
            "compare", "NOTES_ARMS", "FAILURES", "THRESHOLD", "solves", "solved_epochs",
            "wrong_outputs", "Sweep", "run_sweep", "Preset", "PRESETS", "get_preset", "WIDTHS",
-           "WIDTH_INITS"]
+           "WIDTH_INITS", "CANDIDATE_ARMS", "SeedRanges", "run_seed_ranges", "encode_solved",
+           "decode_solved"]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from .. import init
 from ..activations import ACTIVATIONS
+from ..results import UPDATES
 from ..validation import check_backend, check_bool, check_choice, check_float, check_int, \
     check_probability, check_seed
 
@@ -18,11 +19,15 @@ __all__ = ["Arm", "XorSetup", "DEFAULT_SETUP"]
 @dataclass(frozen=True)
 class Arm:
     """One configuration of a study: the hidden layers' initializer, the output layer's
-    initializer (None: the same), and whether every epoch shuffles the samples.
+    initializer (None: the same), whether every epoch shuffles the samples, how the biases
+    start, and when each layer is updated.
 
     Initializers are registered names, with parameters if needed (``"normal(std=0.5)"``).
-    ``label`` names the arm in reports (default: made from the settings); ``reported_rate`` is
-    the success rate the notes reported for this arm, if any.
+    ``bias_init`` is None for zero biases (as in the notes) or an initializer name that draws
+    them (see :class:`tinynet.Layer`). ``update`` is ``"after_backward"`` (as in the notes'
+    formulas) or ``"during_backward"`` (see :func:`tinynet.fit`). ``label`` names the arm in
+    reports (default: made from the settings); ``reported_rate`` is the success rate the notes
+    reported for this arm, if any.
     """
 
     init: str
@@ -30,17 +35,21 @@ class Arm:
     shuffle: bool = False
     label: str = ""
     reported_rate: float | None = None
+    bias_init: str | None = None
+    update: str = "after_backward"
 
     def __post_init__(self) -> None:
         specs = {"init": self.init}
-        if self.output_init is not None:
-            specs["output_init"] = self.output_init
+        for name in ("output_init", "bias_init"):
+            if getattr(self, name) is not None:
+                specs[name] = getattr(self, name)
         for name, spec in specs.items():
             if not isinstance(spec, str):
                 raise TypeError(f"{name} must be a registered initializer name such as "
                                 f"'he_leaky', got {spec!r} of type {type(spec).__name__}")
             init.get(spec)  # an unknown name or parameter fails here, before any training
         object.__setattr__(self, "shuffle", check_bool("shuffle", self.shuffle))
+        check_choice("update", self.update, UPDATES)
         if not isinstance(self.label, str):
             raise TypeError(f"label must be a string, got {self.label!r}")
         if self.reported_rate is not None:
@@ -52,6 +61,10 @@ class Arm:
         if self.label:
             return self.label
         name = self.init if self.output_init is None else f"{self.init} / out {self.output_init}"
+        if self.bias_init is not None:
+            name += f", biases {self.bias_init}"
+        if self.update != "after_backward":
+            name += f", updated {self.update.replace('_', ' ')}"
         return name + (", shuffled" if self.shuffle else "")
 
 
@@ -98,13 +111,15 @@ class XorSetup:
         """The layer sizes as a name, such as ``"2-2-2-1"``."""
         return "-".join(map(str, self.sizes))
 
-    def describe(self) -> str:
-        """One line: shape, activations, lr, epochs, seeds, backend."""
+    def describe(self, seeds: bool = True) -> str:
+        """One line: shape, activations, lr, epochs, seeds (unless ``seeds`` is False),
+        backend."""
         alpha = f" alpha={self.alpha:g}" if self.activation == "leaky_relu" else ""
+        seed_range = (f"{self.seeds} seeds ({self.first_seed}-"
+                      f"{self.first_seed + self.seeds - 1}), " if seeds else "")
         return (f"XOR, {self.shape} ({self.activation}{alpha} hidden, "
                 f"{self.output} output), lr {self.lr:g}, {self.epochs:,} epochs, "
-                f"{self.seeds} seeds ({self.first_seed}-{self.first_seed + self.seeds - 1}), "
-                f"backend {self.backend}")
+                f"{seed_range}backend {self.backend}")
 
 
 DEFAULT_SETUP = XorSetup()

@@ -33,11 +33,13 @@ def run_study(arms: Sequence[Arm], setup: XorSetup = DEFAULT_SETUP,
     results = []
     for index, arm in enumerate(arms):
         nets = [mlp(setup.sizes, activation=setup.activation, output=setup.output,
-                    init=arm.init, output_init=arm.output_init, alpha=setup.alpha, seed=seed)
+                    init=arm.init, output_init=arm.output_init, alpha=setup.alpha,
+                    bias_init=0.0 if arm.bias_init is None else arm.bias_init, seed=seed)
                 for seed in seeds]
         arm_started = time.perf_counter()
         outcome = fit_ensemble(nets, X, y, epochs=setup.epochs, lr=setup.lr,
-                               shuffle=arm.shuffle, backend=setup.backend, threshold=THRESHOLD)
+                               shuffle=arm.shuffle, update=arm.update, backend=setup.backend,
+                               threshold=THRESHOLD)
         seconds = time.perf_counter() - arm_started
         results.append(ArmResult.from_ensemble(arm, outcome, y,
                                                [layer.init_std() for layer in nets[0].layers],

@@ -4,6 +4,7 @@
     python -m tinynet.xor --init normal,he_leaky,xavier_normal --seeds 1000 --plot rates.png
     python -m tinynet.xor --preset notes          # the notes' four runs, side by side
     python -m tinynet.xor --preset widths         # where initialization starts to matter
+    python -m tinynet.xor --seeds 4000 --seed-ranges 0,777000,10000000   # do seed ranges agree?
 
 Defaults are the notes' 99mlp: two hidden LeakyReLU(0.01) layers of width 2, a sigmoid output,
 MSE, per-sample SGD at lr 0.01 for 20,000 epochs, zero initial biases, 100 seeds. A seed
@@ -22,7 +23,9 @@ from pathlib import Path
 from .. import init, plots
 from ..activations import ACTIVATIONS
 from .arms import DEFAULT_SETUP, Arm, XorSetup
+from ..results import UPDATES
 from .presets import PRESETS, get_preset
+from .ranges import run_seed_ranges
 from .sweep import run_sweep
 
 __all__ = ["main", "parse_args", "split_specs"]
@@ -53,12 +56,15 @@ def _initializer_specs(text: str) -> list[str]:
     return specs
 
 
-def _widths(text: str) -> tuple[int, ...]:
-    """argparse type for --hidden: comma-separated integers (checked by :class:`XorSetup`)."""
-    try:
-        return tuple(int(width) for width in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected widths such as 2,2, got {text!r}") from None
+def _integers(example: str):
+    """argparse type: comma-separated integers (checked where they are used)."""
+    def parse(text: str) -> tuple[int, ...]:
+        try:
+            return tuple(int(value) for value in text.split(","))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected integers such as {example}, got "
+                                             f"{text!r}") from None
+    return parse
 
 
 class _Parser(argparse.ArgumentParser):
@@ -102,13 +108,26 @@ def parse_args(argv: list[str] | None = None,
                              "(default: no, in data order, as 99mlp did at first)")
     parser.add_argument("--seeds", type=int, default=DEFAULT_SETUP.seeds,
                         help=f"seeds per initializer ({DEFAULT_SETUP.seeds})")
-    parser.add_argument("--first-seed", type=int, default=DEFAULT_SETUP.first_seed,
+    parser.add_argument("--first-seed", type=int, default=None,
                         help=f"first seed ({DEFAULT_SETUP.first_seed})")
+    parser.add_argument("--seed-ranges", type=_integers("0,777000,10000000"), default=None,
+                        metavar="FIRST,FIRST[,...]",
+                        help="instead of one range of seeds, run every arm from --seeds seeds "
+                             "starting at each of these first seeds (disjoint ranges) and test "
+                             "whether the ranges' rates agree (chi-squared test of equal "
+                             "proportions)")
     parser.add_argument("--epochs", type=int, default=DEFAULT_SETUP.epochs,
                         help=f"epochs ({DEFAULT_SETUP.epochs})")
     parser.add_argument("--lr", type=float, default=DEFAULT_SETUP.lr,
                         help=f"SGD learning rate ({DEFAULT_SETUP.lr:g})")
-    parser.add_argument("--hidden", type=_widths, default=None,
+    parser.add_argument("--bias-init", default=None, metavar="NAME",
+                        help="draw the biases with this initializer, as the weights of an input "
+                             "that is always 1 (default: zero biases, as in the notes)")
+    parser.add_argument("--update", default=None, choices=UPDATES,
+                        help="when each layer's weights change: after the whole backward pass "
+                             "(after_backward, the default) or as soon as its gradient is known, "
+                             "before the gradient goes further back (during_backward)")
+    parser.add_argument("--hidden", type=_integers("2,2"), default=None,
                         help="hidden layer widths, comma-separated "
                              f"({','.join(map(str, DEFAULT_SETUP.hidden))})")
     parser.add_argument("--activation", default=DEFAULT_SETUP.activation,
@@ -145,15 +164,28 @@ def _design(parser: argparse.ArgumentParser,
             if getattr(args, name) is not None:
                 parser.error(f"--{name.replace('_', '-')} cannot be combined with --preset "
                              f"{preset.name}, which sets it")
+    if args.seed_ranges is not None and args.first_seed is not None:
+        parser.error("--first-seed cannot be combined with --seed-ranges, which lists the "
+                     "first seed of every range")
+    if args.seed_ranges is not None and args.plot is not None:
+        parser.error("--plot draws rates by shape; with --seed-ranges, use --json or --csv")
     setup = XorSetup(hidden=DEFAULT_SETUP.hidden if args.hidden is None else args.hidden,
                      activation=args.activation, alpha=args.alpha, lr=args.lr,
-                     epochs=args.epochs, seeds=args.seeds, first_seed=args.first_seed,
+                     epochs=args.epochs, seeds=args.seeds,
+                     first_seed=DEFAULT_SETUP.first_seed if args.first_seed is None
+                     else args.first_seed,
                      backend=args.backend)
     if preset is not None:
-        return preset.design(setup, args.shuffle)
-    arms = [Arm(spec, args.output_init, bool(args.shuffle))
-            for spec in args.init or [DEFAULT_INIT]]
-    return arms, [setup]
+        arms, setups = preset.design(setup, args.shuffle, args.bias_init, args.update)
+    else:
+        arms = [Arm(spec, args.output_init, bool(args.shuffle), bias_init=args.bias_init,
+                    update=args.update or "after_backward")
+                for spec in args.init or [DEFAULT_INIT]]
+        setups = [setup]
+    if args.seed_ranges is not None and len(setups) > 1:
+        parser.error(f"--seed-ranges needs one shape, but --preset {args.preset} has "
+                     f"{len(setups)}")
+    return arms, setups
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:
@@ -169,6 +201,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     except (ValueError, TypeError) as error:
         parser.error(str(error))
     try:
+        if args.seed_ranges is not None:
+            _check_seed_ranges(arms, setups[0], args)
+            return
         sweep = run_sweep(arms, setups)
         for study in sweep.studies:
             print(study.report(), end="\n\n")
@@ -186,3 +221,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         sys.exit(1)
     except (ValueError, TypeError, OSError) as error:
         parser.error(f"{type(error).__name__}: {error}")
+
+
+def _check_seed_ranges(arms: list[Arm], setup: XorSetup, args: argparse.Namespace) -> None:
+    """--seed-ranges: run the arms on each range, print the report, write what was asked."""
+    check = run_seed_ranges(arms, setup, args.seed_ranges)
+    print(check.report())
+    if args.json:
+        args.json.write_text(check.to_json())
+    if args.csv:
+        args.csv.write_text(check.to_csv())
+

@@ -9,7 +9,7 @@ bench turns those into success and the epoch of success.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -18,7 +18,8 @@ from ..results import EnsembleResult
 from ..validation import ShapeError, check_float
 from .arms import Arm
 
-__all__ = ["THRESHOLD", "FAILURES", "wrong_outputs", "solves", "solved_epochs", "ArmResult"]
+__all__ = ["THRESHOLD", "FAILURES", "wrong_outputs", "solves", "solved_epochs", "ArmResult",
+           "encode_solved", "decode_solved"]
 
 THRESHOLD = 0.5
 """An output above it means class 1, at or below it class 0 (so 0.5 itself counts as 0)."""
@@ -67,7 +68,8 @@ def _quartiles(values: np.ndarray) -> list[float] | None:
 class ArmResult:
     """An arm's outcome over the study's seeds: successes out of n with their Wilson 95 %
     interval, quartiles of the epoch of success and of the final loss, the failures by kind
-    (keys of :data:`FAILURES`), each layer's initial weight std, and the training time."""
+    (keys of :data:`FAILURES`), each layer's initial weight std, the training time, and
+    ``solved``, per seed in the study's order, whether it solved XOR (None if not kept)."""
 
     arm: Arm
     n: int
@@ -79,11 +81,21 @@ class ArmResult:
     failures: dict[str, int]
     init_stds: list[float | None]
     seconds: float
+    solved: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def rate(self) -> float:
         """successes / n."""
         return self.successes / self.n
+
+    def successes_in_first(self, seeds: int) -> int:
+        """How many of the study's first ``seeds`` seeds solved XOR (the notes' n = 100 as
+        part of a bigger study)."""
+        if self.solved is None:
+            raise ValueError("this result did not keep its per-seed outcomes (solved is None)")
+        if not 1 <= seeds <= self.n:
+            raise ValueError(f"seeds must be between 1 and n = {self.n}, got {seeds!r}")
+        return int(self.solved[:seeds].sum())
 
     @classmethod
     def from_ensemble(cls, arm: Arm, result: EnsembleResult, y: np.ndarray,
@@ -106,8 +118,19 @@ class ArmResult:
                    solved_epoch_quartiles=_quartiles(solved_epoch[solved]),
                    final_loss_quartiles=_quartiles(result.final_loss[finite]),
                    diverged=failures["diverged"], failures=failures, init_stds=init_stds,
-                   seconds=seconds)
+                   seconds=seconds, solved=solved)
 
     def __repr__(self) -> str:
         return (f"ArmResult({self.arm.name!r}: {self.successes}/{self.n} solved, "
                 f"{self.rate:.1%} [{self.interval[0]:.1%}, {self.interval[1]:.1%}])")
+
+
+def encode_solved(solved: np.ndarray) -> str:
+    """Per-seed outcomes as compact text for JSON: the booleans packed 8 to a byte (first
+    seed in the highest bit), in hexadecimal. :func:`decode_solved` reverses it."""
+    return np.packbits(np.asarray(solved, dtype=bool)).tobytes().hex()
+
+
+def decode_solved(text: str, n: int) -> np.ndarray:
+    """The ``n`` per-seed booleans that :func:`encode_solved` wrote as ``text``."""
+    return np.unpackbits(np.frombuffer(bytes.fromhex(text), dtype=np.uint8), count=n).astype(bool)

@@ -2,6 +2,8 @@
 
 * ``notes``: the notes' four runs side by side (:data:`NOTES_ARMS`), and the one they did not
   make, on the setup's shape.
+* ``candidates``: N(0,1) as in the notes' first run, and the implementation details that
+  could have given the notes higher rates than tinynet's (:data:`CANDIDATE_ARMS`).
 * ``widths``: shapes :data:`WIDTHS` x initializers :data:`WIDTH_INITS`, to see where
   initialization starts to matter.
 
@@ -13,11 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..validation import check_bool, check_choice
+from ..validation import check_choice
 from .arms import DEFAULT_SETUP, Arm, XorSetup
 from .sweep import Sweep, run_sweep
 
-__all__ = ["NOTES_ARMS", "WIDTHS", "WIDTH_INITS", "Preset", "PRESETS", "get_preset"]
+__all__ = ["NOTES_ARMS", "CANDIDATE_ARMS", "WIDTHS", "WIDTH_INITS", "Preset", "PRESETS",
+           "get_preset"]
 
 NOTES_ARMS = [
     Arm("normal", label="N(0,1)", reported_rate=0.46),
@@ -29,6 +32,18 @@ NOTES_ARMS = [
 ]
 """The notes' four runs, in order, and one they did not make. Each run kept the code of the
 one before: the shuffled run still had He-leaky hidden layers and a Xavier output."""
+
+CANDIDATE_ARMS = [
+    Arm("normal"),
+    Arm("normal", update="during_backward"),
+    Arm("normal", bias_init="normal"),
+    Arm("normal", bias_init="normal", update="during_backward"),
+]
+"""The notes' first run (N(0,1) weights, zero biases, every layer updated after the backward
+pass) and what a hand-written loop might have done differently: update each layer as soon as
+its gradient is known, passing back the gradient through the updated weights
+(``update="during_backward"``); draw the biases like the weights (``bias_init="normal"``); or
+both."""
 
 WIDTHS = [(2,), (3,), (4,), (8,), (16,), (2, 2)]
 """The hidden layers of the ``widths`` preset: 2-k-1 for k = 2 ... 16, and the notes' 2-2-2-1."""
@@ -49,28 +64,31 @@ class Preset:
     sets: tuple[str, ...]
     shapes: tuple[tuple[int, ...], ...] = ()
 
-    def design(self, setup: XorSetup = DEFAULT_SETUP,
-               shuffle: bool | None = None) -> tuple[list[Arm], list[XorSetup]]:
+    def design(self, setup: XorSetup = DEFAULT_SETUP, shuffle: bool | None = None,
+               bias_init: str | None = None,
+               update: str | None = None) -> tuple[list[Arm], list[XorSetup]]:
         """The arms and the setups (one per shape, otherwise as ``setup``) to run.
 
-        ``shuffle`` True or False sets every arm's shuffling; None keeps the preset's. A preset
-        that sets shuffling itself (per arm) refuses a choice.
+        ``shuffle``, ``bias_init`` and ``update``, when not None, set that setting of every
+        arm (checked as :class:`Arm` checks it); None keeps the preset's. A preset that sets one
+        itself, per arm, refuses a choice of it.
         """
-        if shuffle is None:
-            arms = list(self.arms)
-        elif "shuffle" in self.sets:
-            raise ValueError(f"shuffle cannot be chosen for preset {self.name!r}, which sets "
-                             f"it per arm; expected None, got {shuffle!r}")
-        else:
-            shuffle = check_bool("shuffle", shuffle)
-            arms = [replace(arm, shuffle=shuffle) for arm in self.arms]
+        chosen = {name: value for name, value in
+                  (("shuffle", shuffle), ("bias_init", bias_init), ("update", update))
+                  if value is not None}
+        for name, value in chosen.items():
+            if name in self.sets:
+                raise ValueError(f"{name} cannot be chosen for preset {self.name!r}, which sets "
+                                 f"it per arm; expected None, got {value!r}")
+        arms = [replace(arm, **chosen) for arm in self.arms]
         setups = [replace(setup, hidden=shape) for shape in self.shapes] or [setup]
         return arms, setups
 
     def run(self, setup: XorSetup = DEFAULT_SETUP, shuffle: bool | None = None,
+            bias_init: str | None = None, update: str | None = None,
             progress: bool | None = None) -> Sweep:
         """Run the :meth:`design`: a sweep of one study per setup."""
-        return run_sweep(*self.design(setup, shuffle), progress)
+        return run_sweep(*self.design(setup, shuffle, bias_init, update), progress)
 
     def __repr__(self) -> str:
         return f"Preset({self.name!r}: {self.summary})"
@@ -78,7 +96,10 @@ class Preset:
 
 PRESETS = {preset.name: preset for preset in [
     Preset("notes", "the notes' four runs (and N(0,1) shuffled) side by side",
-           tuple(NOTES_ARMS), sets=("init", "output_init", "shuffle")),
+           tuple(NOTES_ARMS), sets=("init", "output_init", "shuffle", "bias_init", "update")),
+    Preset("candidates", "N(0,1), and with each layer updated during backward, biases drawn "
+                         "N(0,1), or both",
+           tuple(CANDIDATE_ARMS), sets=("init", "output_init", "bias_init", "update")),
     Preset("widths", f"shapes {', '.join(XorSetup(hidden=shape).shape for shape in WIDTHS)}"
                      f" x {', '.join(WIDTH_INITS)}",
            tuple(Arm(name) for name in WIDTH_INITS), shapes=tuple(WIDTHS),

@@ -15,7 +15,7 @@ import numpy as np
 from .. import stats
 from ..text import table
 from .arms import XorSetup
-from .outcome import FAILURES, ArmResult
+from .outcome import FAILURES, ArmResult, encode_solved
 
 __all__ = ["Comparison", "compare", "Study", "CSV_COLUMNS", "write_csv"]
 
@@ -58,7 +58,8 @@ def compare(results: list[ArmResult]) -> list[Comparison]:
             for (a, b), p, p_holm in zip(pairs, p_values, stats.holm(p_values))]
 
 
-CSV_COLUMNS = ["arm", "init", "output_init", "shuffle", "hidden", "seeds", "successes", "rate",
+CSV_COLUMNS = ["arm", "init", "output_init", "shuffle", "bias_init", "update", "hidden", "seeds",
+               "first_seed", "successes", "rate",
                "ci_low", "ci_high", "reported_rate", "solved_epoch_median", "one_wrong",
                "two_wrong", "three_or_four_wrong", "diverged"]
 """The columns of :meth:`Study.to_csv`, one row per arm."""
@@ -128,8 +129,10 @@ class Study:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        """Everything, as JSON-ready Python objects (non-finite numbers as None)."""
-        results = [{**asdict(r), "arm": {**asdict(r.arm), "name": r.arm.name}, "rate": r.rate}
+        """Everything, as JSON-ready Python objects (non-finite numbers as None); each arm's
+        per-seed outcomes as :func:`~tinynet.xor.outcome.encode_solved` text."""
+        results = [{**asdict(r), "arm": {**asdict(r.arm), "name": r.arm.name}, "rate": r.rate,
+                    "solved": None if r.solved is None else encode_solved(r.solved)}
                    for r in self.results]
         return _finite_or_none({"setup": asdict(self.setup), "results": results,
                                 "comparisons": [asdict(c) for c in self.comparisons]})
@@ -145,7 +148,9 @@ class Study:
         for r in self.results:
             median = None if r.solved_epoch_quartiles is None else r.solved_epoch_quartiles[1]
             rows.append([r.arm.name, r.arm.init, r.arm.output_init or "", r.arm.shuffle,
-                         "-".join(map(str, self.setup.hidden)), r.n, r.successes,
+                         r.arm.bias_init or "", r.arm.update,
+                         "-".join(map(str, self.setup.hidden)), r.n, self.setup.first_seed,
+                         r.successes,
                          f"{r.rate:.4f}", f"{r.interval[0]:.4f}", f"{r.interval[1]:.4f}",
                          "" if r.arm.reported_rate is None else r.arm.reported_rate,
                          "" if median is None else median, *r.failures.values()])
