@@ -79,12 +79,16 @@ def test_numba_fit_matches_numpy_fit(case):
         close(p, q)
 
 
-@pytest.mark.parametrize("case", range(0, 24, 3))
-def test_ensembles_match_single_fits(case):
+@pytest.mark.parametrize("case,update", [
+    *((case, "after_backward") for case in range(0, 24, 3)),
+    *((case, "during_backward") for case in (1, 8, 11, 15, 22)),  # every output activation
+])
+def test_ensembles_match_single_fits(case, update):
     sizes, hidden, output, X, y, batch_size, shuffle = random_case(case)
     members = 19  # more than one block of lanes would be wasteful; an odd count pads a block
     seeds = [case * 100 + k for k in range(members)]
-    settings = dict(epochs=25, lr=0.05, batch_size=batch_size, shuffle=shuffle, threshold=0.0)
+    settings = dict(epochs=25, lr=0.05, batch_size=batch_size, shuffle=shuffle, threshold=0.0,
+                    update=update)
     by_backend = {}
     for backend in BACKENDS:
         nets = [build(sizes, hidden, output, s) for s in seeds]

@@ -1,7 +1,8 @@
 """``update="during_backward"``: each layer takes its SGD step inside the backward pass and
 passes back dX = dZ W with its new W. Checked by hand on one step, then held to the same
-guarantees as the default order (test_backends.py): numba and NumPy agree to 1e-12, member k
-of a numba ensemble is bit-identical to a numba fit. A one-layer network passes nothing back,
+guarantees as the default order: numba and NumPy agree to 1e-12, and member k of a numba
+ensemble is bit-identical to a numba fit (test_backends.test_ensembles_match_single_fits runs
+in both orders). A one-layer network passes nothing back,
 so both orders train it the same; leaving ``update`` out is ``"after_backward"``, bit for bit.
 """
 
@@ -9,8 +10,7 @@ import numpy as np
 import pytest
 
 import tinynet
-from test_backends import (BACKENDS, build, close, random_case, same_history,
-                           same_parameters)
+from test_backends import (BACKENDS, build, close, random_case, same_parameters)
 
 UPDATES = ["after_backward", "during_backward"]
 
@@ -103,40 +103,6 @@ def test_numba_fit_matches_numpy_fit(case):
              *zip(nets[0].parameters(), nets[1].parameters())]
     for a, b in pairs:
         np.testing.assert_allclose(a, b, rtol=tolerance, atol=tolerance)
-
-
-@pytest.mark.parametrize("case", [1, 8, 11, 15, 22])  # every output activation
-def test_ensembles_match_single_fits(case):
-    sizes, hidden, output, X, y, batch_size, shuffle = random_case(case)
-    members = 19  # an odd count pads the block of lanes
-    seeds = [case * 100 + k for k in range(members)]
-    settings = dict(epochs=25, lr=0.05, batch_size=batch_size, shuffle=shuffle, threshold=0.0,
-                    record_every=4, update="during_backward")
-    by_backend = {}
-    for backend in BACKENDS:
-        nets = [build(sizes, hidden, output, s) for s in seeds]
-        by_backend[backend] = nets, tinynet.fit_ensemble(nets, X, y, backend=backend, **settings)
-        assert not by_backend[backend][1].diverged.any()
-    for k in [0, 7, members - 1]:
-        for backend in BACKENDS:
-            single = build(sizes, hidden, output, seeds[k])
-            history = single.fit(X, y, backend=backend, **settings)
-            nets, result = by_backend[backend]
-            if backend == "numba":  # same arithmetic, bit for bit
-                same_history(result[k], history)
-                same_parameters(nets[k], single)
-                np.testing.assert_array_equal(result.predictions[k], single.predict(X))
-            else:
-                close(result[k].loss, history.loss)
-                assert result[k].last_wrong_epoch == history.last_wrong_epoch
-                for p, q in zip(nets[k].parameters(), single.parameters()):
-                    close(p, q)
-    (nets_a, result_a), (nets_b, result_b) = by_backend["numba"], by_backend["numpy"]
-    close(result_a.loss, result_b.loss)
-    close(result_a.predictions, result_b.predictions)
-    for net_a, net_b in zip(nets_a, nets_b):
-        for p, q in zip(net_a.parameters(), net_b.parameters()):
-            close(p, q)
 
 
 def test_large_case_with_blas_agrees_across_backends():
