@@ -19,3 +19,17 @@ def restore_registry():
     yield
     registry._REGISTRY.clear()
     registry._REGISTRY.update(saved)
+
+
+@pytest.fixture(autouse=True)
+def generic_kernels_unless_marked(request, monkeypatch):
+    """Train on the generic compiled kernels, except in tests marked ``unrolled``.
+
+    Every small layout gets a kernel generated for it (tinynet.compiled.unrolled), which takes
+    2-6 s to compile; the suite trains hundreds of layouts, so most tests run the generic
+    kernels, and the tests marked ``unrolled`` (tests/test_unrolled.py, the README's end-to-end
+    runs) hold the generated kernels bit for bit to them.
+    """
+    if request.node.get_closest_marker("unrolled") is None:
+        from tinynet.compiled import unrolled
+        monkeypatch.setattr(unrolled, "MAX_UNROLLED_WORK", -1)

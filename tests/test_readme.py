@@ -46,6 +46,7 @@ def test_headline_rates_come_from_at_least_10000_seeds_per_arm():
         assert all(setup["seeds"] >= 10_000 for setup in setups), name
 
 
+@pytest.mark.unrolled  # the default path, against results the generic kernels computed
 @pytest.mark.parametrize("study,index,arm,seeds", [
     ("notes", 0, 0, 256),        # N(0,1)
     ("notes", 0, 3, 128),        # He-leaky / Xavier, shuffled
@@ -68,6 +69,7 @@ def test_the_committed_results_are_what_this_code_computes(study, index, arm, se
                                   decode_solved(result["solved"], result["n"])[:seeds])
 
 
+@pytest.mark.unrolled
 def test_the_one_command_runs_every_study_and_rewrites_the_sections(tmp_path, capsys):
     """examples/xor_studies.py end to end, at 100 seeds per arm (about 15 s on 2 cores)."""
     studies = xor_studies()

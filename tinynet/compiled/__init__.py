@@ -13,7 +13,7 @@ Each step of SGD and the one function per backend that does it (module names wit
 step               NumPy: ``reference``     numba, one network:            numba, one network per
                                             ``single``                     SIMD lane: ``lanes``
 ================== ======================== ============================== =======================
-epoch order        ``shuffle.epoch_orders`` ``orders.epoch_order_into``    ``lanes._lane_orders``
+epoch order        ``shuffle.epoch_orders`` ``orders.epoch_order_into``    ``lanes.lane_orders``
 forward            ``dense.forward``        ``single._dense_forward``      ``lanes._forward``
 φ and φ'           ``activations.*``        ``scalars.activate``,          ``scalars.activate``,
                                             ``activate_derivative``        ``activate_derivative``

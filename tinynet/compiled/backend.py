@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numba
 import numpy as np
 
 from ..packing import layout, pack, stack, unpack
 from ..results import Record, Settings
-from . import lanes, single
+from . import lanes, single, unrolled
 
 if TYPE_CHECKING:
     from ..network import Network
@@ -20,19 +21,32 @@ __all__ = ["fit_one", "fit_many", "predict"]
 
 def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
             record: Record) -> None:
-    """Train ``net`` in place with :func:`tinynet.compiled.single.fit_network`."""
+    """Train ``net`` in place: a small network with the kernel generated for its layout, run
+    on one lane (:mod:`tinynet.compiled.unrolled`), a large one with
+    :func:`tinynet.compiled.single.fit_network`, which calls BLAS for big products."""
+    net_layout = layout(net)
+    if unrolled.supports(net_layout, settings.batch_size):
+        fit_many([net], X, y, np.array([seed]), settings, record)
+        return
     theta = pack(net)
-    single.fit_network(theta, layout(net), X, y, seed, settings, record)
+    single.fit_network(theta, net_layout, X, y, seed, settings, record)
     unpack(net, theta)
 
 
 def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
              settings: Settings, record: Record) -> np.ndarray:
-    """Train ``networks`` in place with :func:`tinynet.compiled.lanes.fit_lanes`; return the
-    trained members' outputs on X, (S, N, n_out)."""
+    """Train ``networks`` in place, side by side in SIMD lanes: with the kernel generated for
+    their layout when it is small enough (:func:`tinynet.compiled.unrolled.fit_lanes`),
+    otherwise with :func:`tinynet.compiled.lanes.fit_lanes`. Return the trained members'
+    outputs on X, (S, N, n_out)."""
     theta = np.ascontiguousarray(stack(networks).T)  # (P, S): members side by side
     predictions = np.empty((len(networks), len(X), y.shape[1]))
-    lanes.fit_lanes(theta, layout(networks[0]), X, y, seeds, settings, record, predictions)
+    net_layout = layout(networks[0])
+    if unrolled.supports(net_layout, settings.batch_size):
+        unrolled.fit_lanes(theta, net_layout, X, y, seeds, settings, record, predictions,
+                           numba.get_num_threads())
+    else:
+        lanes.fit_lanes(theta, net_layout, X, y, seeds, settings, record, predictions)
     for net, column in zip(networks, theta.T):
         unpack(net, column)
     return predictions

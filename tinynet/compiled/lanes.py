@@ -25,36 +25,37 @@ from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
 from .orders import splitmix64
 from .scalars import activate, activate_derivative
 
-__all__ = ["LANES", "fit_lanes"]
+__all__ = ["LANES", "fit_lanes", "lane_orders"]
 
 LANES = 64
 """Networks per block: two AVX-512 registers of float64, or four AVX2 ones."""
 
 
 @njit(cache=True, error_model="numpy")
-def _lane_orders(seed_hashes, epoch, keys, rank, order):
-    """order[t, l] = :func:`tinynet.shuffle.epoch_order` (seed of lane l, epoch, n)[t].
+def lane_orders(seed_hashes, epoch, keys, rank, order):
+    """order[t, l] = :func:`tinynet.shuffle.epoch_order` (seed of lane l, epoch, n)[t], for
+    the ``order.shape[1]`` lanes of a block.
 
     ``seed_hashes[l]`` is splitmix64(seed of lane l), computed once. Every loop runs over the
     lanes innermost, so the hashing and the ranking vectorise too.
     """
-    n = order.shape[0]
-    for l in range(LANES):
+    n, lanes = order.shape
+    for l in range(lanes):
         rank[l] = splitmix64(seed_hashes[l] + np.uint64(epoch))  # the epoch's base, for now
     for i in range(n):
-        for l in range(LANES):
+        for l in range(lanes):
             keys[i, l] = splitmix64(rank[l] + np.uint64(i))
     if n > 32:
-        for l in range(LANES):
+        for l in range(lanes):
             order[:, l] = np.argsort(keys[:, l], kind="mergesort")
         return
     for i in range(n):  # rank by counting: the keys are distinct, and nothing is allocated
-        for l in range(LANES):
+        for l in range(lanes):
             rank[l] = 0
         for j in range(n):
-            for l in range(LANES):
+            for l in range(lanes):
                 rank[l] += np.uint64(keys[j, l] < keys[i, l])
-        for l in range(LANES):
+        for l in range(lanes):
             order[rank[l], l] = i
 
 
@@ -203,7 +204,7 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
     for run in range(settings.epochs):
         epoch = settings.first_epoch + run
         if settings.shuffle:
-            _lane_orders(seed_hashes, epoch, keys, rank, order)
+            lane_orders(seed_hashes, epoch, keys, rank, order)
         for l in range(LANES):
             total[l] = 0.0
         for start in range(0, n, batch_size):

@@ -1,0 +1,140 @@
+"""Kernels generated per layout (tinynet.compiled.unrolled) against the generic kernels: the
+same training, bit for bit, for every activation, depths 1 to 4, batches of 1 and more (with a
+short last batch), both update orders, shuffling on and off, divergence, and a fit resumed in
+chunks; the block-width rule; the cache of sources; and vector code with no call to exp."""
+
+import re
+
+import numpy as np
+import pytest
+
+import tinynet
+from tinynet.compiled import unrolled
+from tinynet.packing import layout
+
+from test_backends import same_parameters
+
+pytestmark = pytest.mark.unrolled
+
+CASES = [  # sizes, hidden, output, batch size, samples, update, shuffle, lr
+    ([2, 2, 1], "leaky_relu", "sigmoid", 1, 4, "after_backward", True, 0.5),     # 99mlp's family
+    ([3, 2], "relu", "tanh", 2, 5, "during_backward", True, 0.2),                # depth 1
+    ([3, 3, 2], "relu", "identity", 3, 7, "after_backward", False, 0.05),        # depth 2
+    ([2, 3, 3, 1], "tanh", "sigmoid", 2, 5, "during_backward", True, 0.3),       # depth 3
+    ([2, 2, 2, 2, 1], "sigmoid", "relu", 1, 6, "during_backward", True, 0.3),    # depth 4
+    ([3, 2, 2], "identity", "leaky_relu", 4, 6, "after_backward", True, 0.1),
+    ([2, 3, 1], "identity", "identity", 1, 5, "after_backward", True, 3.0),      # diverges
+]
+
+
+def same_history(a, b):
+    """Every field of two Histories equal, bit for bit, NaN equal to NaN (a diverged run)."""
+    np.testing.assert_array_equal(a.loss, b.loss)
+    np.testing.assert_array_equal([a.final_loss, a.diverged_epoch, a.last_wrong_epoch, a.epochs,
+                                   a.record_every, a.threshold],
+                                  [b.final_loss, b.diverged_epoch, b.last_wrong_epoch, b.epochs,
+                                   b.record_every, b.threshold])
+
+
+def networks(sizes, hidden, output, seeds):
+    return [tinynet.mlp(sizes, activation=hidden, output=output, init="lecun_normal", alpha=0.2,
+                        seed=seed) for seed in seeds]
+
+
+def data(case, sizes, samples):
+    rng = np.random.default_rng(case)
+    return rng.normal(size=(samples, sizes[0])), rng.uniform(0, 1, size=(samples, sizes[-1]))
+
+
+def train(monkeypatch, generated, call):
+    """``call()`` with the generated kernels allowed (``generated``) or not."""
+    with monkeypatch.context() as patch:
+        if not generated:
+            patch.setattr(unrolled, "MAX_UNROLLED_WORK", -1)
+        return call()
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+def test_generated_kernels_train_as_the_generic_ones(case, monkeypatch):
+    sizes, hidden, output, batch_size, samples, update, shuffle, lr = CASES[case]
+    X, y = data(case, sizes, samples)
+    assert unrolled.supports(layout(networks(sizes, hidden, output, [0])[0]), batch_size)
+    settings = dict(epochs=30, lr=lr, batch_size=batch_size, shuffle=shuffle, update=update,
+                    record_every=3, threshold=0.5)
+    seeds = range(11)  # two blocks of 8 lanes, the second with 5 idle
+    ensembles, singles = {}, {}
+    for generated in (True, False):
+        nets = networks(sizes, hidden, output, seeds)
+        result = train(monkeypatch, generated,
+                       lambda: tinynet.fit_ensemble(nets, X, y, **settings))
+        ensembles[generated] = nets, result
+        net = networks(sizes, hidden, output, [3])[0]  # one lane; resumed every 7 epochs
+        history = train(monkeypatch, generated,
+                        lambda: net.fit(X, y, print_every=7, **settings))
+        singles[generated] = net, history
+    (nets_a, a), (nets_b, b) = ensembles[True], ensembles[False]
+    for k in range(len(seeds)):
+        same_history(a[k], b[k])
+        same_parameters(nets_a[k], nets_b[k])
+    np.testing.assert_array_equal(a.predictions, b.predictions)
+    same_history(singles[True][1], singles[False][1])
+    same_parameters(singles[True][0], singles[False][0])
+    same_history(a[3], singles[True][1])  # a lane of a block, one lane alone, in chunks
+    same_parameters(nets_a[3], singles[True][0])
+    assert a.diverged.any() == (lr == 3.0)
+
+
+def test_a_generated_single_fit_is_an_ensemble_member(monkeypatch, capsys):
+    X, y = tinynet.data.xor()
+    nets = [tinynet.mlp([2, 2, 2, 1], seed=s) for s in range(5)]
+    result = tinynet.fit_ensemble(nets, X, y, epochs=200, lr=0.1, record_every=1)
+    alone = tinynet.mlp([2, 2, 2, 1], seed=2)
+    same_history(result[2], alone.fit(X, y, epochs=200, lr=0.1))
+    same_parameters(nets[2], alone)
+
+
+@pytest.mark.parametrize("members,cores,expected", [
+    (1, 2, (1, 1)), (2, 2, (1, 8)), (8, 2, (1, 8)), (9, 2, (2, 8)), (100, 2, (2, 56)),
+    (128, 2, (2, 64)), (129, 2, (4, 40)), (1000, 2, (16, 64)), (100, 1, (2, 56)),
+    (100, 4, (4, 32)), (10_000, 2, (158, 64)),
+])
+def test_block_width_rule(members, cores, expected):
+    blocks, lanes = unrolled.block_width(members, cores)
+    assert (blocks, lanes) == expected
+    assert lanes == 1 or lanes % unrolled.SIMD_LANES == 0
+    assert lanes <= unrolled.MAX_LANES and blocks * lanes >= members
+    assert blocks * lanes - members < blocks * unrolled.SIMD_LANES or members == 1
+
+
+def test_supports_follows_the_work_of_a_step():
+    small, big = tinynet.mlp([2, 16, 1]), tinynet.mlp([2, 16, 16, 1])
+    assert unrolled.step_work(layout(small), 1) == 3 * (2 * 16 + 16 * 1) == 144
+    assert unrolled.supports(layout(small), 1) and not unrolled.supports(layout(small), 4)
+    assert not unrolled.supports(layout(big), 1)
+
+
+def test_sources_are_written_once_and_named_by_their_text(tmp_path, monkeypatch):
+    monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path))
+    X, y = tinynet.data.xor()
+    for _ in range(2):
+        tinynet.fit_ensemble([tinynet.mlp([2, 2, 1], seed=s) for s in range(3)], X, y,
+                             epochs=5, lr=0.1)
+    files = sorted(tmp_path.glob("tinynet_kernel_*.py"))
+    assert len(files) == 1
+    text = files[0].read_text()
+    net_layout = layout(tinynet.mlp([2, 2, 1]))
+    assert text == unrolled.source(net_layout, 1, 4, False, 8)
+    assert "Do not edit" in text and "sizes [2, 2, 1]" in text
+
+
+def test_the_default_kernel_is_vector_code_without_a_call_to_exp(tmp_path, monkeypatch):
+    monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path))  # compiled here, so its assembly
+    X, y = tinynet.data.xor()                                # is at hand
+    tinynet.fit_ensemble([tinynet.mlp([2, 2, 2, 1], seed=s) for s in range(100)], X, y,
+                         epochs=2, lr=0.01, shuffle=True)
+    (kernel,) = [module.fit_block for name, module in unrolled._LOADED.items()
+                 if module.__file__.startswith(str(tmp_path))]
+    assembly = kernel.inspect_asm(kernel.signatures[0])
+    assert re.search(r"vmulpd\s+%[yz]mm", assembly)  # packed float64 multiplies: SIMD lanes
+    called = set(re.findall(r"movabsq\s+\$([A-Za-z_][\w.]*)", assembly))
+    assert not {name for name in called if "exp" in name.lower()}, called
