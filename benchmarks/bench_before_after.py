@@ -1,14 +1,17 @@
 """This checkout's tinynet against an earlier commit's, in one process, runs interleaved.
 
-    python benchmarks/bench_before_after.py                  # against 33228e1 (before issue 16)
-    python benchmarks/bench_before_after.py --rev HEAD~3 --repeats 9
+    python benchmarks/bench_before_after.py                  # against 3710c54 (before issue 17)
+    python benchmarks/bench_before_after.py --rev 33228e1 --out benchmarks/results/before_after.json
 
 Two benchmark runs one after the other on a shared machine differ by 10-30 % on rows whose
 code did not change. Here both versions are imported side by side (the earlier one, taken
 with ``git archive``, as the package ``tinynet_before``), and every case runs old, new, old,
 new, ..., so both see the same machine; each side keeps its best time. Cases use only the API
 both versions have (``mlp``, ``Network.fit``, ``fit_ensemble``). BLAS threads: 1; numba
-threads: every core. Results go to benchmarks/results/before_after.json and .md.
+threads: every core. The last row is a cold start: the default CLI run in a new process with
+empty kernel caches, each version once per round. Results go to
+benchmarks/results/before_after_issue17.json and .md (issue 16's, against 33228e1, in
+before_after.json and .md).
 """
 
 from __future__ import annotations
@@ -71,29 +74,56 @@ def cases(X, y, Xm, ym) -> dict:
                                          backend=backend))
         return run
 
+    deep = [2, *[16] * 8, 1]  # 2-16x8-1: too big to unroll, on the generic kernels
+
+    def minibatch(seeds, epochs):
+        def run(lib):
+            nets = [lib.mlp(deep, init="he_leaky", seed=s) for s in range(seeds)]
+            return timed(lambda: lib.fit_ensemble(nets, X, y, epochs=epochs, lr=0.01,
+                                                  batch_size=2))
+        return run
+
     return {
         "numba ensemble 2-2-1, 100 seeds x 5,000 epochs": ensemble([2, 2, 1], 100, 5000, "numba"),
+        "numba ensemble 2-2-1, 1000 seeds x 500 epochs": ensemble([2, 2, 1], 1000, 500, "numba"),
+        "numba ensemble 2-8-1, 100 seeds x 5,000 epochs": ensemble([2, 8, 1], 100, 5000, "numba"),
+        "numba ensemble 2-8-1, 1000 seeds x 500 epochs": ensemble([2, 8, 1], 1000, 500, "numba"),
         "numba ensemble 2-2-2-1, 100 seeds x 5,000 epochs":
             ensemble([2, 2, 2, 1], 100, 5000, "numba"),
-        "numba ensemble 2-2-2-1, 128 seeds x 5,000 epochs":
-            ensemble([2, 2, 2, 1], 128, 5000, "numba"),
+        "numba ensemble 2-2-2-1, 1000 seeds x 500 epochs":
+            ensemble([2, 2, 2, 1], 1000, 500, "numba"),
+        "numba ensemble 2-16x8-1, batch 2, 100 seeds x 200 epochs": minibatch(100, 200),
         "numba fit 2-2-2-1, 3,000 epochs": single([2, 2, 2, 1], 3000, "numba"),
+        "numba fit 2-8-1, 3,000 epochs": single([2, 8, 1], 3000, "numba"),
+        "NumPy ensemble 2-2-1, 100 seeds x 100 epochs": ensemble([2, 2, 1], 100, 100, "numpy"),
         "NumPy ensemble 2-2-2-1, 100 seeds x 100 epochs":
             ensemble([2, 2, 2, 1], 100, 100, "numpy"),
         "NumPy ensemble 2-2-2-1, 1000 seeds x 20 epochs":
             ensemble([2, 2, 2, 1], 1000, 20, "numpy"),
-        "NumPy fit 2-2-2-1, 200 epochs": single([2, 2, 2, 1], 200, "numpy"),
         "medium MLP 64-256-256-10, batch 64, numba": medium("numba"),
         "medium MLP 64-256-256-10, batch 64, numpy": medium("numpy"),
     }
 
 
+def cold_start(package: str, folder: str) -> float:
+    """Seconds for ``python -m <package>.xor`` (the default run) in a new process whose
+    numba and kernel caches start empty."""
+    with tempfile.TemporaryDirectory() as caches:
+        env = {**os.environ, "NUMBA_CACHE_DIR": caches, "TINYNET_KERNEL_DIR": caches,
+               "PYTHONPATH": os.pathsep.join([folder, str(ROOT)])}
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", f"{package}.xor"], env=env, check=True,
+                       capture_output=True)
+        return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rev", default="33228e1", help="the earlier commit")
+    parser.add_argument("--rev", default="3710c54", help="the earlier commit")
+    parser.add_argument("--cold", type=int, default=2, help="cold starts per side")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs per side and case")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" /
-                        "before_after.json")
+                        "before_after_issue17.json")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         earlier_package(args.rev, Path(folder))
@@ -113,6 +143,13 @@ def main() -> None:
             rows.append({"case": name, "before_ms": 1e3 * min(old), "after_ms": 1e3 * min(new),
                          "before_over_after": min(old) / min(new)})
             print(f"{name}: {rows[-1]['before_over_after']:.3f}", file=sys.stderr)
+        old, new = [], []
+        for _ in range(args.cold):
+            old.append(cold_start("tinynet_before", folder))
+            new.append(cold_start("tinynet", folder))
+        rows.append({"case": "cold start: default CLI run, empty caches (new process)",
+                     "before_ms": 1e3 * min(old), "after_ms": 1e3 * min(new),
+                     "before_over_after": min(old) / min(new)})
     lines = [f"tinynet at {args.rev} (before) against this checkout (after), interleaved in one "
              f"process, best of {args.repeats} each; BLAS threads 1, {os.cpu_count()} cores. "
              "Above 1: the checkout is faster.", "",

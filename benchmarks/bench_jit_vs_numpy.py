@@ -18,6 +18,7 @@ benchmarks/bench_before_after.py, which runs them interleaved in one process.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -53,7 +54,7 @@ import numpy as np  # noqa: E402
 
 import tinynet  # noqa: E402
 from tinynet.activations import LEAKY_RELU  # noqa: E402
-from tinynet.compiled import single  # noqa: E402
+from tinynet.compiled import single, unrolled  # noqa: E402
 
 # The dense-layer kernels are internal to the compiled backend; the benchmark times them alone.
 dense_forward, dense_backward = single._dense_forward, single._dense_backward
@@ -166,23 +167,31 @@ def bench_xor(sizes: list[int], full: bool) -> list[dict]:
         for net in nets(count):
             net.fit(X, y, epochs=run_epochs, lr=0.01, backend=backend)
 
-    tinynet.fit_ensemble(nets(2), X, y, epochs=2, lr=0.01)  # compile (or load) outside timing
-    tinynet.mlp(sizes).fit(X, y, epochs=2, lr=0.01)
+    def ensemble(count, run_epochs, backend="numba"):
+        return tinynet.fit_ensemble(nets(count), X, y, epochs=run_epochs, lr=0.01,
+                                    backend=backend)
+
+    def generic(count, run_epochs):
+        with generic_kernels():
+            return ensemble(count, run_epochs)
+
+    for count in (1, 2, 100, 1000):  # compile (or load) every kernel outside the timing
+        ensemble(count, 2)
+        generic(count, 2)
     cases = [  # name, function(seeds, epochs), seeds and epochs when not --full
         ("learner-style NumPy loop (baseline)",
          lambda c, e: learner_loop(sizes, seeds[:c], e, X, y), 1, 2_000),
         ("NumPy Network.fit, one seed at a time", lambda c, e: each_fit("numpy", c, e), 1, 2_000),
         ("NumPy ensemble (all seeds at once)",
-         lambda c, e: tinynet.fit_ensemble(nets(c), X, y, epochs=e, lr=0.01, backend="numpy"),
-         100, 2_000),
+         lambda c, e: ensemble(c, e, "numpy"), 100, 2_000),
         ("NumPy ensemble, 1000 seeds at once (rate only)",
-         lambda c, e: tinynet.fit_ensemble(nets(c), X, y, epochs=e, lr=0.01, backend="numpy"),
-         1000, 500),
-        ("numba fused fit, one seed at a time", lambda c, e: each_fit("numba", c, e), 10, 20_000),
-        ("numba ensemble (SIMD lanes x cores)",
-         lambda c, e: tinynet.fit_ensemble(nets(c), X, y, epochs=e, lr=0.01), 100, 20_000),
-        ("numba ensemble, 128 seeds: no idle lanes (rate only)",
-         lambda c, e: tinynet.fit_ensemble(nets(c), X, y, epochs=e, lr=0.01), 128, 20_000),
+         lambda c, e: ensemble(c, e, "numpy"), 1000, 500),
+        ("numba fit, one seed at a time", lambda c, e: each_fit("numba", c, e), 10, 20_000),
+        ("numba ensemble, generic kernel", generic, 100, 20_000),
+        ("numba ensemble, generic kernel, 1000 seeds (rate only)", generic, 1000, 2_000),
+        ("numba ensemble, kernel for this layout", ensemble, 100, 20_000),
+        ("numba ensemble, kernel for this layout, 1000 seeds (rate only)", ensemble, 1000,
+         2_000),
     ]
     rows = []
     for name, run, count, run_epochs in cases:
@@ -197,6 +206,39 @@ def bench_xor(sizes: list[int], full: bool) -> list[dict]:
     base = rows[0]["steps_per_s"]
     for row in rows:
         row["vs_baseline"] = row["steps_per_s"] / base
+    return rows
+
+
+@contextlib.contextmanager
+def generic_kernels():
+    """Train on the generic lane kernels (tinynet.compiled.lanes) inside the block, as every
+    layout did before the kernels generated per layout."""
+    saved = unrolled.MAX_UNROLLED_WORK
+    unrolled.MAX_UNROLLED_WORK = -1
+    try:
+        yield
+    finally:
+        unrolled.MAX_UNROLLED_WORK = saved
+
+
+def bench_deep(full: bool) -> list[dict]:
+    """A deep narrow net, 2-16x8-1 with batches of 2: too big to unroll, so the generic kernel,
+    against the NumPy ensemble, at 100 and 1000 seeds."""
+    X, y = tinynet.data.xor()
+    sizes, epochs = [2, *[16] * 8, 1], 200 if full else 50
+    rows = []
+    for count in (100, 1000):
+        for backend in ("numpy", "numba"):
+            def run():
+                nets = [tinynet.mlp(sizes, init="he_leaky", seed=s) for s in range(count)]
+                tinynet.fit_ensemble(nets, X, y, epochs=epochs, lr=0.01, batch_size=2,
+                                     backend=backend)
+            if backend == "numba":
+                run()  # compile outside the timing
+            seconds = min(_timed(run) for _ in range(2))
+            rows.append({"case": f"{count} seeds, {backend}",
+                         "steps_per_s": count * epochs * len(X) / seconds})
+        rows[-1]["vs_numpy"] = rows[-1]["steps_per_s"] / rows[-2]["steps_per_s"]
     return rows
 
 
@@ -229,7 +271,7 @@ def bench_startup() -> dict:
                "nets = [tinynet.mlp([2, 2, 2, 1], seed=s) for s in range(100)]; "
                "tinynet.fit_ensemble(nets, X, y, epochs=20000, lr=0.01)")
     with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "TINYNET_KERNEL_DIR": cache}
         cold = _timed(lambda: subprocess.run([sys.executable, "-c", snippet], env=env, check=True))
         warm = _timed(lambda: subprocess.run([sys.executable, "-c", snippet], env=env, check=True))
     bare = _timed(lambda: subprocess.run([sys.executable, "-c", "import tinynet"], check=True))
@@ -238,24 +280,25 @@ def bench_startup() -> dict:
 
 
 def targets(results: dict) -> list[str]:
-    """The issue's targets against this run's numbers, each met or not, with the reason."""
-    xor = {row["case"]: row for row in results["xor"]["2-2-1"]}
-    lanes = xor["numba ensemble (SIMD lanes x cores)"]
-    full = xor["numba ensemble, 128 seeds: no idle lanes (rate only)"]
-    numpy = xor["NumPy ensemble (all seeds at once)"]
+    """The targets this run can check, each met or not. (Against the commit before the
+    generated kernels: benchmarks/bench_before_after.py.)"""
     slowest = min(row["speedup"] for row in results["kernels"])
     warm = results["startup"]["second run, cached kernels (s)"]
 
     def verdict(met: bool) -> str:
         return "met" if met else "NOT met"
 
-    return [
-        f"numba ensemble, 2-2-1 XOR job >= 100 M steps/s: {lanes['steps_per_s'] / 1e6:.0f} M/s, "
-        f"job {lanes['job_seconds']:.3f} s: {verdict(lanes['steps_per_s'] >= 1e8)} (100 seeds "
-        f"fill 2 blocks of 64 lanes, 28 idle; with 128 seeds {full['steps_per_s'] / 1e6:.0f} M/s)",
-        f"NumPy ensemble >= 40x the learner loop: {numpy['vs_baseline']:.0f}x: "
-        f"{verdict(numpy['vs_baseline'] >= 40)} (about 40 NumPy calls per step on 100 x 2 "
-        "arrays: call overhead; 1000 seeds share it better)",
+    lines = []
+    for shape, rows in results["xor"].items():
+        xor = {row["case"]: row for row in rows}
+        numpy = xor["NumPy ensemble (all seeds at once)"]["vs_baseline"]
+        made = xor["numba ensemble, kernel for this layout"]["steps_per_s"]
+        generic = xor["numba ensemble, generic kernel"]["steps_per_s"]
+        lines += [f"{shape}: NumPy ensemble >= 40x the learner loop at 100 seeds: {numpy:.0f}x: "
+                  f"{verdict(numpy >= 40)}",
+                  f"{shape}: kernel for this layout / generic kernel, 100 seeds: "
+                  f"{made / generic:.2f}x"]
+    return lines + [
         f"numba never slower than NumPy (one layer step): slowest ratio {slowest:.2f}: "
         f"{verdict(slowest >= 1.0)}",
         f"warm start, 100-seed ensemble job in a new process under 2 s: {warm:.2f} s: "
@@ -290,7 +333,12 @@ def report(results: dict) -> str:
                   table(rows, [("case", "how", "s"), ("steps_per_s", "sample-steps/s", ",.0f"),
                                ("vs_baseline", "x baseline", ",.1f"),
                                ("job_seconds", "job (s)", ".3g"), ("note", "", "s")])]
-    parts += ["#### (c) medium MLP, minibatch SGD",
+    parts += ["#### (c) deep narrow net 2-16x8-1, batches of 2 (the generic kernel: too big to "
+              "unroll)",
+              table(results["deep"], [("case", "case", "s"),
+                                      ("steps_per_s", "sample-steps/s", ",.0f"),
+                                      ("vs_numpy", "numba/NumPy", ".1f")]),
+              "#### (d) medium MLP, minibatch SGD",
               table(results["mlp"], [("case", "case", "s"), ("samples_per_s", "samples/s", ",.0f"),
                                      ("vs_numpy", "numba/NumPy", ".2f")]),
               "#### start-up (separate processes; the XOR ensemble job of 100 seeds, 2-2-2-1)",
@@ -312,12 +360,13 @@ def main() -> None:
                 f"{numba.__version__}, {os.cpu_count()} cores, BLAS threads {ARGS.blas_threads}, "
                 f"numba threads {numba.get_num_threads()}")
     results = {"settings": settings, "kernels": bench_kernels(), "xor": {}}
-    for sizes in ([2, 2, 1], [2, 2, 2, 1]):
+    for sizes in ([2, 2, 1], [2, 8, 1], [2, 2, 2, 1]):
         rows = bench_xor(sizes, ARGS.full)
         for row in rows:
             row["note"] = ("job time at this rate" if row["rate_only"] else
                            "extrapolated from a shorter run" if row["extrapolated"] else "measured")
         results["xor"]["-".join(map(str, sizes))] = rows
+    results["deep"] = bench_deep(ARGS.full)
     results["mlp"] = bench_mlp()
     results["startup"] = bench_startup()
     results["targets"] = targets(results)

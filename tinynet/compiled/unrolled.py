@@ -26,6 +26,7 @@ generic kernel, whose compile time does not grow with the network.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import math
@@ -334,6 +335,17 @@ def _module(text: str) -> ModuleType:
     return _LOADED[str(path)]
 
 
+@functools.lru_cache(maxsize=256)
+def _kernel(table: bytes, codes: bytes, batch_size: int, samples: int, during: bool,
+            lanes: int, directory: Path):
+    """The compiled ``fit_block`` for a layout given by its table and codes (as bytes, to be a
+    key): written, imported and compiled once per process and kernel directory, so that a
+    short fit pays no Python per call for its source."""
+    layout = Layout(np.frombuffer(table, dtype=np.int64).reshape(-1, 4),
+                    np.frombuffer(codes, dtype=np.int64), np.zeros(len(codes)))
+    return _module(source(layout, batch_size, samples, during, lanes)).fit_block
+
+
 def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,
               seeds: np.ndarray, settings, record, predictions: np.ndarray,
               cores: int) -> None:
@@ -343,8 +355,8 @@ def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,
     compiling to every layout)."""
     members = theta.shape[1]
     blocks, lanes = block_width(members, cores)
-    kernel = _module(source(layout, settings.batch_size, len(X),
-                            settings.update_during_backward, lanes)).fit_block
+    kernel = _kernel(layout.table.tobytes(), layout.codes.tobytes(), settings.batch_size,
+                     len(X), bool(settings.update_during_backward), lanes, kernel_dir())
 
     def run(block: int) -> None:
         first = block * lanes
