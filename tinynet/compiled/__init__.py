@@ -35,10 +35,17 @@ steps (``dense.backward_activation``, ``backward_parameters``, ``backward_input`
 ``single._dense_gradients``, then ``_matmul_into``), so that with ``update="during_backward"``
 the layer is updated before it passes dX back; the lanes do that inside ``_backward``.
 
+Which kernel runs: a small layout (at most ``unrolled.MAX_UNROLLED_WORK`` multiply-adds per
+SGD step) trains on a kernel generated for it (:mod:`~tinynet.compiled.unrolled`: the lanes'
+SGD step written out for that layout, every value a local; one lane for a single fit); a
+larger one on ``lanes`` (ensembles) or ``single`` (one network, BLAS for big layers). The
+generated kernels do the arithmetic of the ``lanes`` column in the same order, bit for bit.
+
 Modules: :mod:`~tinynet.compiled.scalars` (exp that vectorises, activations),
 :mod:`~tinynet.compiled.orders` (epoch orders), :mod:`~tinynet.compiled.single` (one network,
-BLAS for big layers), :mod:`~tinynet.compiled.lanes` (many small networks side by side),
-:mod:`~tinynet.compiled.backend` (the entry points: pack, run, unpack). Networks reach the
+BLAS for big layers), :mod:`~tinynet.compiled.lanes` (many networks side by side, any
+layout), :mod:`~tinynet.compiled.unrolled` (kernels generated per small layout),
+:mod:`~tinynet.compiled.backend` (the entry points: pack, choose the kernel, run, unpack). Networks reach the
 kernels as flat arrays (:mod:`tinynet.packing`), settings and results as the named tuples of
 :mod:`tinynet.results`. This package's ``__init__`` imports no Numba: :func:`load` does, when
 the backend is first used, so ``import tinynet`` and the NumPy backend work without it.
