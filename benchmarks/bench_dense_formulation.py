@@ -1,11 +1,14 @@
 """einsum against matmul for the NumPy backend's dense layer, with and without a members axis.
 
-    python benchmarks/bench_dense_formulation.py             # two full runs, about a minute
+    python benchmarks/bench_dense_formulation.py             # two full runs, about 3 minutes
     python benchmarks/bench_dense_formulation.py --runs 1
 
 The NumPy backend trains S networks at once: X (S, B, n_in), W (S, n_out, n_in), b (S, n_out);
 one network (S = 1 here) has no members axis: X (B, n_in), W (n_out, n_in), b (n_out,).
-Both formulations below work for either, unchanged:
+Both formulations below work for either, unchanged. With a members axis, each case runs in
+both memory orders: members slowest (C order, each member's matrices contiguous, as NumPy
+makes arrays) and members fastest (Fortran order, member s's number next to member s + 1's,
+as :mod:`tinynet.reference` stores per-sample SGD of many small networks):
 
     forward:  Z = X Wᵀ + b, A = φ(Z)
     backward: dZ = dA ⊙ φ'(Z); dW = dZᵀ X (into dW); db = Σ_rows dZ (into db); dX = dZ W
@@ -34,6 +37,7 @@ import numpy as np  # noqa: E402
 
 ALPHA = 0.01
 MEMBERS = (1, 100, 1000)          # 1: 2-D arrays, no members axis
+ORDERS = {"C": "members slowest", "F": "members fastest"}
 SIZES = (2, 8, 64)                # n_in = n_out
 BATCHES = (1, 4)
 NETWORK = (2, 2, 2, 1)            # leaky_relu, leaky_relu, sigmoid
@@ -95,12 +99,21 @@ def members_shape(members, *shape):
     return shape if members == 1 else (members, *shape)
 
 
-def dense_case(members, size, batch, seed=0):
+def orders(members):
+    """The memory orders to run: both with a members axis, C alone without one."""
+    return ORDERS if members > 1 else {"C": ORDERS["C"]}
+
+
+def normal(rng, shape, order):
+    return np.asarray(rng.normal(size=shape), order=order)
+
+
+def dense_case(members, size, batch, order="C", seed=0):
     rng = np.random.default_rng(seed)
-    X = rng.normal(size=members_shape(members, batch, size))
-    W = rng.normal(size=members_shape(members, size, size))
-    b = rng.normal(size=members_shape(members, size))
-    dA = rng.normal(size=members_shape(members, batch, size))
+    X = normal(rng, members_shape(members, batch, size), order)
+    W = normal(rng, members_shape(members, size, size), order)
+    b = normal(rng, members_shape(members, size), order)
+    dA = normal(rng, members_shape(members, batch, size), order)
     return X, W, b, dA
 
 
@@ -112,16 +125,16 @@ def dense_step(name, X, W, b, dA, dW, db):
     return Z, A, dX
 
 
-def network_case(members, seed=0):
+def network_case(members, order="C", seed=0):
     rng = np.random.default_rng(seed)
     params = []
     for n_in, n_out in zip(NETWORK[:-1], NETWORK[1:]):
-        W = rng.normal(size=members_shape(members, n_out, n_in))
-        b = rng.normal(size=members_shape(members, n_out))
+        W = normal(rng, members_shape(members, n_out, n_in), order)
+        b = normal(rng, members_shape(members, n_out), order)
         params.append((W, b, np.empty_like(W), np.empty_like(b)))
-    x = rng.uniform(size=members_shape(members, 1, NETWORK[0]))
+    x = np.asarray(rng.uniform(size=members_shape(members, 1, NETWORK[0])), order=order)
     y = rng.integers(0, 2, size=members_shape(members, 1, NETWORK[-1])).astype(np.float64)
-    return params, x, y
+    return params, x, np.asarray(y, order=order)
 
 
 def sgd_step(name, params, x, y, lr=0.5):
@@ -156,22 +169,23 @@ def assert_agree(einsum_result, matmul_result):
 
 def check_agreement():
     for members in MEMBERS:
-        for size in SIZES:
-            for batch in BATCHES:
-                X, W, b, dA = dense_case(members, size, batch)
-                results = {}
-                for name in FORMULATIONS:
-                    dW, db = np.empty_like(W), np.empty_like(b)
-                    results[name] = (*dense_step(name, X, W, b, dA, dW, db), dW, db)
-                for e, m in zip(results["einsum"], results["matmul"]):
-                    assert_agree(e, m)
-        results = {}
-        for name in FORMULATIONS:
-            params, x, y = network_case(members)
-            outputs = [sgd_step(name, params, x, y) for _ in range(3)]
-            results[name] = outputs + [array for layer in params for array in layer]
-        for e, m in zip(results["einsum"], results["matmul"]):
-            assert_agree(e, m)
+        for order in orders(members):
+            for size in SIZES:
+                for batch in BATCHES:
+                    X, W, b, dA = dense_case(members, size, batch, order)
+                    results = {}
+                    for name in FORMULATIONS:
+                        dW, db = np.empty_like(W), np.empty_like(b)
+                        results[name] = (*dense_step(name, X, W, b, dA, dW, db), dW, db)
+                    for e, m in zip(results["einsum"], results["matmul"]):
+                        assert_agree(e, m)
+            results = {}
+            for name in FORMULATIONS:
+                params, x, y = network_case(members, order)
+                outputs = [sgd_step(name, params, x, y) for _ in range(3)]
+                results[name] = outputs + [array for layer in params for array in layer]
+            for e, m in zip(results["einsum"], results["matmul"]):
+                assert_agree(e, m)
 
 
 def time_pair(statements, repeats):
@@ -191,38 +205,44 @@ def time_pair(statements, repeats):
 
 def cases():
     for members in MEMBERS:
-        for size in SIZES:
-            for batch in BATCHES:
-                yield (f"dense {size}->{size}, S={members}, batch {batch}",
-                       {"workload": "dense", "members": members, "size": size, "batch": batch})
+        for order, order_name in orders(members).items():
+            where = f", {order_name}" if members > 1 else ""
+            for size in SIZES:
+                for batch in BATCHES:
+                    yield (f"dense {size}->{size}, S={members}, batch {batch}{where}",
+                           {"workload": "dense", "members": members, "size": size,
+                            "batch": batch, "order": order})
     for members in MEMBERS:
-        yield (f"SGD step {'-'.join(map(str, NETWORK))}, S={members}, batch 1",
-               {"workload": "sgd_step", "members": members, "size": None, "batch": 1})
+        for order, order_name in orders(members).items():
+            where = f", {order_name}" if members > 1 else ""
+            yield (f"SGD step {'-'.join(map(str, NETWORK))}, S={members}, batch 1{where}",
+                   {"workload": "sgd_step", "members": members, "size": None, "batch": 1,
+                    "order": order})
 
 
 def statements_for(case):
-    members = case["members"]
+    members, order = case["members"], case["order"]
     if case["workload"] == "dense":
-        X, W, b, dA = dense_case(members, case["size"], case["batch"])
+        X, W, b, dA = dense_case(members, case["size"], case["batch"], order)
         dW, db = np.empty_like(W), np.empty_like(b)
         return {name: (lambda name=name: dense_step(name, X, W, b, dA, dW, db))
                 for name in FORMULATIONS}
     statements = {}
     for name in FORMULATIONS:
-        params, x, y = network_case(members)
+        params, x, y = network_case(members, order)
         statements[name] = lambda name=name, params=params, x=x, y=y: sgd_step(name, params, x, y)
     return statements
 
 
 def run(repeats):
     rows = []
-    print(f"{'case':<36} {'einsum µs':>10} {'matmul µs':>10} {'einsum/matmul':>14}")
+    print(f"{'case':<54} {'einsum µs':>10} {'matmul µs':>10} {'einsum/matmul':>14}")
     for label, case in cases():
         times = time_pair(statements_for(case), repeats)
         ratio = times["einsum"] / times["matmul"]
         rows.append({"case": label, **case, "einsum_us": times["einsum"],
                      "matmul_us": times["matmul"], "einsum_over_matmul": ratio})
-        print(f"{label:<36} {times['einsum']:>10.2f} {times['matmul']:>10.2f} {ratio:>14.2f}",
+        print(f"{label:<54} {times['einsum']:>10.2f} {times['matmul']:>10.2f} {ratio:>14.2f}",
               flush=True)
     return rows
 
@@ -250,7 +270,8 @@ def main():
           f"cores, load average {', '.join(f'{x:.2f}' for x in info['load_average_at_start'])}")
     print("threads: " + ", ".join(f"{k}={v}" for k, v in info["threads"].items()))
     check_agreement()
-    print(f"einsum and matmul agree (rtol {RTOL:g}) on every case, and so do 3 SGD steps\n")
+    print(f"einsum and matmul agree (rtol {RTOL:g}) on every case, in either memory order, "
+          "and so do 3 SGD steps\n")
     runs = []
     for index in range(args.runs):
         print(f"run {index + 1} of {args.runs}")

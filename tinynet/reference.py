@@ -5,16 +5,19 @@ leading members axis, ``theta`` (S, P) holds member s's parameters in row s (lai
 :mod:`tinynet.packing` says), and each layer's W (S, n_out, n_in) and b (S, n_out) are views
 into it, so one subtraction updates every member. Each epoch e::
 
-    order   = epoch_orders(seeds, e, N)          per member, or the data order (no shuffle)
+    order = epoch_orders(seeds, e, N)            per member, or the data order (no shuffle)
+    X_e, y_e = X[order], y[order]                (S, N, ·): the samples in visiting order
     for every batch of batch_size samples (the last one may be smaller):
-        ŷ  = forward(X[batch])                   dense.forward, layer by layer
-        dA = mse_gradient(ŷ, y[batch])           dL/dŷ = (2/B)(ŷ − y)
+        A = X_e[batch]
+        for every layer:                         dense.forward_with_derivative
+            X = A,  Z = X Wᵀ + b,  A = φ(Z)      keeping X and φ'(Z) for the backward pass
+        ŷ = A,  dA = mse_gradient(ŷ, y_e[batch])  dL/dŷ = (2/B)(ŷ − y)
         for every layer, last first:             dense.backward_*
             dZ = dA ⊙ φ'(Z),  dW = dZᵀ X,  db = Σ_b dZ
             W ← W − lr · dW,  b ← b − lr · db    only if update="during_backward"
             dA = dZ W                            for the layer before (with the new W if so)
         θ ← θ − lr · ∇θ                          only if update="after_backward" (default)
-    loss = mse(ŷ of the epoch, y)                 each sample's ŷ as training saw it
+    loss = mse(ŷ of the epoch, y_e)              each sample's ŷ as training saw it
     record the loss, the outputs on the wrong side of the threshold, divergence
 
 The two updates are the same subtraction, element by element; only when it happens differs,
@@ -24,6 +27,20 @@ A member whose loss or parameters stop being finite is marked diverged in that e
 record stops there, and it ends with the parameters it had then, as a single fit, which stops.
 The others go on, unaffected. The compiled backend
 (:mod:`tinynet.compiled`) does the same arithmetic in the same order.
+
+Speed. Per-sample SGD of many small networks makes NumPy calls on a few numbers per member
+(for XOR, arrays of S × 2 numbers), so the time goes into the calls, not into the arithmetic.
+So a step makes each call once for all members; what stays the same from step to step (the
+layers' views, each batch's views into the epoch's arrays) is made once per run, the epoch's
+samples are gathered once per epoch, and φ and φ' come from one call. And for per-sample SGD
+of at least as many members as the widest layer has units (XOR: from 2 members), the arrays
+are stored *members fastest* (Fortran order: member s's number next to member s + 1's), so
+that each NumPy loop, einsum's included (:mod:`tinynet.dense`), runs over all S members at
+once instead of once per member over its few numbers. Otherwise (minibatches, whose products
+are matmul's BLAS calls per member, or a few members with wide layers) each member's arrays
+stay together (C order). The order changes the speed, and at most the rounding of dot
+products of three terms or more, which einsum sums in another order when they lie side by
+side in memory.
 """
 
 from __future__ import annotations
@@ -43,30 +60,31 @@ if TYPE_CHECKING:
 
 __all__ = ["sgd_step", "train", "fit_one", "fit_many", "predict"]
 
-Parameters = list[tuple[np.ndarray, np.ndarray]]
+Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Activation]]
+"""Per layer ``(W, b, dW, db, activation)``: W and b are views into ``theta``, dW and db into
+``grad``."""
 
 
-def sgd_step(theta: np.ndarray, grad: np.ndarray, params: Parameters, grads: Parameters,
-             activations: list[Activation], x: np.ndarray, y: np.ndarray, lr: float,
-             during_backward: bool) -> np.ndarray:
+def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, x: np.ndarray,
+             y: np.ndarray, lr: float, during_backward: bool) -> np.ndarray:
     """One SGD step of every member on its batch: x (S, B, n_in), y (S, B, n_out).
 
-    ``params`` and ``grads`` are per-layer (W, b) views into ``theta`` and ``grad`` (S, P).
-    With ``during_backward`` each layer is updated as soon as its dW and db are known, and
-    passes back dZ W with its new W; otherwise every layer is updated after the backward pass.
+    ``layers`` holds the views into ``theta`` and ``grad`` (S, P) (:data:`Layers`). With
+    ``during_backward`` each layer is updated as soon as its dW and db are known, and passes
+    back dZ W with its new W; otherwise every layer is updated after the backward pass.
     Returns ŷ (S, B, n_out), the predictions the step computed its gradient from.
     """
-    inputs, pre_activations = [], []
+    inputs, derivatives = [], []
     a = x
-    for (W, b), activation in zip(params, activations):            # forward
+    for W, b, _, _, activation in layers:                          # forward
         inputs.append(a)
-        z, a = dense.forward(a, W, b, activation)
-        pre_activations.append(z)
+        a, derivative = dense.forward_with_derivative(a, W, b, activation)
+        derivatives.append(derivative)
     y_hat = a
     delta = losses.mse_gradient(y_hat, y)                           # dL/dŷ
-    for layer in range(len(params) - 1, -1, -1):                    # backward
-        (W, b), (dW, db) = params[layer], grads[layer]
-        dz = dense.backward_activation(delta, pre_activations[layer], activations[layer])
+    for layer in range(len(layers) - 1, -1, -1):                    # backward
+        W, b, dW, db, _ = layers[layer]
+        dz = dense.backward_activation(delta, derivatives[layer])
         dense.backward_parameters(dz, inputs[layer], dW, db)
         if during_backward:                                         # update this layer now
             W -= lr * dW
@@ -81,39 +99,48 @@ def sgd_step(theta: np.ndarray, grad: np.ndarray, params: Parameters, grads: Par
 def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], X: np.ndarray,
           y: np.ndarray, seeds: np.ndarray, settings: Settings, record: Record) -> None:
     """Train the members in ``theta`` (S, P) in place, epochs ``settings.first_epoch`` on,
-    writing into ``record`` (see :mod:`tinynet.results`)."""
+    writing into ``record`` (see :mod:`tinynet.results`). The training itself runs on a copy
+    in the memory order the module's docstring describes, copied back at the end."""
     members, n = theta.shape[0], len(X)
-    grad = np.zeros_like(theta)
-    params, grads = layer_views(theta, table), layer_views(grad, table)
-    every, batch_size = settings.record_every, settings.batch_size
-    seen = np.empty((members, n, y.shape[1]))  # this epoch's predictions, as training saw them
-    X_epoch, y_epoch = (np.broadcast_to(X, (members, *X.shape)),  # (S, N, ·), visiting order
-                        np.broadcast_to(y, (members, *y.shape)))
-    kept = theta.copy()  # a diverged member's parameters where training stopped
+    members_fastest = settings.batch_size == 1 and members >= table[:, :2].max()
+    order = "F" if members_fastest else "C"
+    params = np.array(theta, order=order)
+    grad = np.zeros_like(params)
+    layers = [(W, b, dW, db, activation) for (W, b), (dW, db), activation
+              in zip(layer_views(params, table), layer_views(grad, table), activations)]
+    X_epoch = np.empty((members, *X.shape), order=order)  # the samples in visiting order
+    y_epoch = np.empty((members, *y.shape), order=order)
+    X_epoch[...], y_epoch[...] = X, y                          # the data order: no shuffle
+    seen = np.empty_like(y_epoch)  # this epoch's predictions, as training saw them
+    batches = [slice(start, start + settings.batch_size)
+               for start in range(0, n, settings.batch_size)]
+    steps = [(X_epoch[:, batch], y_epoch[:, batch], seen[:, batch]) for batch in batches]
+    lr, during, every = settings.lr, settings.update_during_backward, settings.record_every
+    threshold = settings.threshold
+    kept = params.copy()  # a diverged member's parameters where training stopped
+    alive = record.diverged_epoch < 0  # the members whose record goes on
     for epoch in range(settings.first_epoch, settings.first_epoch + settings.epochs):
         if settings.shuffle:
-            order = epoch_orders(seeds, epoch, n)
-            X_epoch, y_epoch = X[order], y[order]
-        for start in range(0, n, batch_size):
-            batch = slice(start, start + batch_size)
-            seen[:, batch] = sgd_step(theta, grad, params, grads, activations,
-                                      X_epoch[:, batch], y_epoch[:, batch], settings.lr,
-                                      settings.update_during_backward)
-        alive = record.diverged_epoch < 0
+            visit = epoch_orders(seeds, epoch, n)
+            X_epoch[...], y_epoch[...] = X.take(visit, axis=0), y.take(visit, axis=0)
+        for x_batch, y_batch, seen_batch in steps:
+            seen_batch[...] = sgd_step(params, grad, layers, x_batch, y_batch, lr, during)
         loss = losses.mse(seen, y_epoch)                            # (S,)
-        wrong = np.any((seen > settings.threshold) != (y_epoch > settings.threshold),
-                       axis=(1, 2))
+        wrong = ((seen > threshold) != (y_epoch > threshold)).any(axis=(1, 2))
         record.last_wrong_epoch[alive & wrong] = epoch
         record.final_loss[alive] = loss[alive]
         if every and (epoch + 1) % every == 0:
             record.loss[alive, (epoch + 1) // every - 1] = loss[alive]
-        diverging = alive & ~(np.isfinite(loss) & np.isfinite(theta).all(axis=1))
-        record.diverged_epoch[diverging] = epoch
-        kept[diverging] = theta[diverging]
-        if np.all(record.diverged_epoch >= 0):
-            break
+        diverging = alive & ~(np.isfinite(loss) & np.isfinite(params).all(axis=1))
+        if diverging.any():
+            record.diverged_epoch[diverging] = epoch
+            kept[diverging] = params[diverging]
+            alive &= ~diverging
+            if not alive.any():
+                break
     stopped = record.diverged_epoch >= 0
-    theta[stopped] = kept[stopped]
+    params[stopped] = kept[stopped]
+    theta[...] = params
 
 
 def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,

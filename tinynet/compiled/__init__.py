@@ -14,7 +14,7 @@ step               NumPy: ``reference``     numba, one network:            numba
                                             ``single``                     SIMD lane: ``lanes``
 ================== ======================== ============================== =======================
 epoch order        ``shuffle.epoch_orders`` ``orders.epoch_order_into``    ``lanes.lane_orders``
-forward            ``dense.forward``        ``single._dense_forward``      ``lanes._forward``
+forward            ``dense.forward_*``      ``single._dense_forward``      ``lanes._forward``
 φ and φ'           ``activations.*``        ``scalars.activate``,          ``scalars.activate``,
                                             ``activate_derivative``        ``activate_derivative``
 loss and dL/dŷ     ``losses.mse``,          ``single.fit_network``         ``lanes._fit_block``
@@ -45,10 +45,11 @@ Modules: :mod:`~tinynet.compiled.scalars` (exp that vectorises, activations),
 :mod:`~tinynet.compiled.orders` (epoch orders), :mod:`~tinynet.compiled.single` (one network,
 BLAS for big layers), :mod:`~tinynet.compiled.lanes` (many networks side by side, any
 layout), :mod:`~tinynet.compiled.unrolled` (kernels generated per small layout),
-:mod:`~tinynet.compiled.backend` (the entry points: pack, choose the kernel, run, unpack). Networks reach the
-kernels as flat arrays (:mod:`tinynet.packing`), settings and results as the named tuples of
-:mod:`tinynet.results`. This package's ``__init__`` imports no Numba: :func:`load` does, when
-the backend is first used, so ``import tinynet`` and the NumPy backend work without it.
+:mod:`~tinynet.compiled.backend` (the entry points: pack, choose the kernel, run, unpack).
+Networks reach the kernels as flat arrays (:mod:`tinynet.packing`), settings and results as
+the named tuples of :mod:`tinynet.results`. This package's ``__init__`` imports no Numba:
+:func:`load` does, when the backend is first used, so ``import tinynet`` and the NumPy
+backend work without it.
 """
 
 from __future__ import annotations
