@@ -33,6 +33,7 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+README_START, README_END = "<!-- before-after: start -->", "<!-- before-after: end -->"
 
 
 def earlier_package(rev: str, into: Path) -> None:
@@ -122,6 +123,9 @@ def main() -> None:
     parser.add_argument("--rev", default="3710c54", help="the earlier commit")
     parser.add_argument("--cold", type=int, default=2, help="cold starts per side")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs per side and case")
+    parser.add_argument("--readme", type=Path, default=None,
+                        help="also put the table in this README, between its before-after "
+                             "markers")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" /
                         "before_after_issue17.json")
     args = parser.parse_args()
@@ -150,8 +154,10 @@ def main() -> None:
         rows.append({"case": "cold start: default CLI run, empty caches (new process)",
                      "before_ms": 1e3 * min(old), "after_ms": 1e3 * min(new),
                      "before_over_after": min(old) / min(new)})
+    load = os.getloadavg()[0]
     lines = [f"tinynet at {args.rev} (before) against this checkout (after), interleaved in one "
-             f"process, best of {args.repeats} each; BLAS threads 1, {os.cpu_count()} cores. "
+             f"process, best of {args.repeats} each (cold starts: best of {args.cold}); BLAS "
+             f"threads 1, {os.cpu_count()} cores, 1-minute load average {load:.1f} at the end. "
              "Above 1: the checkout is faster.", "",
              "| case | before (ms) | after (ms) | before / after |", "| --- | --- | --- | --- |"]
     lines += [f"| {r['case']} | {r['before_ms']:.1f} | {r['after_ms']:.1f} | "
@@ -161,6 +167,10 @@ def main() -> None:
     args.out.write_text(json.dumps({"rev": args.rev, "repeats": args.repeats, "rows": rows},
                                    indent=2))
     args.out.with_suffix(".md").write_text(markdown)
+    if args.readme:
+        text = args.readme.read_text()
+        start = text.index(README_START) + len(README_START)
+        args.readme.write_text(text[:start] + "\n" + markdown + text[text.index(README_END):])
 
 
 if __name__ == "__main__":

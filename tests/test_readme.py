@@ -22,6 +22,14 @@ def test_the_performance_tables_are_the_committed_benchmark_run():
     assert "#### targets" in shown  # the whole run, not an empty block
 
 
+def test_the_before_after_table_is_the_committed_run():
+    readme = (ROOT / "README.md").read_text()
+    start, end = "<!-- before-after: start -->\n", "<!-- before-after: end -->"
+    shown = readme[readme.index(start) + len(start):readme.index(end)]
+    committed = (ROOT / "benchmarks" / "results" / "before_after_issue17.md").read_text()
+    assert shown == committed and "| cold start" in shown
+
+
 def xor_studies():
     """``examples/xor_studies.py``, the one command behind the README's XOR numbers."""
     spec = importlib.util.spec_from_file_location("xor_studies",

@@ -120,7 +120,8 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     ``record_every=k`` keeps every member's loss every k epochs: S · epochs / k floats (8 bytes
     each: 16 MB for 100 members × 20,000 epochs), so it is off by default.
 
-    Numba trains blocks of 64 networks in SIMD lanes, blocks spread over the CPU cores
+    Numba trains blocks of networks in SIMD lanes, blocks spread over the CPU cores, on a
+    kernel generated for a small layout (:mod:`tinynet.compiled.unrolled`) or the generic one
     (:mod:`tinynet.compiled.lanes`); NumPy all members at once, every array with a leading
     members axis (:mod:`tinynet.reference`). Memory besides the record: O(S · (P + N ·
     (n_in + n_out))) for S members of P parameters on N samples.

@@ -25,7 +25,8 @@ from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
 from .orders import splitmix64
 from .scalars import activate, activate_derivative
 
-__all__ = ["LANES", "fit_lanes", "lane_orders"]
+__all__ = ["LANES", "fit_lanes", "lane_orders", "order_scratch", "record_epoch",
+           "restore_diverged"]
 
 LANES = 64
 """Networks per block: two AVX-512 registers of float64, or four AVX2 ones."""
@@ -162,6 +163,60 @@ def _backward(table, theta, A, D, delta, back, grad, rows, acc, lr, during):
 
 
 @njit(cache=True, error_model="numpy")
+def order_scratch(seeds, n):
+    """For :func:`lane_orders` on ``n`` samples and one lane per seed: each seed's hash, the
+    keys and ranks to fill, and ``order`` (n, lanes), set to the data order."""
+    lanes = seeds.shape[0]
+    seed_hashes = np.zeros(lanes, dtype=np.uint64)
+    for l in range(lanes):
+        seed_hashes[l] = splitmix64(np.uint64(seeds[l]))
+    order = np.zeros((n, lanes), dtype=np.int64)
+    for t in range(n):
+        for l in range(lanes):
+            order[t, l] = t
+    keys, rank = np.zeros((n, lanes), dtype=np.uint64), np.zeros(lanes, dtype=np.uint64)
+    return seed_hashes, keys, rank, order
+
+
+@njit(cache=True, error_model="numpy")
+def record_epoch(theta, total, n, epoch, every, loss_history, final_loss, diverged_epoch,
+                 last_wrong_epoch, kept, kept_wrong):
+    """The epoch's record of every lane still alive (``theta`` (P, lanes), ``total`` its
+    summed loss): the loss, and whether it diverged, in which case its parameters and last
+    wrong epoch are kept as they are now. Returns the number of lanes still alive."""
+    n_params, lanes = theta.shape
+    alive = 0
+    for l in range(lanes):
+        if diverged_epoch[l] < 0:
+            loss = total[l] / n
+            final_loss[l] = loss
+            if every > 0 and (epoch + 1) % every == 0:
+                loss_history[l, (epoch + 1) // every - 1] = loss
+            finite = math.isfinite(loss)
+            for p in range(n_params):
+                finite = finite and math.isfinite(theta[p, l])
+            if finite:
+                alive += 1
+            else:
+                diverged_epoch[l] = epoch
+                kept_wrong[l] = last_wrong_epoch[l]
+                for p in range(n_params):
+                    kept[p, l] = theta[p, l]
+    return alive
+
+
+@njit(cache=True, error_model="numpy")
+def restore_diverged(theta, diverged_epoch, last_wrong_epoch, kept, kept_wrong):
+    """Put every diverged lane back where it stopped: parameters and last wrong epoch."""
+    n_params, lanes = theta.shape
+    for l in range(lanes):
+        if diverged_epoch[l] >= 0:
+            last_wrong_epoch[l] = kept_wrong[l]
+            for p in range(n_params):
+                theta[p, l] = kept[p, l]
+
+
+@njit(cache=True, error_model="numpy")
 def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, diverged_epoch,
                last_wrong_epoch, predictions):
     """Train the networks in the columns of ``theta`` (P, LANES), one per lane, epochs
@@ -187,20 +242,12 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
     back = np.zeros((batch_size, width, LANES))
     grad = np.zeros((n_params, LANES))
     targets = np.zeros((batch_size, n_out, LANES))
-    keys = np.zeros((n, LANES), dtype=np.uint64)
-    rank = np.zeros(LANES, dtype=np.uint64)
-    seed_hashes = np.zeros(LANES, dtype=np.uint64)
-    for l in range(LANES):
-        seed_hashes[l] = splitmix64(np.uint64(seeds[l]))
-    order = np.zeros((n, LANES), dtype=np.int64)
+    seed_hashes, keys, rank, order = order_scratch(seeds, n)
     acc = np.zeros(LANES)
     total = np.zeros(LANES)
     batch_loss = np.zeros(LANES)
     kept = theta.copy()  # a diverged lane's parameters and last wrong epoch where it stopped
     kept_wrong = last_wrong_epoch.copy()
-    for t in range(n):
-        for l in range(LANES):
-            order[t, l] = t
     for run in range(settings.epochs):
         epoch = settings.first_epoch + run
         if settings.shuffle:
@@ -233,30 +280,10 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
             _backward(layout.table, theta, A, D, delta, back, grad, rows, acc, lr, during)
             if not during:                        # update every layer
                 _sgd_update(theta, grad, lr, 0, n_params)
-        alive = 0
-        for l in range(LANES):                    # the epoch's record, while a lane is alive
-            if diverged_epoch[l] < 0:
-                loss = total[l] / n
-                final_loss[l] = loss
-                if every > 0 and (epoch + 1) % every == 0:
-                    loss_history[l, (epoch + 1) // every - 1] = loss
-                finite = math.isfinite(loss)
-                for p in range(n_params):
-                    finite = finite and math.isfinite(theta[p, l])
-                if finite:
-                    alive += 1
-                else:
-                    diverged_epoch[l] = epoch
-                    kept_wrong[l] = last_wrong_epoch[l]
-                    for p in range(n_params):
-                        kept[p, l] = theta[p, l]
-        if alive == 0:
+        if record_epoch(theta, total, n, epoch, every, loss_history, final_loss,
+                        diverged_epoch, last_wrong_epoch, kept, kept_wrong) == 0:
             break
-    for l in range(LANES):
-        if diverged_epoch[l] >= 0:
-            last_wrong_epoch[l] = kept_wrong[l]
-            for p in range(n_params):
-                theta[p, l] = kept[p, l]
+    restore_diverged(theta, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
     for start in range(0, n, batch_size):        # predictions of the trained networks
         rows = min(batch_size, n - start)
         for r in range(rows):

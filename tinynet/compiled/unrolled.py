@@ -226,8 +226,7 @@ import math
 import numpy as np
 from numba import njit
 
-from tinynet.compiled.lanes import lane_orders
-from tinynet.compiled.orders import splitmix64
+from tinynet.compiled.lanes import lane_orders, order_scratch, record_epoch, restore_diverged
 from tinynet.compiled.scalars import vector_exp
 
 
@@ -239,19 +238,12 @@ def fit_block(theta, X, Y, seeds, settings, alphas, loss_history, final_loss, di
     n = X.shape[0]
     lr, threshold, every = settings.lr, settings.threshold, settings.record_every
 {_indent(alphas, 1)}
-    keys = np.zeros((n, lanes), dtype=np.uint64)
-    rank = np.zeros(lanes, dtype=np.uint64)
-    seed_hashes = np.zeros(lanes, dtype=np.uint64)
-    for l in range(lanes):
-        seed_hashes[l] = splitmix64(np.uint64(seeds[l]))
-    order = np.zeros((n, lanes), dtype=np.int64)
-    for t in range(n):
-        for l in range(lanes):
-            order[t, l] = t
+    seed_hashes, keys, rank, order = order_scratch(seeds, n)
     total = np.zeros(lanes)
     inputs = np.zeros({batch_size} * X.shape[1] * lanes)
     targets = np.zeros({batch_size} * Y.shape[1] * lanes)
-    kept = theta.copy()
+    by_lane = theta.reshape(n_params, lanes)  # the same numbers, for the record
+    kept = by_lane.copy()
     kept_wrong = last_wrong_epoch.copy()
     for run in range(settings.epochs):
         epoch = settings.first_epoch + run
@@ -263,30 +255,10 @@ def fit_block(theta, X, Y, seeds, settings, alphas, loss_history, final_loss, di
 {_indent(_gather(batch_size, lanes), 3)}
             for l in range({lanes}):
 {_indent(_step(layout, batch_size, during, lanes), 4)}
-{remainder}        alive = 0
-        for l in range(lanes):
-            if diverged_epoch[l] < 0:
-                loss = total[l] / n
-                final_loss[l] = loss
-                if every > 0 and (epoch + 1) % every == 0:
-                    loss_history[l, (epoch + 1) // every - 1] = loss
-                finite = math.isfinite(loss)
-                for p in range(n_params):
-                    finite = finite and math.isfinite(theta[p * lanes + l])
-                if finite:
-                    alive += 1
-                else:
-                    diverged_epoch[l] = epoch
-                    kept_wrong[l] = last_wrong_epoch[l]
-                    for p in range(n_params):
-                        kept[p * lanes + l] = theta[p * lanes + l]
-        if alive == 0:
+{remainder}        if record_epoch(by_lane, total, n, epoch, every, loss_history, final_loss,
+                        diverged_epoch, last_wrong_epoch, kept, kept_wrong) == 0:
             break
-    for l in range(lanes):
-        if diverged_epoch[l] >= 0:
-            last_wrong_epoch[l] = kept_wrong[l]
-            for p in range(n_params):
-                theta[p * lanes + l] = kept[p * lanes + l]
+    restore_diverged(by_lane, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
     for t in range(n):
         for l in range({lanes}):
 {_indent(_outputs(layout, lanes), 3)}
