@@ -25,7 +25,8 @@ its new W, as many hand-written training loops do::
 The two orders train a one-layer network identically: it passes nothing back.
 
 Two backends do it: ``"numpy"``, the reference to read (:mod:`tinynet.reference`), and
-``"numba"``, the default, each whole run in one compiled call (:mod:`tinynet.compiled`).
+``"numba"``, the default, each whole run in compiled code, no Python per step
+(:mod:`tinynet.compiled`).
 
     >>> nets = [tinynet.mlp([2, 2, 2, 1], init="he_leaky", seed=s) for s in range(100)]
     >>> result = tinynet.fit_ensemble(nets, X, y, epochs=20_000, lr=0.01)

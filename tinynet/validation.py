@@ -152,7 +152,8 @@ def check_choice(name: str, value: object, choices: Iterable[str], kind: str = "
 
 BACKENDS = ("numba", "numpy")
 """``numpy``: the readable reference (:mod:`tinynet.reference`). ``numba``: the same
-arithmetic, each whole training run in one compiled call (:mod:`tinynet.compiled`)."""
+arithmetic, each whole training run in compiled code, no Python per step
+(:mod:`tinynet.compiled`)."""
 
 
 def check_backend(backend: object) -> str:
