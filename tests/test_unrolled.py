@@ -96,13 +96,14 @@ def test_a_generated_single_fit_is_an_ensemble_member(monkeypatch, capsys):
 @pytest.mark.parametrize("members,cores,expected", [
     (1, 2, (1, 1)), (2, 2, (1, 8)), (8, 2, (1, 8)), (9, 2, (2, 8)), (100, 2, (2, 56)),
     (128, 2, (2, 64)), (129, 2, (4, 40)), (1000, 2, (16, 64)), (100, 1, (2, 56)),
-    (100, 4, (4, 32)), (10_000, 2, (158, 64)),
+    (100, 4, (4, 32)), (10_000, 2, (157, 64)), (9_000, 2, (141, 64)),
 ])
 def test_block_width_rule(members, cores, expected):
     blocks, lanes = unrolled.block_width(members, cores)
     assert (blocks, lanes) == expected
     assert lanes == 1 or lanes % unrolled.SIMD_LANES == 0
     assert lanes <= unrolled.MAX_LANES and blocks * lanes >= members
+    assert (blocks - 1) * lanes < members  # every block trains at least one member
     assert blocks * lanes - members < blocks * unrolled.SIMD_LANES or members == 1
 
 
@@ -138,3 +139,20 @@ def test_the_default_kernel_is_vector_code_without_a_call_to_exp(tmp_path, monke
     assert re.search(r"vmulpd\s+%[yz]mm", assembly)  # packed float64 multiplies: SIMD lanes
     called = set(re.findall(r"movabsq\s+\$([A-Za-z_][\w.]*)", assembly))
     assert not {name for name in called if "exp" in name.lower()}, called
+
+
+def test_seed_counts_whose_lanes_round_up_past_a_block(monkeypatch):
+    """385 members on 2 cores: 8 blocks of 49 would round up to 56 lanes, so 7 blocks hold
+    them all; an eighth, empty block once broke the copy back."""
+    X, y = tinynet.data.xor()
+    assert unrolled.block_width(385, 2) == (7, 56)
+    runs = {}
+    for generated in (True, False):
+        nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(385)]
+        runs[generated] = nets, train(monkeypatch, generated, lambda: tinynet.fit_ensemble(
+            nets, X, y, epochs=3, lr=0.1, record_every=1))
+    (nets_a, a), (nets_b, b) = runs[True], runs[False]
+    np.testing.assert_array_equal(a.loss, b.loss)
+    np.testing.assert_array_equal(a.predictions, b.predictions)
+    for net_a, net_b in zip(nets_a, nets_b):
+        same_parameters(net_a, net_b)

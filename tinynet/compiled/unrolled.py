@@ -81,8 +81,8 @@ def block_width(members: int, cores: int) -> tuple[int, int]:
         return 1, 1
     blocks = cores * math.ceil(members / (cores * MAX_LANES))
     blocks = max(1, min(blocks, math.ceil(members / SIMD_LANES)))
-    per_block = math.ceil(members / blocks)
-    return blocks, SIMD_LANES * math.ceil(per_block / SIMD_LANES)
+    lanes = SIMD_LANES * math.ceil(math.ceil(members / blocks) / SIMD_LANES)
+    return math.ceil(members / lanes), lanes  # rounding lanes up can leave a block unneeded
 
 
 # --- writing the source ---------------------------------------------------------------------
