@@ -54,7 +54,7 @@ import numpy as np  # noqa: E402
 
 import tinynet  # noqa: E402
 from tinynet.activations import LEAKY_RELU  # noqa: E402
-from tinynet.compiled import single, unrolled  # noqa: E402
+from tinynet.compiled import codegen, single  # noqa: E402
 
 # The dense-layer kernels are internal to the compiled backend; the benchmark times them alone.
 dense_forward, dense_backward = single._dense_forward, single._dense_backward
@@ -216,12 +216,12 @@ def bench_xor(sizes: list[int], full: bool) -> list[dict]:
 def generic_kernels():
     """Train on the generic lane kernels (tinynet.compiled.lanes) inside the block, as every
     layout did before the kernels generated per layout."""
-    saved = unrolled.MAX_UNROLLED_WORK
-    unrolled.MAX_UNROLLED_WORK = -1
+    saved = codegen.MAX_UNROLLED_WORK
+    codegen.MAX_UNROLLED_WORK = -1
     try:
         yield
     finally:
-        unrolled.MAX_UNROLLED_WORK = saved
+        codegen.MAX_UNROLLED_WORK = saved
 
 
 def bench_deep(full: bool) -> list[dict]:

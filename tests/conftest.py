@@ -31,5 +31,5 @@ def generic_kernels_unless_marked(request, monkeypatch):
     runs) hold the generated kernels bit for bit to them.
     """
     if request.node.get_closest_marker("unrolled") is None:
-        from tinynet.compiled import unrolled
-        monkeypatch.setattr(unrolled, "MAX_UNROLLED_WORK", -1)
+        from tinynet.compiled import codegen
+        monkeypatch.setattr(codegen, "MAX_UNROLLED_WORK", -1)

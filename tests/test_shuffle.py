@@ -1,6 +1,6 @@
 import numpy as np
 
-from tinynet.shuffle import epoch_order
+from tinynet.shuffle import epoch_order, epoch_orders, orders_from
 
 
 def test_every_order_is_a_permutation():
@@ -27,3 +27,14 @@ def test_orders_of_four_are_uniform():
     observed = np.array(list(counts.values()))
     chi2 = np.sum((observed - 1000.0) ** 2 / 1000.0)
     assert chi2 < 49.7
+
+
+def test_orders_drawn_in_blocks_are_the_epochs_orders():
+    """shuffle.orders_from draws many epochs at once; each must be epoch_orders(seeds, e, n),
+    across block boundaries, from a first epoch that starts no block, for blocks of 64
+    epochs (few keys), of a few, and of one (many keys)."""
+    seeds = np.array([0, 5, 2**40 + 3])
+    for n, epochs in ((4, 150), (5000, 7), (40_000, 3)):
+        drawn = orders_from(seeds, 37, n)
+        for epoch in range(37, 37 + epochs):
+            np.testing.assert_array_equal(next(drawn), epoch_orders(seeds, epoch, n))

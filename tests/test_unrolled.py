@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tinynet
-from tinynet.compiled import unrolled
+from tinynet.compiled import codegen, fused, unrolled
 from tinynet.packing import layout
 
 from test_backends import same_parameters
@@ -50,7 +50,7 @@ def train(monkeypatch, generated, call):
     """``call()`` with the generated kernels allowed (``generated``) or not."""
     with monkeypatch.context() as patch:
         if not generated:
-            patch.setattr(unrolled, "MAX_UNROLLED_WORK", -1)
+            patch.setattr(codegen, "MAX_UNROLLED_WORK", -1)
         return call()
 
 
@@ -58,7 +58,7 @@ def train(monkeypatch, generated, call):
 def test_generated_kernels_train_as_the_generic_ones(case, monkeypatch):
     sizes, hidden, output, batch_size, samples, update, shuffle, lr = CASES[case]
     X, y = data(case, sizes, samples)
-    assert unrolled.supports(layout(networks(sizes, hidden, output, [0])[0]), batch_size)
+    assert codegen.supports(layout(networks(sizes, hidden, output, [0])[0]), batch_size)
     settings = dict(epochs=30, lr=lr, batch_size=batch_size, shuffle=shuffle, update=update,
                     record_every=3, threshold=0.5)
     seeds = range(11)  # two blocks of 8 lanes, the second with 5 idle
@@ -93,6 +93,22 @@ def test_a_generated_single_fit_is_an_ensemble_member(monkeypatch, capsys):
     same_parameters(nets[2], alone)
 
 
+@pytest.mark.parametrize("samples,epochs,chunk", [(4, 150, 50), (40, 5, 2)])
+def test_a_generated_fit_draws_its_orders_in_blocks_of_epochs(samples, epochs, chunk,
+                                                              monkeypatch):
+    """The fused kernel draws 64 epochs' orders at once for up to 32 samples (one epoch at a
+    time above): the same orders as the generic kernel's, across blocks and resumed chunks."""
+    X, y = data(samples, [2, 2, 1], samples)
+    fits = {}
+    for generated in (True, False):
+        net = networks([2, 2, 1], "leaky_relu", "sigmoid", [4])[0]
+        fits[generated] = net, train(monkeypatch, generated, lambda: net.fit(
+            X, y, epochs=epochs, lr=0.3, print_every=chunk, record_every=1))
+    assert fused.order_block(samples) == (64 if samples <= 32 else 1)
+    same_history(fits[True][1], fits[False][1])
+    same_parameters(fits[True][0], fits[False][0])
+
+
 @pytest.mark.parametrize("members,cores,expected", [
     (1, 2, (1, 1)), (2, 2, (1, 8)), (8, 2, (1, 8)), (9, 2, (2, 8)), (100, 2, (2, 56)),
     (128, 2, (2, 64)), (129, 2, (4, 40)), (1000, 2, (16, 64)), (100, 1, (2, 56)),
@@ -109,9 +125,9 @@ def test_block_width_rule(members, cores, expected):
 
 def test_supports_follows_the_work_of_a_step():
     small, big = tinynet.mlp([2, 16, 1]), tinynet.mlp([2, 16, 16, 1])
-    assert unrolled.step_work(layout(small), 1) == 3 * (2 * 16 + 16 * 1) == 144
-    assert unrolled.supports(layout(small), 1) and not unrolled.supports(layout(small), 4)
-    assert not unrolled.supports(layout(big), 1)
+    assert codegen.step_work(layout(small), 1) == 3 * (2 * 16 + 16 * 1) == 144
+    assert codegen.supports(layout(small), 1) and not codegen.supports(layout(small), 4)
+    assert not codegen.supports(layout(big), 1)
 
 
 def test_sources_are_written_once_and_named_by_their_text(tmp_path, monkeypatch):
@@ -133,7 +149,7 @@ def test_the_default_kernel_is_vector_code_without_a_call_to_exp(tmp_path, monke
     X, y = tinynet.data.xor()                                # is at hand
     tinynet.fit_ensemble([tinynet.mlp([2, 2, 2, 1], seed=s) for s in range(100)], X, y,
                          epochs=2, lr=0.01, shuffle=True)
-    (kernel,) = [module.fit_block for name, module in unrolled._LOADED.items()
+    (kernel,) = [module.fit_block for name, module in codegen._LOADED.items()
                  if module.__file__.startswith(str(tmp_path))]
     assembly = kernel.inspect_asm(kernel.signatures[0])
     assert re.search(r"vmulpd\s+%[yz]mm", assembly)  # packed float64 multiplies: SIMD lanes
@@ -156,3 +172,26 @@ def test_seed_counts_whose_lanes_round_up_past_a_block(monkeypatch):
     np.testing.assert_array_equal(a.predictions, b.predictions)
     for net_a, net_b in zip(nets_a, nets_b):
         same_parameters(net_a, net_b)
+
+
+def test_each_layers_exps_run_in_a_loop_of_their_own():
+    """Sigmoid hidden and output layers: every exp sits in a loop over the lanes that holds
+    nothing but exps and the spill array's loads and stores (tinynet.compiled.unrolled)."""
+    net_layout = layout(networks([2, 3, 1], "sigmoid", "sigmoid", [0])[0])
+    text = unrolled.source(net_layout, 1, 4, False, 8)
+    loops = re.split(r"\n\s*for l in range\(8\):\n", text)
+    with_exp = [loop for loop in loops if "vector_exp(" in loop.split("\n\n")[0]]
+    assert len(with_exp) >= 3  # the two layers of a step, and the trained outputs
+    for loop in with_exp[:2]:
+        body = [line.strip() for line in loop.split("\n") if line.startswith(" " * 16)]
+        assert body and all("vector_exp(" in line or "spill[" in line for line in body), body
+
+
+def test_a_generated_source_names_the_sources_compiled_into_it():
+    """Numba's cache checks a kernel's own file only: a change of tinynet.compiled must give
+    the generated kernels new files (codegen.fingerprint)."""
+    net_layout = layout(tinynet.mlp([2, 2, 1]))
+    stamp = codegen.fingerprint()
+    assert re.fullmatch(r"[0-9a-f]{16}", stamp)
+    assert stamp in unrolled.source(net_layout, 1, 4, False, 8)
+    assert stamp in fused.source(net_layout, 1, 4, False)

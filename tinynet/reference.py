@@ -5,7 +5,8 @@ leading members axis, ``theta`` (S, P) holds member s's parameters in row s (lai
 :mod:`tinynet.packing` says), and each layer's W (S, n_out, n_in) and b (S, n_out) are views
 into it, so one subtraction updates every member. Each epoch e::
 
-    order = epoch_orders(seeds, e, N)            per member, or the data order (no shuffle)
+    order = epoch_orders(seeds, e, N)            per member, or the data order (no shuffle);
+                                                 shuffle.orders_from draws 64 epochs at once
     X_e, y_e = X[order], y[order]                (S, N, ·): the samples in visiting order
     for every batch of batch_size samples (the last one may be smaller):
         A = X_e[batch]
@@ -53,7 +54,7 @@ from . import dense, losses
 from .activations import Activation
 from .packing import layer_views, layout, pack, stack, unpack
 from .results import Record, Settings
-from .shuffle import epoch_orders
+from .shuffle import orders_from
 
 if TYPE_CHECKING:
     from .network import Network
@@ -119,9 +120,10 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], X
     threshold = settings.threshold
     kept = params.copy()  # a diverged member's parameters where training stopped
     alive = record.diverged_epoch < 0  # the members whose record goes on
+    orders = orders_from(seeds, settings.first_epoch, n)  # epoch_orders, drawn in blocks
     for epoch in range(settings.first_epoch, settings.first_epoch + settings.epochs):
         if settings.shuffle:
-            visit = epoch_orders(seeds, epoch, n)
+            visit = next(orders)
             X_epoch[...], y_epoch[...] = X.take(visit, axis=0), y.take(visit, axis=0)
         for x_batch, y_batch, seen_batch in steps:
             seen_batch[...] = sgd_step(params, grad, layers, x_batch, y_batch, lr, during)

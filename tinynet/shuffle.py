@@ -10,9 +10,12 @@ ensemble) computes exactly the same order from the same two integers.
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
+
 import numpy as np
 
-__all__ = ["splitmix64", "epoch_keys", "epoch_order", "epoch_orders"]
+__all__ = ["splitmix64", "epoch_keys", "epoch_order", "epoch_orders", "orders_from"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MUL1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -33,8 +36,13 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
 
 def epoch_keys(seeds: np.ndarray, epoch: int, n: int) -> np.ndarray:
     """The uint64 sort keys (S, n) of epoch ``epoch`` for each of the S ``seeds``."""
-    seeds = np.asarray(seeds, dtype=np.uint64).reshape(-1, 1)
-    base = splitmix64(splitmix64(seeds) + np.uint64(epoch))
+    return _keys(seeds, np.array([epoch], dtype=np.uint64), n)[0]
+
+
+def _keys(seeds: np.ndarray, epochs: np.ndarray, n: int) -> np.ndarray:
+    """The keys (E, S, n) of each of the E ``epochs`` (uint64) for each of the S ``seeds``."""
+    hashed = splitmix64(np.asarray(seeds, dtype=np.uint64).reshape(1, -1, 1))
+    base = splitmix64(hashed + epochs.reshape(-1, 1, 1))
     return splitmix64(base + np.arange(n, dtype=np.uint64))
 
 
@@ -46,3 +54,18 @@ def epoch_orders(seeds: np.ndarray, epoch: int, n: int) -> np.ndarray:
 def epoch_order(seed: int, epoch: int, n: int) -> np.ndarray:
     """The order (a permutation of ``range(n)``, int64) in which epoch ``epoch`` visits samples."""
     return epoch_orders(np.array([seed]), epoch, n)[0]
+
+
+ORDER_BLOCK_KEYS = 1 << 16
+""":func:`orders_from` draws as many epochs at once as fit in this many keys (512 kB), at
+most 64: for 100 XOR seeds, 64 epochs in one set of NumPy calls instead of 64 sets."""
+
+
+def orders_from(seeds: np.ndarray, first_epoch: int, n: int) -> Iterator[np.ndarray]:
+    """``epoch_orders(seeds, e, n)`` for e = first_epoch, first_epoch + 1, ... without end,
+    drawn a block of epochs at a time (:data:`ORDER_BLOCK_KEYS`)."""
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    block = max(1, min(64, ORDER_BLOCK_KEYS // (seeds.size * n)))
+    for first in itertools.count(first_epoch, block):
+        epochs = np.arange(first, first + block, dtype=np.uint64)
+        yield from np.argsort(_keys(seeds, epochs, n), axis=2, kind="stable")

@@ -35,17 +35,22 @@ steps (``dense.backward_activation``, ``backward_parameters``, ``backward_input`
 ``single._dense_gradients``, then ``_matmul_into``), so that with ``update="during_backward"``
 the layer is updated before it passes dX back; the lanes do that inside ``_backward``.
 
-Which kernel runs: a small layout (at most ``unrolled.MAX_UNROLLED_WORK`` multiply-adds per
-SGD step) trains on a kernel generated for it (:mod:`~tinynet.compiled.unrolled`: the lanes'
-SGD step written out for that layout, every value a local; one lane for a single fit); a
-larger one on ``lanes`` (ensembles) or ``single`` (one network, BLAS for big layers). The
-generated kernels do the arithmetic of the ``lanes`` column in the same order, bit for bit.
+Which kernel runs: a small layout (at most ``codegen.MAX_UNROLLED_WORK`` multiply-adds per
+SGD step) trains on a kernel generated for it from one straight-line SGD step
+(:mod:`~tinynet.compiled.codegen`): an ensemble on :mod:`~tinynet.compiled.unrolled` (the step
+in a loop over SIMD lanes, cut at the exps so that neighbouring lanes' exps overlap), a
+single fit on :mod:`~tinynet.compiled.fused` (the step on parameters held in locals for the
+whole run). A larger layout trains on ``lanes`` (ensembles) or ``single`` (one network, BLAS
+for big layers). The generated kernels do the arithmetic of the ``lanes`` column in the same
+order, bit for bit.
 
 Modules: :mod:`~tinynet.compiled.scalars` (exp that vectorises, activations),
 :mod:`~tinynet.compiled.orders` (epoch orders), :mod:`~tinynet.compiled.single` (one network,
 BLAS for big layers), :mod:`~tinynet.compiled.lanes` (many networks side by side, any
-layout), :mod:`~tinynet.compiled.unrolled` (kernels generated per small layout),
-:mod:`~tinynet.compiled.backend` (the entry points: pack, choose the kernel, run, unpack).
+layout), :mod:`~tinynet.compiled.codegen` (the step written out for one layout, and the cache
+of generated kernels), :mod:`~tinynet.compiled.unrolled` and :mod:`~tinynet.compiled.fused`
+(the kernels generated from it), :mod:`~tinynet.compiled.backend` (the entry points: pack,
+choose the kernel, run, unpack).
 Networks reach the kernels as flat arrays (:mod:`tinynet.packing`), settings and results as
 the named tuples of :mod:`tinynet.results`. This package's ``__init__`` imports no Numba:
 :func:`load` does, when the backend is first used, so ``import tinynet`` and the NumPy

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..packing import layout, pack, stack, unpack
 from ..results import Record, Settings
-from . import lanes, single, unrolled
+from . import codegen, fused, lanes, single, unrolled
 
 if TYPE_CHECKING:
     from ..network import Network
@@ -21,15 +21,14 @@ __all__ = ["fit_one", "fit_many", "predict"]
 
 def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
             record: Record) -> None:
-    """Train ``net`` in place: a small network with the kernel generated for its layout, run
-    on one lane (:mod:`tinynet.compiled.unrolled`), a large one with
-    :func:`tinynet.compiled.single.fit_network`, which calls BLAS for big products."""
-    net_layout = layout(net)
-    if unrolled.supports(net_layout, settings.batch_size):
-        fit_many([net], X, y, np.array([seed]), settings, record)
-        return
-    theta = pack(net)
-    single.fit_network(theta, net_layout, X, y, seed, settings, record)
+    """Train ``net`` in place: a small network with the kernel generated for its layout
+    (:mod:`tinynet.compiled.fused`), a large one with :func:`tinynet.compiled.single.
+    fit_network`, which calls BLAS for big products."""
+    net_layout, theta = layout(net), pack(net)
+    if codegen.supports(net_layout, settings.batch_size):
+        fused.fit_network(theta, net_layout, X, y, seed, settings, record)
+    else:
+        single.fit_network(theta, net_layout, X, y, seed, settings, record)
     unpack(net, theta)
 
 
@@ -42,7 +41,7 @@ def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.
     theta = np.ascontiguousarray(stack(networks).T)  # (P, S): members side by side
     predictions = np.empty((len(networks), len(X), y.shape[1]))
     net_layout = layout(networks[0])
-    if unrolled.supports(net_layout, settings.batch_size):
+    if codegen.supports(net_layout, settings.batch_size):
         unrolled.fit_lanes(theta, net_layout, X, y, seeds, settings, record, predictions,
                            numba.get_num_threads())
     else:

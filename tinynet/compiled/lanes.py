@@ -16,7 +16,6 @@ sharing one would fight over it.
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 from numba import njit, prange
@@ -180,24 +179,32 @@ def order_scratch(seeds, n):
 
 @njit(cache=True, error_model="numpy")
 def record_epoch(theta, total, n, epoch, every, loss_history, final_loss, diverged_epoch,
-                 last_wrong_epoch, kept, kept_wrong):
+                 last_wrong_epoch, kept, kept_wrong, check):
     """The epoch's record of every lane still alive (``theta`` (P, lanes), ``total`` its
     summed loss): the loss, and whether it diverged, in which case its parameters and last
-    wrong epoch are kept as they are now. Returns the number of lanes still alive."""
+    wrong epoch are kept as they are now. Returns the number of lanes still alive.
+
+    A lane has diverged when its loss or a parameter is NaN or ±inf, that is when ``check``
+    (lanes,), the sum of each of them times 0, is not 0: loops without a branch, over the
+    lanes innermost, that vectorise.
+    """
     n_params, lanes = theta.shape
+    for l in range(lanes):
+        check[l] = total[l] * 0.0
+    for p in range(n_params):
+        for l in range(lanes):
+            check[l] += theta[p, l] * 0.0
+    recorded = every > 0 and (epoch + 1) % every == 0
     alive = 0
     for l in range(lanes):
+        running = diverged_epoch[l] < 0
+        final_loss[l] = total[l] / n if running else final_loss[l]
+        alive += running and check[l] == 0.0
+    for l in range(lanes):
         if diverged_epoch[l] < 0:
-            loss = total[l] / n
-            final_loss[l] = loss
-            if every > 0 and (epoch + 1) % every == 0:
-                loss_history[l, (epoch + 1) // every - 1] = loss
-            finite = math.isfinite(loss)
-            for p in range(n_params):
-                finite = finite and math.isfinite(theta[p, l])
-            if finite:
-                alive += 1
-            else:
+            if recorded:
+                loss_history[l, (epoch + 1) // every - 1] = final_loss[l]
+            if check[l] != 0.0:                  # diverged in this epoch
                 diverged_epoch[l] = epoch
                 kept_wrong[l] = last_wrong_epoch[l]
                 for p in range(n_params):
@@ -248,6 +255,7 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
     batch_loss = np.zeros(LANES)
     kept = theta.copy()  # a diverged lane's parameters and last wrong epoch where it stopped
     kept_wrong = last_wrong_epoch.copy()
+    check = np.zeros(LANES)
     for run in range(settings.epochs):
         epoch = settings.first_epoch + run
         if settings.shuffle:
@@ -281,7 +289,7 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
             if not during:                        # update every layer
                 _sgd_update(theta, grad, lr, 0, n_params)
         if record_epoch(theta, total, n, epoch, every, loss_history, final_loss,
-                        diverged_epoch, last_wrong_epoch, kept, kept_wrong) == 0:
+                        diverged_epoch, last_wrong_epoch, kept, kept_wrong, check) == 0:
             break
     restore_diverged(theta, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
     for start in range(0, n, batch_size):        # predictions of the trained networks

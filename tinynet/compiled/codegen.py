@@ -1,0 +1,247 @@
+"""One SGD step of a small network written out as straight-line Python, and the cache that
+writes, imports and compiles the kernels built from it.
+
+For a layout known in advance (sizes, activations, batch size, update order) every loop over
+units can be unrolled and every value given a name of its own: ``p3`` is parameter 3,
+``a1_0_1`` the activation of layer 1 for batch row 0, unit 1, ``g3`` the gradient of ``p3``
+and ``q3`` its new value. The compiler then keeps the values in registers instead of storing
+and reloading them through scratch arrays. Two kernels are built from the step:
+:mod:`tinynet.compiled.unrolled` runs it for many networks side by side in SIMD lanes, and
+:mod:`tinynet.compiled.fused` for one network, parameters held in locals for the whole run.
+
+Every value is computed as the generic kernels compute it, in the same order (dot products
+from ``0.0`` and the first input upwards, then the bias; ``db`` from the first row; the same
+scalar functions), so the generated kernels are bit-identical to them.
+
+Generated sources are written to :func:`kernel_dir` (``$TINYNET_KERNEL_DIR``, or
+``~/.cache/tinynet/kernels``), named by a hash of their text, and compiled with numba's
+``cache=True``: a layout is compiled once per machine, and a change of the generator writes
+new files. Layouts with more than :data:`MAX_UNROLLED_WORK` multiply-adds per SGD step are
+left to the generic kernels, whose compile time does not grow with the network.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
+from ..packing import Layout
+
+__all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "step", "forward",
+           "is_exp", "names_used", "name_defined", "indent", "kernel_dir", "fingerprint",
+           "load_module"]
+
+MAX_UNROLLED_WORK = 160
+"""Generate a kernel for a layout when one SGD step has at most this many multiply-adds in its
+weight products (forward, dW and dX: 3 · batch size · Σ n_in · n_out). Above it, the generic
+kernels. Chosen by compile time, which grows with the unrolled code: measured cold on a 2-core
+machine, 3 s for 2-2-1 (18 multiply-adds), 6 s for 2-16-1 (144), 16 s for 2-8-8-8-1 (456)."""
+
+
+def step_work(layout: Layout, batch_size: int) -> int:
+    """Multiply-adds in the weight products of one SGD step: forward, dW and dX."""
+    return 3 * batch_size * int(np.sum(layout.table[:, 0] * layout.table[:, 1]))
+
+
+def supports(layout: Layout, batch_size: int) -> bool:
+    """True when the layout is small enough to unroll (:data:`MAX_UNROLLED_WORK`)."""
+    return step_work(layout, batch_size) <= MAX_UNROLLED_WORK
+
+
+def n_params(layout: Layout) -> int:
+    """Parameters of the layout: the last layer's bias offset plus its width."""
+    return int(layout.table[-1, 3] + layout.table[-1, 1])
+
+
+# --- the step -------------------------------------------------------------------------------
+
+def _weight(table: np.ndarray, layer: int, j: int, i: int) -> int:
+    return int(table[layer, 2] + j * table[layer, 0] + i)
+
+
+def _bias(table: np.ndarray, layer: int, j: int) -> int:
+    return int(table[layer, 3] + j)
+
+
+def _activation(code: int, layer: int, unit: str, derivative: bool) -> list[str]:
+    """Lines setting ``a{layer+1}_{unit}`` = φ(z) and, if asked, ``d{layer}_{unit}`` = φ'(z)
+    from ``z{layer}_{unit}``, as :func:`~tinynet.compiled.scalars.activate` and
+    ``activate_derivative`` compute them. Sigmoid reads ``e{layer}_{unit}`` = exp(−|z|)."""
+    z, a, d, e = f"z{layer}_{unit}", f"a{layer + 1}_{unit}", f"d{layer}_{unit}", f"e{layer}_{unit}"
+    if code == SIGMOID:
+        return [f"{a} = (1.0 if {z} >= 0 else {e}) / (1.0 + {e})"] + (
+            [f"{d} = {e} / ((1.0 + {e}) * (1.0 + {e}))"] if derivative else [])
+    if code == TANH:
+        return [f"{a} = math.tanh({z})"] + ([f"{d} = 1.0 - {a} * {a}"] if derivative else [])
+    if code == RELU:
+        return [f"{a} = {z} if {z} > 0 else 0.0"] + (
+            [f"{d} = 1.0 if {z} > 0 else 0.0"] if derivative else [])
+    if code == LEAKY_RELU:
+        return [f"{a} = {z} if {z} > 0 else alpha{layer} * {z}"] + (
+            [f"{d} = 1.0 if {z} > 0 else alpha{layer}"] if derivative else [])
+    if code == IDENTITY:
+        return [f"{a} = {z}"] + ([f"{d} = 1.0"] if derivative else [])
+    raise ValueError(f"no compiled activation with code {code}")
+
+
+def forward(layout: Layout, rows: int, derivatives: bool) -> list[str]:
+    """z{k}_r_j = Σ_i a{k}_r_i w_ji + b_j and a{k+1}_r_j = φ(z{k}_r_j) for every layer k, row
+    r and unit j, from the inputs a0_r_i and the parameters p0, p1, ... A sigmoid layer's
+    exps, e{k}_r_j = exp(−|z{k}_r_j|), come as a run of lines of their own (:func:`is_exp`),
+    after all of its z and before its activations."""
+    table, lines = layout.table, []
+    for k, (n_in, n_out, _, _) in enumerate(table):
+        units = [f"{r}_{j}" for r in range(rows) for j in range(n_out)]
+        for r in range(rows):
+            for j in range(n_out):
+                products = " + ".join(f"a{k}_{r}_{i} * p{_weight(table, k, j, i)}"
+                                      for i in range(n_in))
+                lines.append(f"z{k}_{r}_{j} = 0.0 + {products} + p{_bias(table, k, j)}")
+        if layout.codes[k] == SIGMOID:
+            lines += [f"e{k}_{unit} = vector_exp(-abs(z{k}_{unit}))" for unit in units]
+        for unit in units:
+            lines += _activation(int(layout.codes[k]), k, unit, derivatives)
+    return lines
+
+
+def step(layout: Layout, rows: int, during: bool) -> list[str]:
+    """One SGD step on a batch of ``rows`` rows: the inputs a0_r_i and targets t_r_k and the
+    parameters p0, p1, ... in, the new parameters q0, q1, ..., the batch's summed squared error
+    ``loss`` and ``wrong`` (some output on the wrong side of ``threshold``) out. ``during``:
+    each layer steps before passing dX = dZ W back (``update="during_backward"``)."""
+    table = layout.table
+    layers = len(table)
+    lines = forward(layout, rows, derivatives=True)
+    lines += ["loss = 0.0", "wrong = False"]             # loss, dL/dŷ = (2/B)(ŷ − y), wrong sides
+    for r in range(rows):
+        for k in range(int(table[-1, 1])):
+            y_hat, y = f"a{layers}_{r}_{k}", f"t_{r}_{k}"
+            lines += [f"diff{r}_{k} = {y_hat} - {y}",
+                      f"loss = loss + diff{r}_{k} * diff{r}_{k}",
+                      f"da{layers}_{r}_{k} = {2.0 / rows!r} * diff{r}_{k}",
+                      f"wrong = wrong | (({y_hat} > threshold) != ({y} > threshold))"]
+    for k in range(layers - 1, -1, -1):                   # backward, last layer first
+        k_in, k_out = int(table[k, 0]), int(table[k, 1])
+        for r in range(rows):
+            lines += [f"dz{k}_{r}_{j} = da{k + 1}_{r}_{j} * d{k}_{r}_{j}" for j in range(k_out)]
+        own = []
+        for j in range(k_out):
+            for i in range(k_in):
+                terms = " + ".join(f"dz{k}_{r}_{j} * a{k}_{r}_{i}" for r in range(rows))
+                lines.append(f"g{_weight(table, k, j, i)} = 0.0 + {terms}")
+                own.append(_weight(table, k, j, i))
+        for j in range(k_out):
+            lines.append(f"g{_bias(table, k, j)} = " + " + ".join(f"dz{k}_{r}_{j}"
+                                                                  for r in range(rows)))
+            own.append(_bias(table, k, j))
+        if during:                                        # this layer steps now
+            lines += [f"q{p} = p{p} - lr * g{p}" for p in own]
+        weights = "q" if during else "p"
+        if k > 0:                                         # dX = dZ W, the layer before's dA
+            for r in range(rows):
+                for i in range(k_in):
+                    terms = " + ".join(f"dz{k}_{r}_{j} * {weights}{_weight(table, k, j, i)}"
+                                       for j in range(k_out))
+                    lines.append(f"da{k}_{r}_{i} = 0.0 + {terms}")
+    if not during:                                        # every layer steps
+        lines += [f"q{p} = p{p} - lr * g{p}" for p in range(n_params(layout))]
+    return lines
+
+
+# --- reading the lines ----------------------------------------------------------------------
+
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def is_exp(line: str) -> bool:
+    """True for a line of a sigmoid layer's exps (see :func:`forward`)."""
+    return "vector_exp(" in line
+
+
+def name_defined(line: str) -> str | None:
+    """The local a line assigns, or None (a store into an array)."""
+    match = re.match(r"(\w+) = ", line)
+    return match.group(1) if match else None
+
+
+def names_used(line: str) -> list[str]:
+    """The names a line reads, in order (for an assignment, those right of ``=``)."""
+    return _NAME.findall(line.split(" = ", 1)[1] if name_defined(line) else line)
+
+
+def indent(lines: list[str], depth: int) -> str:
+    """The lines as one block of text, each indented by ``depth`` levels."""
+    return "\n".join("    " * depth + line for line in lines)
+
+
+# --- compiling and caching ------------------------------------------------------------------
+
+_LOADED: dict[str, ModuleType] = {}
+"""The generated modules imported so far, by file."""
+
+
+def kernel_dir() -> Path:
+    """Where generated kernels are written: ``$TINYNET_KERNEL_DIR``, else
+    ``$XDG_CACHE_HOME/tinynet/kernels`` (default ``~/.cache``), else a temporary directory.
+    Found once per value of those variables (a fit asks for it on every call)."""
+    return _kernel_dir(os.environ.get("TINYNET_KERNEL_DIR"), os.environ.get("XDG_CACHE_HOME"))
+
+
+@functools.lru_cache(maxsize=16)
+def _kernel_dir(chosen: str | None, cache_home: str | None) -> Path:
+    candidates = [Path(chosen)] if chosen else [
+        Path(cache_home or Path.home() / ".cache") / "tinynet" / "kernels",
+        Path(tempfile.gettempdir()) / "tinynet-kernels"]
+    for directory in candidates:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(directory, os.W_OK):
+            return directory
+    raise OSError(f"no writable directory for generated kernels among {candidates}; set "
+                  "TINYNET_KERNEL_DIR")
+
+
+@functools.cache
+def fingerprint() -> str:
+    """A hash of the sources a generated kernel compiles in besides its own: the modules of
+    :mod:`tinynet.compiled`, :mod:`tinynet.shuffle` and :mod:`tinynet.activations`. Numba's
+    cache checks only a kernel's own file, so each generated source names this hash: when
+    tinynet changes, its kernels get new files and are compiled anew, not loaded stale."""
+    package = Path(__file__).resolve().parent
+    files = sorted(package.glob("*.py")) + [package.parent / "shuffle.py",
+                                            package.parent / "activations.py"]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def load_module(text: str, directory: Path) -> ModuleType:
+    """The generated module with source ``text``, written to ``directory`` once (named by a
+    hash of the text) and imported once per process."""
+    name = "tinynet_kernel_" + hashlib.sha256(text.encode()).hexdigest()[:20]
+    path = directory / f"{name}.py"
+    if str(path) not in _LOADED:
+        if not path.exists() or path.read_text() != text:
+            directory.mkdir(parents=True, exist_ok=True)  # in case it went since it was found
+            partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+            partial.write_text(text)
+            os.replace(partial, path)  # another process may write the same text: both win
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # numba's cache finds a kernel's module by name
+        spec.loader.exec_module(module)
+        _LOADED[str(path)] = module
+    return _LOADED[str(path)]
