@@ -32,6 +32,8 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
+from learner import learner_loop  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 README_START, README_END = "<!-- before-after: start -->", "<!-- before-after: end -->"
 
@@ -85,15 +87,20 @@ def cases(X, y, Xm, ym) -> dict:
         return run
 
     return {
-        "numba ensemble 2-2-1, 100 seeds x 5,000 epochs": ensemble([2, 2, 1], 100, 5000, "numba"),
-        "numba ensemble 2-2-1, 1000 seeds x 500 epochs": ensemble([2, 2, 1], 1000, 500, "numba"),
-        "numba ensemble 2-8-1, 100 seeds x 5,000 epochs": ensemble([2, 8, 1], 100, 5000, "numba"),
-        "numba ensemble 2-8-1, 1000 seeds x 500 epochs": ensemble([2, 8, 1], 1000, 500, "numba"),
-        "numba ensemble 2-2-2-1, 100 seeds x 5,000 epochs":
-            ensemble([2, 2, 2, 1], 100, 5000, "numba"),
-        "numba ensemble 2-2-2-1, 1000 seeds x 500 epochs":
-            ensemble([2, 2, 2, 1], 1000, 500, "numba"),
+        "numba ensemble 2-2-1, 100 seeds x 20,000 epochs (the XOR job)":
+            ensemble([2, 2, 1], 100, 20_000, "numba"),
+        "numba ensemble 2-2-1, 1000 seeds x 2,000 epochs":
+            ensemble([2, 2, 1], 1000, 2000, "numba"),
+        "numba ensemble 2-8-1, 100 seeds x 20,000 epochs": ensemble([2, 8, 1], 100, 20_000,
+                                                                    "numba"),
+        "numba ensemble 2-8-1, 1000 seeds x 2,000 epochs": ensemble([2, 8, 1], 1000, 2000,
+                                                                    "numba"),
+        "numba ensemble 2-2-2-1, 100 seeds x 20,000 epochs":
+            ensemble([2, 2, 2, 1], 100, 20_000, "numba"),
+        "numba ensemble 2-2-2-1, 1000 seeds x 2,000 epochs":
+            ensemble([2, 2, 2, 1], 1000, 2000, "numba"),
         "numba ensemble 2-16x8-1, batch 2, 100 seeds x 200 epochs": minibatch(100, 200),
+        "numba fit 2-2-1, 3,000 epochs": single([2, 2, 1], 3000, "numba"),
         "numba fit 2-2-2-1, 3,000 epochs": single([2, 2, 2, 1], 3000, "numba"),
         "numba fit 2-8-1, 3,000 epochs": single([2, 8, 1], 3000, "numba"),
         "NumPy ensemble 2-2-1, 100 seeds x 100 epochs": ensemble([2, 2, 1], 100, 100, "numpy"),
@@ -104,6 +111,42 @@ def cases(X, y, Xm, ym) -> dict:
         "medium MLP 64-256-256-10, batch 64, numba": medium("numba"),
         "medium MLP 64-256-256-10, batch 64, numpy": medium("numpy"),
     }
+
+
+def against_learner(libraries: dict, X, y, repeats: int) -> list[dict]:
+    """Sample-steps/s of the learner's loop (one seed) and of each version's NumPy ensemble
+    (100 seeds), 500 epochs each, interleaved, best of ``repeats``: the issue's ratio."""
+    rows = []
+    for sizes in ([2, 2, 1], [2, 2, 2, 1]):
+        rates = {"learner": 0.0, **{name: 0.0 for name in libraries}}
+        for _ in range(repeats):
+            start = time.perf_counter()
+            learner_loop(sizes, [0], 500, X, y)
+            rates["learner"] = max(rates["learner"], 500 * len(X) / (time.perf_counter() - start))
+            for name, lib in libraries.items():
+                nets = [lib.mlp(sizes, init="he_leaky", seed=s) for s in range(100)]
+                start = time.perf_counter()
+                lib.fit_ensemble(nets, X, y, epochs=500, lr=0.01, backend="numpy")
+                rates[name] = max(rates[name], 100 * 500 * len(X) / (time.perf_counter() - start))
+        rows.append({"shape": "-".join(map(str, sizes)), **rates})
+    return rows
+
+
+def targets(rows: list[dict], learner: list[dict]) -> list[str]:
+    """Issue 17's targets, each met or not in this run's rows."""
+    ratio = {row["case"]: row["before_over_after"] for row in rows}
+    checks = [("numba ensemble 2-2-1, 100 seeds x 20,000 epochs (the XOR job)", 2.5),
+              ("numba ensemble 2-8-1, 100 seeds x 20,000 epochs", 2.0),
+              ("numba fit 2-2-1, 3,000 epochs", 20.0),
+              ("numba fit 2-2-2-1, 3,000 epochs", 20.0),
+              ("numba fit 2-8-1, 3,000 epochs", 20.0),
+              ("cold start: default CLI run, empty caches (new process)", 1.0)]
+    lines = [f"{case} >= {goal:g}x the commit before: {ratio[case]:.2f}x: "
+             f"{'met' if ratio[case] >= goal else 'NOT met'}" for case, goal in checks]
+    return lines + [f"NumPy ensemble {row['shape']} >= 40x the learner's loop: "
+                    f"{row['after'] / row['learner']:.1f}x: "
+                    f"{'met' if row['after'] >= 40 * row['learner'] else 'NOT met'}"
+                    for row in learner]
 
 
 def cold_start(package: str, folder: str) -> float:
@@ -122,6 +165,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rev", default="3710c54", help="the earlier commit")
     parser.add_argument("--cold", type=int, default=2, help="cold starts per side")
+    parser.add_argument("--only", default="", help="run only the cases whose name holds this "
+                        "text (a quick look: nothing is written)")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs per side and case")
     parser.add_argument("--readme", type=Path, default=None,
                         help="also put the table in this README, between its before-after "
@@ -139,6 +184,8 @@ def main() -> None:
         Xm, ym = rng.normal(size=(512, 64)), rng.uniform(size=(512, 10))
         rows = []
         for name, run in cases(X, y, Xm, ym).items():
+            if args.only not in name:
+                continue
             run(tinynet), run(tinynet_before)  # compile, warm up
             old, new = [], []
             for _ in range(args.repeats):
@@ -147,6 +194,10 @@ def main() -> None:
             rows.append({"case": name, "before_ms": 1e3 * min(old), "after_ms": 1e3 * min(new),
                          "before_over_after": min(old) / min(new)})
             print(f"{name}: {rows[-1]['before_over_after']:.3f}", file=sys.stderr)
+        if args.only:
+            return
+        learner = against_learner({"before": tinynet_before, "after": tinynet}, X, y,
+                                  args.repeats)
         old, new = [], []
         for _ in range(args.cold):
             old.append(cold_start("tinynet_before", folder))
@@ -162,9 +213,20 @@ def main() -> None:
              "| case | before (ms) | after (ms) | before / after |", "| --- | --- | --- | --- |"]
     lines += [f"| {r['case']} | {r['before_ms']:.1f} | {r['after_ms']:.1f} | "
               f"{r['before_over_after']:.3f} |" for r in rows]
+    lines += ["", "Issue 17's targets in this run:", ""] + [f"- {line}" for line in
+                                                          targets(rows, learner)]
+    lines += ["", "The NumPy ensemble (100 seeds) against the learner's loop (one seed, "
+              "benchmarks/learner.py), sample-steps/s, 500 epochs each, interleaved in the same "
+              "run:", "",
+              "| network | learner's loop | NumPy ensemble before | after | before / learner "
+              "| after / learner |", "| --- | --- | --- | --- | --- | --- |"]
+    lines += [f"| {r['shape']} | {r['learner']:,.0f} | {r['before']:,.0f} | {r['after']:,.0f} | "
+              f"{r['before'] / r['learner']:.1f} | {r['after'] / r['learner']:.1f} |"
+              for r in learner]
     markdown = "\n".join(lines) + "\n"
     print(markdown)
-    args.out.write_text(json.dumps({"rev": args.rev, "repeats": args.repeats, "rows": rows},
+    args.out.write_text(json.dumps({"rev": args.rev, "repeats": args.repeats, "rows": rows,
+                                    "numpy_against_learner": learner},
                                    indent=2))
     args.out.with_suffix(".md").write_text(markdown)
     if args.readme:

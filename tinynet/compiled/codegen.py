@@ -50,7 +50,7 @@ machine, 3 s for 2-2-1 (18 multiply-adds), 6 s for 2-16-1 (144), 16 s for 2-8-8-
 
 def step_work(layout: Layout, batch_size: int) -> int:
     """Multiply-adds in the weight products of one SGD step: forward, dW and dX."""
-    return 3 * batch_size * int(np.sum(layout.table[:, 0] * layout.table[:, 1]))
+    return 3 * batch_size * sum(n_in * n_out for n_in, n_out in layout.table[:, :2].tolist())
 
 
 def supports(layout: Layout, batch_size: int) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -252,5 +253,17 @@ def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,
     if blocks == 1:
         run(0)
         return
-    with ThreadPoolExecutor(max_workers=min(cores, blocks)) as pool:
-        list(pool.map(run, range(blocks)))
+    list(_pool(cores).map(run, range(blocks)))
+
+
+_POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
+
+
+def _pool(cores: int) -> ThreadPoolExecutor:
+    """A pool of ``cores`` threads for this process, started once: starting threads on every
+    call cost 0.6 ms of a 3 ms ensemble call. Keyed by process id too, because a forked child
+    inherits the pool but not its threads."""
+    key = (os.getpid(), cores)
+    if key not in _POOLS:
+        _POOLS[key] = ThreadPoolExecutor(max_workers=cores, thread_name_prefix="tinynet")
+    return _POOLS[key]
