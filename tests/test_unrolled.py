@@ -3,6 +3,8 @@ same training, bit for bit, for every activation, depths 1 to 4, batches of 1 an
 short last batch), both update orders, shuffling on and off, divergence, and a fit resumed in
 chunks; the block-width rule; the cache of sources; and vector code with no call to exp."""
 
+import multiprocessing
+import os
 import re
 
 import numpy as np
@@ -195,3 +197,20 @@ def test_a_generated_source_names_the_sources_compiled_into_it():
     assert re.fullmatch(r"[0-9a-f]{16}", stamp)
     assert stamp in unrolled.source(net_layout, 1, 4, False, 8)
     assert stamp in fused.source(net_layout, 1, 4, False)
+
+
+def _ensemble_losses(seeds):
+    X, y = tinynet.data.xor()
+    return tinynet.fit_ensemble([tinynet.mlp([2, 2, 1], seed=s) for s in seeds], X, y,
+                                epochs=20, lr=0.1).final_loss
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_process_trains_on_threads_of_its_own():
+    """The blocks run on a thread pool started once per process; a forked child inherits the
+    parent's pool object but not its threads, and must start its own, not wait forever."""
+    seeds = range(20)  # 2 blocks on 2 cores: the pool is used
+    expected = _ensemble_losses(seeds)  # the parent's pool exists from here on
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        np.testing.assert_array_equal(pool.apply_async(_ensemble_losses, (seeds,)).get(120),
+                                      expected)

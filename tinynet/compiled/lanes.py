@@ -194,21 +194,23 @@ def record_epoch(theta, total, n, epoch, every, loss_history, final_loss, diverg
     for p in range(n_params):
         for l in range(lanes):
             check[l] += theta[p, l] * 0.0
-    recorded = every > 0 and (epoch + 1) % every == 0
-    alive = 0
+    alive, diverging = 0, 0
     for l in range(lanes):
         running = diverged_epoch[l] < 0
         final_loss[l] = total[l] / n if running else final_loss[l]
-        alive += running and check[l] == 0.0
-    for l in range(lanes):
-        if diverged_epoch[l] < 0:
-            if recorded:
-                loss_history[l, (epoch + 1) // every - 1] = final_loss[l]
-            if check[l] != 0.0:                  # diverged in this epoch
-                diverged_epoch[l] = epoch
-                kept_wrong[l] = last_wrong_epoch[l]
-                for p in range(n_params):
-                    kept[p, l] = theta[p, l]
+        alive += running & (check[l] == 0.0)
+        diverging += running & (check[l] != 0.0)
+    recorded = every > 0 and (epoch + 1) % every == 0
+    if recorded or diverging > 0:               # the rare epochs: lane by lane
+        for l in range(lanes):
+            if diverged_epoch[l] < 0:
+                if recorded:
+                    loss_history[l, (epoch + 1) // every - 1] = final_loss[l]
+                if check[l] != 0.0:              # diverged in this epoch
+                    diverged_epoch[l] = epoch
+                    kept_wrong[l] = last_wrong_epoch[l]
+                    for p in range(n_params):
+                        kept[p, l] = theta[p, l]
     return alive
 
 

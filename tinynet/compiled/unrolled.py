@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -257,6 +258,7 @@ def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,
 
 
 _POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}
+_POOLS_LOCK = threading.Lock()
 
 
 def _pool(cores: int) -> ThreadPoolExecutor:
@@ -264,6 +266,7 @@ def _pool(cores: int) -> ThreadPoolExecutor:
     call cost 0.6 ms of a 3 ms ensemble call. Keyed by process id too, because a forked child
     inherits the pool but not its threads."""
     key = (os.getpid(), cores)
-    if key not in _POOLS:
-        _POOLS[key] = ThreadPoolExecutor(max_workers=cores, thread_name_prefix="tinynet")
-    return _POOLS[key]
+    with _POOLS_LOCK:
+        if key not in _POOLS:
+            _POOLS[key] = ThreadPoolExecutor(max_workers=cores, thread_name_prefix="tinynet")
+        return _POOLS[key]
