@@ -54,7 +54,7 @@ import numpy as np  # noqa: E402
 
 import tinynet  # noqa: E402
 from tinynet.activations import LEAKY_RELU  # noqa: E402
-from tinynet.compiled import codegen, single  # noqa: E402
+from tinynet.compiled import codegen, single, unrolled  # noqa: E402
 
 from learner import learner_loop  # noqa: E402
 
@@ -137,9 +137,14 @@ def bench_xor(sizes: list[int], full: bool) -> list[dict]:
         with generic_kernels():
             return ensemble(count, run_epochs)
 
+    def uncut(count, run_epochs):
+        with exps_not_cut():
+            return ensemble(count, run_epochs)
+
     for count in (2, 100, 1000):  # compile (or load) every kernel outside the timing
         ensemble(count, 2)
         generic(count, 2)
+    uncut(100, 2)
     tinynet.mlp(sizes).fit(X, y, epochs=2, lr=0.01)  # and the one-lane kernel
     cases = [  # name, function(seeds, epochs), seeds and epochs when not --full
         ("learner-style NumPy loop (baseline)",
@@ -152,6 +157,7 @@ def bench_xor(sizes: list[int], full: bool) -> list[dict]:
         ("numba fit, one seed at a time", lambda c, e: each_fit("numba", c, e), 10, 20_000),
         ("numba ensemble, generic kernel", generic, 100, 20_000),
         ("numba ensemble, generic kernel, 1000 seeds (rate only)", generic, 1000, 2_000),
+        ("numba ensemble, kernel for this layout, exps not cut", uncut, 100, 20_000),
         ("numba ensemble, kernel for this layout", ensemble, 100, 20_000),
         ("numba ensemble, kernel for this layout, 1000 seeds (rate only)", ensemble, 1000,
          2_000),
@@ -182,6 +188,17 @@ def generic_kernels():
         yield
     finally:
         codegen.MAX_UNROLLED_WORK = saved
+
+
+@contextlib.contextmanager
+def exps_not_cut():
+    """Generate the lane kernels with each lane's whole step in one loop, as before the step
+    was cut at the exps (tinynet.compiled.unrolled.CUT_AT_EXPS)."""
+    unrolled.CUT_AT_EXPS = False
+    try:
+        yield
+    finally:
+        unrolled.CUT_AT_EXPS = True
 
 
 def bench_deep(full: bool) -> list[dict]:
@@ -290,10 +307,12 @@ def targets(results: dict) -> list[str]:
         numpy = xor["NumPy ensemble (all seeds at once)"]["vs_baseline"]
         made = xor["numba ensemble, kernel for this layout"]["steps_per_s"]
         generic = xor["numba ensemble, generic kernel"]["steps_per_s"]
+        uncut = xor["numba ensemble, kernel for this layout, exps not cut"]["steps_per_s"]
         lines += [f"{shape}: NumPy ensemble >= 40x the learner loop at 100 seeds: {numpy:.0f}x: "
                   f"{verdict(numpy >= 40)}",
                   f"{shape}: kernel for this layout / generic kernel, 100 seeds: "
-                  f"{made / generic:.2f}x"]
+                  f"{made / generic:.2f}x",
+                  f"{shape}: kernel cut at the exps / not cut, 100 seeds: {made / uncut:.2f}x"]
     return lines + [
         f"numba never slower than NumPy (one layer step): slowest ratio {slowest:.2f}: "
         f"{verdict(slowest >= 1.0)}",

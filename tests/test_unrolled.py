@@ -214,3 +214,19 @@ def test_a_forked_process_trains_on_threads_of_its_own():
     with multiprocessing.get_context("fork").Pool(1) as pool:
         np.testing.assert_array_equal(pool.apply_async(_ensemble_losses, (seeds,)).get(120),
                                       expected)
+
+
+def test_the_step_uncut_trains_the_same(monkeypatch):
+    """CUT_AT_EXPS=False (the benchmark's "exps not cut" row) writes each lane's step as one
+    loop and must train exactly as the cut kernel does: the row compares equal work."""
+    X, y = tinynet.data.xor()
+    runs = []
+    for cut in (True, False):
+        monkeypatch.setattr(unrolled, "CUT_AT_EXPS", cut)
+        nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(11)]
+        runs.append((nets, tinynet.fit_ensemble(nets, X, y, epochs=30, lr=0.5)))
+    assert "spill[" not in unrolled.source(layout(runs[0][0][0]), 1, 4, False, 8, cut=False)
+    (nets_a, a), (nets_b, b) = runs
+    np.testing.assert_array_equal(a.final_loss, b.final_loss)
+    for net_a, net_b in zip(nets_a, nets_b):
+        same_parameters(net_a, net_b)

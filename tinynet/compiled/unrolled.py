@@ -14,9 +14,9 @@ values needed across a cut go through a small ``spill`` array (parameters and in
 reloaded from where they are). The exp is a chain of some 30 dependent operations
 (:func:`~tinynet.compiled.scalars.vector_exp`); inside the whole step, the processor cannot
 look far enough ahead to overlap the chains of neighbouring lanes, in a loop of exps alone it
-can. Measured on the default XOR kernel, cutting makes a block 1.5x faster. The exp loops are
-vector code with no call to ``exp`` (``tests/test_unrolled.py`` checks the assembly). Tanh
-still calls ``math.tanh``, which does not vectorise.
+can. Measured on the 2-2-1 XOR kernel (56 lanes, one core), cutting made a block 1.5x
+faster. The exp loops are vector code with no call to ``exp`` (``tests/test_unrolled.py``
+checks the assembly). Tanh still calls ``math.tanh``, which does not vectorise.
 
 Generated sources are cached as :mod:`~tinynet.compiled.codegen` describes.
 """
@@ -36,13 +36,17 @@ from ..packing import Layout
 from . import codegen
 from .codegen import forward, indent, is_exp, n_params, name_defined, names_used, step
 
-__all__ = ["SIMD_LANES", "MAX_LANES", "block_width", "source", "fit_lanes"]
+__all__ = ["SIMD_LANES", "MAX_LANES", "CUT_AT_EXPS", "block_width", "source", "fit_lanes"]
 
 SIMD_LANES = 8
 """Lanes per block are a multiple of this: one AVX-512 register of float64, two AVX2 ones."""
 
 MAX_LANES = 64
 """At most this many lanes per block: beyond, the scratch of a block leaves the L1 cache."""
+
+CUT_AT_EXPS = True
+"""Cut the step at each sigmoid layer's exps (see the module's docstring). Set to False only
+to measure what the cut gains (``benchmarks/bench_jit_vs_numpy.py``)."""
 
 
 def block_width(members: int, cores: int) -> tuple[int, int]:
@@ -64,8 +68,11 @@ def block_width(members: int, cores: int) -> tuple[int, int]:
 
 # --- writing the source ---------------------------------------------------------------------
 
-def _segments(lines: list[str]) -> list[list[str]]:
-    """The lines in runs: exps (:func:`~tinynet.compiled.codegen.is_exp`) and the rest."""
+def _segments(lines: list[str], cut: bool) -> list[list[str]]:
+    """The lines in runs: exps (:func:`~tinynet.compiled.codegen.is_exp`) and the rest; one
+    run unless ``cut``."""
+    if not cut:
+        return [lines]
     runs: list[list[str]] = []
     for line in lines:
         if runs and is_exp(runs[-1][-1]) == is_exp(line):
@@ -75,15 +82,15 @@ def _segments(lines: list[str]) -> list[list[str]]:
     return runs
 
 
-def _lane_loops(lines: list[str], loads: dict[str, str], lanes: int,
-                slots: dict[str, int]) -> list[str]:
+def _lane_loops(lines: list[str], loads: dict[str, str], lanes: int, slots: dict[str, int],
+                cut: bool) -> list[str]:
     """``lines`` for lane ``l`` as loops over the lanes, one per run of :func:`_segments`.
 
     A name in ``loads`` (a parameter, input or target) is loaded where a loop needs it; any
     other value used past its own loop is stored to ``spill[slot · lanes + l]`` and loaded
     back, its slot taken from (and added to) ``slots``.
     """
-    runs = _segments(lines)
+    runs = _segments(lines, cut)
     made_in = {name_defined(line): k for k, run in enumerate(runs) for line in run}
     later_uses = [set() for _ in runs]                    # names read after run k
     for k in range(len(runs) - 2, -1, -1):
@@ -104,8 +111,8 @@ def _lane_loops(lines: list[str], loads: dict[str, str], lanes: int,
     return loops
 
 
-def _lane_step(layout: Layout, rows: int, during: bool, lanes: int,
-               slots: dict[str, int]) -> list[str]:
+def _lane_step(layout: Layout, rows: int, during: bool, lanes: int, slots: dict[str, int],
+               cut: bool) -> list[str]:
     """One SGD step of every lane on the gathered batch of ``rows`` rows. Arrays are flat with
     the lane innermost and ``lanes`` a constant, so that the compiler can see that lane
     ``l``'s loads and stores never touch another lane's: theta[p·lanes + l]."""
@@ -120,7 +127,7 @@ def _lane_step(layout: Layout, rows: int, during: bool, lanes: int,
     stores = [f"theta[{p * lanes} + l] = q{p}" for p in range(count)]
     stores += ["total[l] = total[l] + loss",
                "last_wrong_epoch[l] = epoch if wrong else last_wrong_epoch[l]"]
-    return _lane_loops(step(layout, rows, during) + stores, loads, lanes, slots)
+    return _lane_loops(step(layout, rows, during) + stores, loads, lanes, slots, cut)
 
 
 def _gather(rows: int, lanes: int) -> list[str]:
@@ -145,19 +152,20 @@ def _outputs(layout: Layout, lanes: int) -> list[str]:
                     for k in range(int(table[-1, 1]))]
 
 
-def source(layout: Layout, batch_size: int, samples: int, during: bool, lanes: int) -> str:
+def source(layout: Layout, batch_size: int, samples: int, during: bool, lanes: int,
+           cut: bool = True) -> str:
     """The Python source of the kernels for ``layout``, batches of ``batch_size`` out of
-    ``samples`` samples, the update order (``during``: update during backward) and blocks of
-    ``lanes`` lanes."""
+    ``samples`` samples, the update order (``during``: update during backward), blocks of
+    ``lanes`` lanes, and the step cut at the exps (``cut``, :data:`CUT_AT_EXPS`)."""
     last = samples % batch_size
     alphas = [f"alpha{k} = alphas[{k}]" for k in range(len(layout.table))]
     sizes = [int(layout.table[0, 0]), *(int(n) for n in layout.table[:, 1])]
     slots: dict[str, int] = {}
-    full = _lane_step(layout, batch_size, during, lanes, slots)
+    full = _lane_step(layout, batch_size, during, lanes, slots, cut)
     remainder = (f"""        if {last}:
             start = {samples - last}
 {indent(_gather(last, lanes), 3)}
-{indent(_lane_step(layout, last, during, lanes, slots), 3)}
+{indent(_lane_step(layout, last, during, lanes, slots, cut), 3)}
 """ if last else "")
     return f'''"""Generated by tinynet.compiled.unrolled: sizes {sizes}, activation codes
 {[int(c) for c in layout.codes]}, batches of {batch_size} out of {samples} samples, update
@@ -214,13 +222,13 @@ def fit_block(theta, X, Y, seeds, settings, alphas, loss_history, final_loss, di
 
 @functools.lru_cache(maxsize=256)
 def _kernel(table: bytes, codes: bytes, batch_size: int, samples: int, during: bool,
-            lanes: int, directory: Path):
+            lanes: int, cut: bool, directory: Path):
     """The compiled ``fit_block`` for a layout given by its table and codes (as bytes, to be a
     key): written, imported and compiled once per process and kernel directory, so that a
     short fit pays no Python per call for its source."""
     layout = Layout(np.frombuffer(table, dtype=np.int64).reshape(-1, 4),
                     np.frombuffer(codes, dtype=np.int64), np.zeros(len(codes)))
-    return codegen.load_module(source(layout, batch_size, samples, during, lanes),
+    return codegen.load_module(source(layout, batch_size, samples, during, lanes, cut),
                                directory).fit_block
 
 
@@ -234,7 +242,7 @@ def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,
     members = theta.shape[1]
     blocks, lanes = block_width(members, cores)
     kernel = _kernel(layout.table.tobytes(), layout.codes.tobytes(), settings.batch_size,
-                     len(X), bool(settings.update_during_backward), lanes,
+                     len(X), bool(settings.update_during_backward), lanes, CUT_AT_EXPS,
                      codegen.kernel_dir())
 
     def run(block: int) -> None:
