@@ -315,7 +315,13 @@ def test_cli_presets(tmp_path, capsys):
     (["--seed-ranges", "0,50", "--seeds", "100"], "first_seeds 0 and 50 give overlapping ranges"),
     (["--seed-ranges", "0"], "first_seeds must hold at least 2 seeds"),
     (["--seed-ranges", "0,100", "--first-seed", "5"], "--first-seed cannot be combined with"),
-    (["--seed-ranges", "0,100", "--plot", "r.png"], "--plot draws rates by shape"),
+    (["--seed-ranges", "0,100", "--plot", "r.png"], "--plot cannot be combined with --seed-ra"),
+    (["--seed-ranges", "0,100", "--gallery", "g.png"], "--gallery cannot be combined with"),
+    (["--seed-ranges", "0,100", "--save-failed", "f"], "--save-failed cannot be combined"),
+    (["--gallery", "-"], "--gallery writes a PNG file; '-' (stdout) is for --json and --csv"),
+    (["--json", "-", "--csv", "-"], "--json - and --csv - cannot both write to stdout"),
+    (["--curves", "/no/such/folder/c.png"], "--curves /no/such/folder/c.png: cannot write"),
+    (["--save-failed", "/no/such/folder/f"], "--save-failed /no/such/folder/f: not a directory"),
     (["--seed-ranges", "0,100", "--preset", "widths"], "--seed-ranges needs one shape"),
     (["--update", "before"], "argument --update: invalid choice: 'before'"),
     (["--bias-init", "randn"], "unknown initializer 'randn'"),
@@ -334,6 +340,36 @@ def test_cli_bad_arguments_exit_2_with_one_line(argv, message, capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert len(captured.err.splitlines()) == 1 and message in captured.err
+
+
+def test_cli_draws_the_seeds_and_saves_the_failed_ones(tmp_path, capsys):
+    gallery, curves, failed = tmp_path / "g.png", tmp_path / "c.png", tmp_path / "failed"
+    main(["--init", "normal,he_leaky", "--hidden", "2", "--seeds", "12", "--epochs", "2000",
+          "--lr", "0.05", "--gallery", str(gallery), "--curves", str(curves), "--save-failed",
+          str(failed), "--json", str(tmp_path / "r.json")])
+    for png in (gallery, curves):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    results = json.loads((tmp_path / "r.json").read_text())["results"]
+    X, y = tinynet.data.xor()
+    for result, folder in zip(results, ("normal", "he_leaky")):
+        solved = tinynet.xor.decode_solved(result["solved"], 12)
+        saved = sorted(int(p.stem[4:]) for p in (failed / "2-2-1" / folder).glob("seed*.json"))
+        assert saved == [seed for seed in range(12) if not solved[seed]]
+        seed = saved[0]
+        trained = tinynet.load(failed / "2-2-1" / folder / f"seed{seed}_trained.npz")
+        initial = tinynet.load(failed / "2-2-1" / folder / f"seed{seed}_initial.npz")
+        assert tinynet.xor.wrong_outputs(tinynet.predict(trained, X)[None], y)[0] > 0
+        np.testing.assert_array_equal(initial.layers[0].W,
+                                      tinynet.mlp([2, 2, 1], init=folder, seed=seed).layers[0].W)
+        record = json.loads((failed / "2-2-1" / folder / f"seed{seed}.json").read_text())
+        assert record["outcome"] != "solved" and len(record["loss"]) == 200  # 2000 / 10
+
+
+def test_cli_json_to_stdout_sends_the_report_to_stderr(capsys):
+    main(["--init", "normal", "--seeds", "3", "--epochs", "5", "--json", "-"])
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["results"][0]["n"] == 3
+    assert "95% CI" in captured.err
 
 
 def test_cli_module_and_initializer_failures_are_one_line(tmp_path):

@@ -1,25 +1,82 @@
-"""Pictures of experiments, drawn with matplotlib's object API straight to PNG files: no
-screen needed, and pyplot's global backend and figure list are left alone (a notebook keeps
-its own)."""
+"""Pictures of networks and experiments, drawn with matplotlib's object API.
+
+Every function returns its :class:`matplotlib.figure.Figure`: in Jupyter it shows inline as
+the cell's value, with no ``plt.show()``. ``path`` (optional) also writes it to a file, PNG
+by default. No screen is needed, and pyplot's global backend and figure list are left alone.
+Functions that draw one panel take ``ax``, an Axes to draw into (its figure is returned).
+
+What each draws:
+
+* :func:`decision_boundary`: a network's output over the input plane, its 0.5 contour and the
+  samples;
+* :func:`seed_gallery`: many seeds' decision boundaries, each framed in the colour of what the
+  seed did (:data:`OUTCOME_COLORS`), a row of seeds per arm of an XOR study;
+* :func:`loss_curves`: many seeds' loss against the epoch, on a log scale, with the plateaus
+  failed XOR seeds sit on (1/8, 1/6 and 1/4) marked;
+* :func:`rates`: success rates with their 95 % intervals, per arm and shape;
+* :func:`signal` and :func:`histograms`: second moments against depth, and each layer's
+  outputs (:mod:`tinynet.diagnostics`).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import data
+from .network import Network
+from .results import EnsembleResult
+from .validation import as_float_matrix, check_choice, check_instance, check_int, \
+    check_sequence
+
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
     from .diagnostics import SignalReport
-    from .xor import Study
+    from .xor import ArmResult, Study
 
-__all__ = ["rates", "signal", "histograms"]
+__all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "decision_boundary",
+           "seed_gallery", "loss_curves", "rates", "signal", "histograms"]
+
+OUTCOME_COLORS = {"solved": "#2ca02c", "one_wrong": "#ff7f0e", "two_wrong": "#d62728",
+                  "three_or_four_wrong": "#9467bd", "diverged": "#000000"}
+"""Frame and line colour of each seed outcome (:data:`tinynet.xor.OUTCOMES`)."""
+
+OUTCOME_LABELS = {"solved": "solved", "one_wrong": "1 wrong", "two_wrong": "2 wrong",
+                  "three_or_four_wrong": "3+ wrong", "diverged": "diverged"}
+"""How each seed outcome is named in legends and titles."""
+
+PLATEAUS = {1 / 8: "1/8: two outputs at 0.5, two right",
+            1 / 6: "1/6: three outputs at 2/3, one right",
+            1 / 4: "1/4: every output at 0.5"}
+"""XOR losses (the MSE over the four samples) at which failed seeds stop, with the outputs
+that give them (targets 0, 1, 1, 0): value -> meaning. :func:`loss_curves` draws them."""
 
 
-def _figure(**kwargs):
+def _figure(**kwargs) -> "Figure":
     """A matplotlib Figure, detached from pyplot: ``fig.savefig`` renders it with Agg."""
     from matplotlib.figure import Figure
     return Figure(**kwargs)
+
+
+def _axes(ax: "Axes | None", **figure_kwargs) -> "Axes":
+    """``ax``, or the single Axes of a new figure."""
+    if ax is None:
+        return _figure(**figure_kwargs).subplots()
+    from matplotlib.axes import Axes
+    return check_instance("ax", ax, Axes, "a matplotlib Axes")
+
+
+def _finish(fig: "Figure", path: str | Path | None, dpi: int) -> "Figure":
+    """Lay the figure out, write it to ``path`` if given, and return it."""
+    fig.tight_layout()
+    if path is not None:
+        fig.savefig(path, dpi=dpi)
+    return fig
 
 
 def _colors() -> list[str]:
@@ -27,12 +84,186 @@ def _colors() -> list[str]:
     return matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
 
 
-def rates(studies: "list[Study]", path: str | Path) -> None:
+# --- one network -----------------------------------------------------------------------------
+
+def _output_grid(net: Network, x_range: tuple[float, float], y_range: tuple[float, float],
+                 resolution: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The network's first output on a ``resolution`` x ``resolution`` grid: (xs, ys, out)."""
+    from .training import predict
+    xs, ys = np.linspace(*x_range, resolution), np.linspace(*y_range, resolution)
+    grid_x, grid_y = np.meshgrid(xs, ys)  # row i: ys[i], column j: xs[j]
+    grid = np.column_stack([grid_x.ravel(), grid_y.ravel()])
+    with np.errstate(all="ignore"):  # a diverged network draws NaN: an empty panel
+        out = predict(net, grid, backend="numpy")[:, 0].reshape(resolution, resolution)
+    return xs, ys, out
+
+
+def _draw_boundary(ax: "Axes", net: Network, X: np.ndarray, y: np.ndarray | None,
+                   resolution: int, margin: float) -> None:
+    """The output as an image in [0, 1], its 0.5 contour, and the samples coloured by class
+    (outlined in black, so that a sample on its own class's colour still shows)."""
+    low, high = X.min(axis=0) - margin, X.max(axis=0) + margin
+    xs, ys, out = _output_grid(net, (low[0], high[0]), (low[1], high[1]), resolution)
+    ax.imshow(out, origin="lower", extent=(low[0], high[0], low[1], high[1]), cmap="coolwarm",
+              vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest")
+    if np.nanmin(out) < 0.5 < np.nanmax(out):
+        ax.contour(xs, ys, out, levels=[0.5], colors="black", linewidths=1.2)
+    classes = np.zeros(len(X)) if y is None else (y[:, 0] > 0.5)
+    ax.scatter(X[:, 0], X[:, 1], c=np.where(classes, "#b40426", "#3b4cc0"), s=45,
+               edgecolors="black", linewidths=1.5, zorder=3)
+    ax.set_xlim(low[0], high[0])
+    ax.set_ylim(low[1], high[1])
+
+
+def decision_boundary(net: Network, X: object = None, y: object = None, *,
+                      ax: "Axes | None" = None, path: str | Path | None = None,
+                      resolution: int = 121, margin: float = 0.5,
+                      title: str | None = None) -> "Figure":
+    """The network's output over the plane of its two inputs (blue 0 to red 1), the 0.5
+    contour where it changes class, and the samples X (B, 2), coloured by their targets y
+    (B, 1) when given. Default X: the four XOR points. The plane spans the samples plus
+    ``margin`` on every side, on a ``resolution`` x ``resolution`` grid."""
+    check_instance("net", net, Network, "a tinynet Network")
+    if net.n_in != 2:
+        raise ValueError(f"net must take 2 inputs to draw its decision boundary in a plane, "
+                         f"got a network with {net.n_in}")
+    X = data.xor()[0] if X is None else as_float_matrix("X", X, columns=2)
+    y = None if y is None else as_float_matrix("y", np.reshape(y, (len(X), -1)))
+    resolution = check_int("resolution", resolution, minimum=2)
+    ax = _axes(ax, figsize=(4.2, 3.8))
+    _draw_boundary(ax, net, X, y, resolution, margin)
+    ax.set_xlabel("x1")
+    ax.set_ylabel("x2")
+    ax.set_title(title if title is not None else "output (blue 0, red 1) and the 0.5 contour",
+                 fontsize=10)
+    return _finish(ax.figure, path, 110)
+
+
+# --- many seeds ------------------------------------------------------------------------------
+
+def _frame(ax: "Axes", color: str) -> None:
+    for spine in ax.spines.values():
+        spine.set_edgecolor(color)
+        spine.set_linewidth(3.0)
+
+
+def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, seeds: int = 10,
+                 which: str = "all", columns: int | None = None,
+                 path: str | Path | None = None, resolution: int = 41) -> "Figure":
+    """Decision boundaries of ``seeds`` trained seeds per arm of ``study`` (default: every
+    arm), each panel framed in the colour of what the seed did (:data:`OUTCOME_COLORS`) and
+    titled with its seed. ``which="all"`` shows the study's first seeds, an unbiased sample;
+    ``"failed"`` its first seeds that did not solve XOR. ``columns`` panels per row (default:
+    ``seeds``); an arm takes as many rows as it needs."""
+    from .xor import Study
+    check_instance("study", study, Study, "a tinynet.xor Study")
+    results = [study.result(arm) for arm in
+               (range(len(study.results)) if arms is None else check_sequence(
+                   "arms", arms, (str, int), "an arm's name or index"))]
+    seeds = check_int("seeds", seeds, minimum=1)
+    which = check_choice("which", which, ("all", "failed"))
+    columns = seeds if columns is None else check_int("columns", columns, minimum=1)
+    chosen = []
+    for result in results:
+        if result.outcomes is None:
+            raise ValueError(f"arm {result.arm.name!r} kept no per-seed outcomes (a study read "
+                             "from a file keeps none)")
+        picked = np.flatnonzero(result.outcomes != "solved" if which == "failed" else
+                                np.ones(len(result.outcomes), dtype=bool))[:seeds]
+        chosen.append((result, picked))
+    rows_per_arm = [max(1, -(-len(picked) // columns)) for _, picked in chosen]
+    fig = _figure(figsize=(1.6 * columns, 1.75 * sum(rows_per_arm) + 0.6))
+    grid = fig.subplots(sum(rows_per_arm), columns, squeeze=False)
+    row = 0
+    X, y = data.xor()
+    for (result, picked), rows in zip(chosen, rows_per_arm):
+        for k in range(rows * columns):
+            ax = grid[row + k // columns, k % columns]
+            ax.set_xticks([])
+            ax.set_yticks([])
+            if k >= len(picked):
+                ax.set_axis_off()
+                continue
+            seed = study.seeds[picked[k]]
+            _draw_boundary(ax, study.network(result.arm.name, seed), X, y, resolution, 0.5)
+            _frame(ax, OUTCOME_COLORS[result.outcomes[picked[k]]])
+            ax.set_title(f"seed {seed}", fontsize=8)
+        grid[row, 0].set_ylabel(result.arm.name, fontsize=8)
+        if not len(picked):
+            grid[row, 0].set_axis_on()
+            grid[row, 0].text(0.5, 0.5, "no seed to show", ha="center", va="center",
+                              fontsize=8, transform=grid[row, 0].transAxes)
+        row += rows
+    _outcome_legend(fig)
+    fig.suptitle(f"XOR, {study.setup.shape}: decision boundaries of trained seeds "
+                 f"({'failed only' if which == 'failed' else 'first seeds'})", fontsize=10)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    if path is not None:
+        fig.savefig(path, dpi=100)
+    return fig
+
+
+def _outcome_legend(fig: "Figure") -> None:
+    from matplotlib.patches import Patch
+    fig.legend(handles=[Patch(facecolor="white", edgecolor=color, linewidth=3,
+                              label=OUTCOME_LABELS[kind])
+                        for kind, color in OUTCOME_COLORS.items()],
+               loc="lower center", ncol=len(OUTCOME_COLORS), fontsize=8, frameon=False)
+
+
+def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | None = None, *,
+                seeds: int = 100, ax: "Axes | None" = None, path: str | Path | None = None,
+                title: str | None = None) -> "Figure":
+    """The loss of the first ``seeds`` members against the epoch, on a log scale, one line
+    each, coloured by outcome (:data:`OUTCOME_COLORS`) when known, with the XOR plateaus
+    (:data:`PLATEAUS`) as dashed lines. ``result``: an :class:`~tinynet.EnsembleResult`
+    trained with ``record_every`` (and ``outcomes``, per member, if wanted), or an arm's
+    result of a study run with ``record_every`` (its own outcomes)."""
+    from .xor import ArmResult
+    if isinstance(result, ArmResult):
+        if result.ensemble is None:
+            raise ValueError(f"arm {result.arm.name!r} kept no training run (a study read from "
+                             "a file keeps none)")
+        result, outcomes = result.ensemble, result.outcomes if outcomes is None else outcomes
+    check_instance("result", result, EnsembleResult, "an EnsembleResult or a study's ArmResult")
+    if result.record_every == 0:
+        raise ValueError("result has no loss history: train with record_every=k (fit_ensemble, "
+                         "run_study, or --curves in the CLI)")
+    seeds = check_int("seeds", seeds, minimum=1)
+    if outcomes is not None and len(outcomes) != result.members:
+        raise ValueError(f"outcomes must give one outcome per member ({result.members}), got "
+                         f"{len(outcomes)}")
+    ax = _axes(ax, figsize=(7.0, 4.2))
+    epochs = result.record_every * np.arange(1, result.loss.shape[1] + 1)
+    for member in range(min(seeds, result.members)):
+        color = "#1f77b4" if outcomes is None else OUTCOME_COLORS[outcomes[member]]
+        ax.plot(epochs, result.loss[member], color=color, linewidth=0.8, alpha=0.5)
+    for level, meaning in PLATEAUS.items():
+        ax.axhline(level, color="gray", linestyle="--", linewidth=1.0)
+        ax.annotate(meaning, (1.0, level), xycoords=("axes fraction", "data"),
+                    xytext=(-4, 3), textcoords="offset points", ha="right", fontsize=8,
+                    color="dimgray")
+    ax.set_yscale("log")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("loss (MSE over the epoch)")
+    shown = min(seeds, result.members)
+    ax.set_title(title if title is not None else f"loss of {shown} seeds", fontsize=10)
+    if outcomes is not None:
+        from matplotlib.lines import Line2D
+        present = [kind for kind in OUTCOME_COLORS if kind in set(outcomes[:shown])]
+        ax.legend(handles=[Line2D([], [], color=OUTCOME_COLORS[kind], label=OUTCOME_LABELS[kind])
+                           for kind in present], fontsize=8, loc="lower left")
+    return _finish(ax.figure, path, 110)
+
+
+# --- studies and diagnostics ------------------------------------------------------------------
+
+def rates(studies: "list[Study]", path: str | Path | None = None, *,
+          ax: "Axes | None" = None) -> "Figure":
     """Bar chart of success rates with 95 % Wilson intervals, one group of bars per study
     (for a sweep over shapes) or one bar per arm; the notes' reported rates as diamonds."""
     names = [r.arm.name for r in studies[0].results]
-    fig = _figure(figsize=(10.0 if len(studies) > 1 else 2.0 + 1.6 * len(names), 4.8))
-    ax = fig.subplots()
+    ax = _axes(ax, figsize=(10.0 if len(studies) > 1 else 2.0 + 1.6 * len(names), 4.8))
     width = 0.8 / len(names) if len(studies) > 1 else 0.8
     for i, name in enumerate(names):
         results = [study.results[i] for study in studies]
@@ -57,11 +288,11 @@ def rates(studies: "list[Study]", path: str | Path) -> None:
     ax.set_title(f"XOR success rate, {studies[0].setup.seeds} seeds per bar, 95 % intervals")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    return _finish(ax.figure, path, 110)
 
 
-def signal(reports: "dict[str, SignalReport]", path: str | Path, title: str) -> None:
+def signal(reports: "dict[str, SignalReport]", path: str | Path | None = None,
+           title: str = "") -> "Figure":
     """Second moments against depth, one line per report: forward E[a²] and backward
     E[(dL/da)²], measured (solid, dots) and predicted (dashed), on log scales."""
     fig = _figure(figsize=(11, 4.5))
@@ -82,13 +313,14 @@ def signal(reports: "dict[str, SignalReport]", path: str | Path, title: str) -> 
         ax.grid(True, which="major", alpha=0.3)
     forward.legend(fontsize="small", title="solid: measured, dashed: theory")
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    return _finish(fig, path, 110)
 
 
-def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path, title: str) -> None:
-    """One row per label, one panel per layer: the histogram of that layer's outputs over its
-    whole range (not a fixed window), so saturation and collapse both show."""
+def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path | None = None,
+               title: str = "") -> "Figure":
+    """One row per label, one panel per layer: the histogram of that layer's outputs (or
+    weights) over its whole range (not a fixed window), so saturation and collapse both
+    show."""
     rows = len(activations)
     columns = max(len(layers) for layers in activations.values())
     fig = _figure(figsize=(2.4 * columns, 2.0 * rows))
@@ -106,5 +338,4 @@ def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path, tit
             if column == 0:
                 ax.set_ylabel(label, fontsize=8)
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    return _finish(fig, path, 100)

@@ -21,10 +21,10 @@ Modules: :mod:`~tinynet.xor.arms` (what a study compares), :mod:`~tinynet.xor.ou
 :mod:`~tinynet.xor.presets`, :mod:`~tinynet.xor.ranges` and :mod:`~tinynet.xor.cli`.
 """
 
-from .arms import DEFAULT_SETUP, Arm, XorSetup
+from .arms import DEFAULT_SETUP, Arm, XorSetup, build_network
 from .bench import run_study
-from .outcome import (FAILURES, THRESHOLD, ArmResult, decode_solved, encode_solved,
-                      solved_epochs, solves, wrong_outputs)
+from .outcome import (FAILURES, OUTCOMES, THRESHOLD, ArmResult, decode_solved, encode_solved,
+                      outcomes, solved_epochs, solves, wrong_outputs)
 from .presets import (CANDIDATE_ARMS, NOTES_ARMS, PRESETS, WIDTH_INITS, WIDTHS, Preset,
                       get_preset)
 from .ranges import SeedRanges, run_seed_ranges
@@ -35,4 +35,4 @@ __all__ = ["Arm", "XorSetup", "DEFAULT_SETUP", "ArmResult", "Comparison", "Study
            "compare", "NOTES_ARMS", "FAILURES", "THRESHOLD", "solves", "solved_epochs",
            "wrong_outputs", "Sweep", "run_sweep", "Preset", "PRESETS", "get_preset", "WIDTHS",
            "WIDTH_INITS", "CANDIDATE_ARMS", "SeedRanges", "run_seed_ranges", "encode_solved",
-           "decode_solved"]
+           "decode_solved", "OUTCOMES", "outcomes", "build_network"]

@@ -1,6 +1,6 @@
 """What a study compares and what it holds fixed: its arms (:class:`Arm`) and the setup they
 share (:class:`XorSetup`). Both check their values when they are made, so a study that starts
-training has nothing left to refuse."""
+training has nothing left to refuse. :func:`build_network` makes an arm's network from a seed."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from dataclasses import dataclass
 
 from .. import init
 from ..activations import ACTIVATIONS
+from ..network import Network, mlp
 from ..results import UPDATES
 from ..validation import check_backend, check_bool, check_choice, check_float, check_int, \
     check_probability, check_seed
 
-__all__ = ["Arm", "XorSetup", "DEFAULT_SETUP"]
+__all__ = ["Arm", "XorSetup", "DEFAULT_SETUP", "build_network"]
 
 
 @dataclass(frozen=True)
@@ -124,3 +125,10 @@ class XorSetup:
 
 DEFAULT_SETUP = XorSetup()
 """The setup a study runs unless told otherwise: 99mlp as the notes describe it."""
+
+
+def build_network(setup: XorSetup, arm: Arm, seed: int) -> Network:
+    """The network ``arm`` trains from ``seed`` in a study of ``setup``, as initialised."""
+    return mlp(setup.sizes, activation=setup.activation, output=setup.output, init=arm.init,
+               output_init=arm.output_init, alpha=setup.alpha,
+               bias_init=0.0 if arm.bias_init is None else arm.bias_init, seed=seed)

@@ -5,6 +5,8 @@
     python -m tinynet.xor --preset notes          # the notes' four runs, side by side
     python -m tinynet.xor --preset widths         # where initialization starts to matter
     python -m tinynet.xor --seeds 4000 --seed-ranges 0,777000,10000000   # do seed ranges agree?
+    python -m tinynet.xor --init normal --gallery gallery.png --curves curves.png
+    python -m tinynet.xor --init normal --save-failed failed/   # the failed seeds' networks
 
 Defaults are the notes' 99mlp: two hidden LeakyReLU(0.01) layers of width 2, a sigmoid output,
 MSE, per-sample SGD at lr 0.01 for 20,000 epochs, zero initial biases, 100 seeds. A seed
@@ -16,9 +18,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
+import re
 import sys
 from pathlib import Path
+
+import numpy as np
 
 from .. import init, plots
 from ..activations import ACTIVATIONS
@@ -26,7 +32,8 @@ from .arms import DEFAULT_SETUP, Arm, XorSetup
 from ..results import UPDATES
 from .presets import PRESETS, get_preset
 from .ranges import run_seed_ranges
-from .sweep import run_sweep
+from .report import Study
+from .sweep import Sweep, run_sweep
 
 __all__ = ["main", "parse_args", "split_specs"]
 
@@ -140,18 +147,44 @@ def parse_args(argv: list[str] | None = None,
     parser.add_argument("--preset", default=None, metavar="NAME",
                         help="; ".join(f"{preset.name}: {preset.summary}"
                                        for preset in PRESETS.values()))
-    parser.add_argument("--json", type=Path, metavar="PATH", help="write the results as JSON")
-    parser.add_argument("--csv", type=Path, metavar="PATH", help="write one row per arm as CSV")
+    parser.add_argument("--json", type=Path, metavar="PATH",
+                        help="write the results as JSON ('-': to stdout, the report to stderr)")
+    parser.add_argument("--csv", type=Path, metavar="PATH",
+                        help="write one row per arm as CSV ('-': to stdout, the report to "
+                             "stderr)")
     parser.add_argument("--plot", type=Path, metavar="PATH",
                         help="write a bar chart of the rates with 95 %% intervals (PNG)")
+    parser.add_argument("--gallery", type=Path, metavar="PNG",
+                        help="write the decision boundaries of each arm's first 10 trained "
+                             "seeds, framed by outcome (a file per shape when there are "
+                             "several)")
+    parser.add_argument("--curves", type=Path, metavar="PNG",
+                        help="write each arm's loss curves of its first 100 seeds, with the "
+                             "plateaus marked (keeps 200 losses per seed while training)")
+    parser.add_argument("--save-failed", type=Path, metavar="DIR",
+                        help="write every seed that did not solve XOR into DIR: its network "
+                             "as initialised and as trained (.npz, read with tinynet.load) "
+                             "and its outcome and loss history (.json)")
     parser.add_argument("--import", dest="modules", action="append", default=[],
                         metavar="MODULE", help="import MODULE first, e.g. one that registers "
                                                "your own initializer; repeatable")
     args = parser.parse_args(argv)
-    for name in ("json", "csv", "plot"):  # fail now, not after the training
+    for name in ("json", "csv", "plot", "gallery", "curves"):  # fail now, not after training
         path = getattr(args, name)
-        if path is not None and not os.access(path.parent.resolve(), os.W_OK):
+        if path is not None and str(path) != "-" and not os.access(path.parent.resolve(),
+                                                                     os.W_OK):
             parser.error(f"--{name} {path}: cannot write into {path.parent.resolve()}")
+    for name in ("plot", "gallery", "curves"):
+        if str(getattr(args, name)) == "-":
+            parser.error(f"--{name} writes a PNG file; '-' (stdout) is for --json and --csv")
+    if str(args.json) == "-" and str(args.csv) == "-":
+        parser.error("--json - and --csv - cannot both write to stdout; give one a file")
+    if args.save_failed is not None:
+        target = args.save_failed.resolve()
+        existing = target if target.exists() else target.parent
+        if (target.exists() and not target.is_dir()) or not os.access(existing, os.W_OK):
+            parser.error(f"--save-failed {args.save_failed}: not a directory that can be "
+                         "written")
     return parser, args
 
 
@@ -167,8 +200,10 @@ def _design(parser: argparse.ArgumentParser,
     if args.seed_ranges is not None and args.first_seed is not None:
         parser.error("--first-seed cannot be combined with --seed-ranges, which lists the "
                      "first seed of every range")
-    if args.seed_ranges is not None and args.plot is not None:
-        parser.error("--plot draws rates by shape; with --seed-ranges, use --json or --csv")
+    for name in ("plot", "gallery", "curves", "save_failed"):
+        if args.seed_ranges is not None and getattr(args, name) is not None:
+            parser.error(f"--{name.replace('_', '-')} cannot be combined with --seed-ranges; "
+                         "with --seed-ranges, use --json or --csv")
     setup = XorSetup(hidden=DEFAULT_SETUP.hidden if args.hidden is None else args.hidden,
                      activation=args.activation, alpha=args.alpha, lr=args.lr,
                      epochs=args.epochs, seeds=args.seeds,
@@ -204,18 +239,27 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         if args.seed_ranges is not None:
             _check_seed_ranges(arms, setups[0], args)
             return
-        sweep = run_sweep(arms, setups)
+        record_every = max(1, setups[0].epochs // 200) if args.curves else None
+        sweep = run_sweep(arms, setups, record_every=record_every)
+        report = sys.stderr if "-" in (str(args.json), str(args.csv)) else sys.stdout
         for study in sweep.studies:
-            print(study.report(), end="\n\n")
+            print(study.report(), end="\n\n", file=report)
         if len(sweep.studies) > 1:
-            print(sweep.table())
+            print(sweep.table(), file=report)
         results = sweep if len(sweep.studies) > 1 else sweep.studies[0]
         if args.json:
-            args.json.write_text(results.to_json())
+            _write(args.json, results.to_json())
         if args.csv:
-            args.csv.write_text(results.to_csv())
+            _write(args.csv, results.to_csv())
         if args.plot:
             plots.rates(sweep.studies, args.plot)
+        for study in sweep.studies:
+            if args.gallery:
+                plots.seed_gallery(study, path=_per_shape(args.gallery, study, sweep))
+            if args.curves:
+                _curves(study, _per_shape(args.curves, study, sweep))
+            if args.save_failed:
+                _save_failed(study, args.save_failed / study.setup.shape)
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
@@ -223,12 +267,71 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         parser.error(f"{type(error).__name__}: {error}")
 
 
+def _write(path: Path, text: str) -> None:
+    """``text`` into the file ``path``, or to stdout for ``-``."""
+    if str(path) == "-":
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        path.write_text(text)
+
+
+def _per_shape(path: Path, study: Study, sweep: Sweep) -> Path:
+    """``path``, or for a sweep of several shapes ``path`` with the shape before its suffix."""
+    if len(sweep.studies) == 1:
+        return path
+    return path.with_name(f"{path.stem}-{study.setup.shape}{path.suffix}")
+
+
+def _curves(study: Study, path: Path) -> None:
+    """One panel of loss curves per arm of ``study``, side by side, written to ``path``."""
+    fig = plots.loss_curves(study.results[0], title=study.results[0].arm.name)
+    if len(study.results) > 1:
+        from matplotlib.figure import Figure
+        fig = Figure(figsize=(5.5 * len(study.results), 4.2))
+        for ax, result in zip(fig.subplots(1, len(study.results), sharey=True), study.results):
+            plots.loss_curves(result, ax=ax, title=result.arm.name)
+    fig.suptitle(f"XOR, {study.setup.shape}: loss of the first seeds")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def _save_failed(study: Study, directory: Path) -> None:
+    """Every seed of ``study`` that did not solve XOR: ``<arm>/seed<N>_initial.npz``,
+    ``seed<N>_trained.npz`` and ``seed<N>.json`` (outcome, final loss, loss history)."""
+    for result in study.results:
+        folder = directory / _file_name(result.arm.name)
+        folder.mkdir(parents=True, exist_ok=True)
+        history = result.ensemble
+        for index in np.flatnonzero(result.outcomes != "solved"):
+            seed = study.seeds[index]
+            study.network(result.arm.name, seed, trained=False).save(
+                folder / f"seed{seed}_initial.npz")
+            study.network(result.arm.name, seed).save(folder / f"seed{seed}_trained.npz")
+            record = history[int(index)]
+            (folder / f"seed{seed}.json").write_text(json.dumps({
+                "arm": result.arm.name, "seed": int(seed), "outcome": result.outcomes[index],
+                "final_loss": _finite(record.final_loss),
+                "diverged_epoch": record.diverged_epoch,
+                "record_every": record.record_every,
+                "loss": [_finite(v) for v in record.loss]}, indent=1))
+
+
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def _file_name(name: str) -> str:
+    """An arm's name as a folder name: letters, digits, dots, hyphens and underscores."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "arm"
+
+
 def _check_seed_ranges(arms: list[Arm], setup: XorSetup, args: argparse.Namespace) -> None:
     """--seed-ranges: run the arms on each range, print the report, write what was asked."""
     check = run_seed_ranges(arms, setup, args.seed_ranges)
-    print(check.report())
+    print(check.report(), file=sys.stderr if "-" in (str(args.json), str(args.csv))
+          else sys.stdout)
     if args.json:
-        args.json.write_text(check.to_json())
+        _write(args.json, check.to_json())
     if args.csv:
-        args.csv.write_text(check.to_csv())
+        _write(args.csv, check.to_csv())
 

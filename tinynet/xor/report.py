@@ -8,14 +8,16 @@ import io
 import itertools
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 
 from .. import stats
 from ..text import table
-from .arms import XorSetup
-from .outcome import FAILURES, ArmResult, encode_solved
+from ..network import Network
+from ..packing import unpack
+from .arms import XorSetup, build_network
+from .outcome import FAILURES, MEMORY_ONLY, ArmResult, encode_solved
 
 __all__ = ["Comparison", "compare", "Study", "CSV_COLUMNS", "write_csv"]
 
@@ -131,7 +133,9 @@ class Study:
     def to_dict(self) -> dict:
         """Everything, as JSON-ready Python objects (non-finite numbers as None); each arm's
         per-seed outcomes as :func:`~tinynet.xor.outcome.encode_solved` text."""
-        results = [{**asdict(r), "arm": {**asdict(r.arm), "name": r.arm.name}, "rate": r.rate,
+        results = [{**{f.name: getattr(r, f.name) for f in fields(r)
+                       if f.name not in MEMORY_ONLY},
+                    "arm": {**asdict(r.arm), "name": r.arm.name}, "rate": r.rate,
                     "solved": None if r.solved is None else encode_solved(r.solved)}
                    for r in self.results]
         return _finite_or_none({"setup": asdict(self.setup), "results": results,
@@ -159,6 +163,37 @@ class Study:
     def to_csv(self) -> str:
         """:meth:`csv_rows` as CSV text, with a header."""
         return write_csv(self.csv_rows())
+
+    @property
+    def seeds(self) -> range:
+        """The seeds every arm was trained from, in the order of its per-seed arrays."""
+        return range(self.setup.first_seed, self.setup.first_seed + self.setup.seeds)
+
+    def result(self, arm: str | int) -> ArmResult:
+        """The result of the arm named ``arm`` (its :attr:`Arm.name`), or at index ``arm``."""
+        names = [r.arm.name for r in self.results]
+        if isinstance(arm, str) and arm in names:
+            return self.results[names.index(arm)]
+        if isinstance(arm, int) and not isinstance(arm, bool) and -len(names) <= arm < len(names):
+            return self.results[arm]
+        raise ValueError(f"arm must be one of this study's arms, {names}, or an index below "
+                         f"{len(names)}; got {arm!r}")
+
+    def network(self, arm: str | int, seed: int, trained: bool = True) -> Network:
+        """The network of ``arm`` (name or index) from ``seed``: as trained in the study (the
+        kept parameters, no training again), or as initialised (``trained=False``)."""
+        result = self.result(arm)
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) \
+                or seed not in self.seeds:
+            raise ValueError(f"seed must be one of the study's seeds, {self.seeds.start} to "
+                             f"{self.seeds.stop - 1}; got {seed!r}")
+        net = build_network(self.setup, result.arm, int(seed))
+        if trained:
+            if result.trained is None:
+                raise ValueError(f"arm {result.arm.name!r} kept no trained parameters (a "
+                                 "study read from a file keeps none)")
+            unpack(net, result.trained[int(seed) - self.seeds.start])
+        return net
 
     def __repr__(self) -> str:
         return (f"Study({self.setup.shape}, {self.setup.seeds} seeds, "

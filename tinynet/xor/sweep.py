@@ -71,7 +71,7 @@ def _arm_names(study: Study) -> list[str]:
 
 
 def run_sweep(arms: Sequence[Arm], setups: Sequence[XorSetup],
-              progress: bool | None = None) -> Sweep:
+              progress: bool | None = None, record_every: int | None = None) -> Sweep:
     """:func:`~tinynet.xor.run_study` of ``arms`` on each of ``setups``, in order."""
     setups = check_sequence("setups", setups, XorSetup, "tinynet.xor XorSetup")
-    return Sweep([run_study(arms, setup, progress) for setup in setups])
+    return Sweep([run_study(arms, setup, progress, record_every) for setup in setups])

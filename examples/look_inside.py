@@ -1,0 +1,72 @@
+"""Look inside the seeds of the XOR bench: what solved and failed seeds learned, and how their
+loss went. Writes the README's figures of that section.
+
+    python examples/look_inside.py                      # figures into examples/figures/
+    python examples/look_inside.py --seeds 40 --out /tmp/figures
+
+One study of the notes' 99mlp (2-2-2-1, LeakyReLU hidden layers, sigmoid output, lr 0.01,
+20,000 epochs) with N(0,1) weights, in data order and shuffled, keeping every seed's loss
+every 100 epochs and its trained network.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+import tinynet
+from tinynet import plots
+from tinynet.xor import Arm, XorSetup, run_study
+
+FIGURES = ("look_boundaries.png", "look_gallery.png", "look_failed.png", "look_curves.png")
+"""The files written, in --out."""
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=100, help="seeds per arm")
+    parser.add_argument("--epochs", type=int, default=20_000, help="epochs")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "figures",
+                        help="folder for the PNG figures")
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    setup = XorSetup(seeds=args.seeds, epochs=args.epochs)
+    study = run_study([Arm("normal"), Arm("normal", shuffle=True)], setup,
+                      record_every=max(1, args.epochs // 200))
+    print(study.report())
+
+    # one solved seed and one of each kind of failure, side by side
+    result = study.result(0)
+    shown = [(kind, np.flatnonzero(result.outcomes == kind)) for kind in
+             ("solved", "one_wrong", "two_wrong")]
+    shown = [(kind, int(seeds[0])) for kind, seeds in shown if len(seeds)]
+    fig = Figure(figsize=(4.0 * len(shown), 3.8))
+    for ax, (kind, index) in zip(fig.subplots(1, len(shown), squeeze=False)[0], shown):
+        seed = study.seeds[index]
+        plots.decision_boundary(study.network(0, seed), *tinynet.data.xor(), ax=ax,
+                                title=f"seed {seed}: {plots.OUTCOME_LABELS[kind]}")
+    fig.suptitle(f"{study.setup.shape}, N(0,1) weights: output after training")
+    fig.tight_layout()
+    fig.savefig(args.out / FIGURES[0], dpi=110)
+
+    plots.seed_gallery(study, seeds=10, path=args.out / FIGURES[1])
+    plots.seed_gallery(study, seeds=10, which="failed", path=args.out / FIGURES[2])
+    curves = Figure(figsize=(11.0, 4.2))
+    for ax, arm in zip(curves.subplots(1, 2, sharey=True), study.results):
+        plots.loss_curves(arm, ax=ax, title=arm.arm.name)
+    curves.suptitle(f"{study.setup.shape}: loss of the first {min(100, args.seeds)} seeds")
+    curves.tight_layout()
+    curves.savefig(args.out / FIGURES[3], dpi=110)
+    print("wrote " + ", ".join(str(args.out / name) for name in FIGURES))
+
+
+if __name__ == "__main__":
+    main()

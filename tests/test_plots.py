@@ -1,0 +1,177 @@
+"""Pictures (tinynet.plots) rendered headless and read back: each returns its Figure, writes a
+file only when given a path, and draws what the data say (the 0.5 contour, frames coloured by
+each seed's outcome, the loss plateaus); and the trained networks a study keeps."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib.contour import ContourSet
+from matplotlib.figure import Figure
+
+import tinynet
+from tinynet import plots
+from tinynet.xor import Arm, XorSetup, build_network, run_study
+
+
+@pytest.fixture(scope="module")
+def study():
+    """Two arms of 24 seeds of 2-2-2-1, a short run: solved and failed seeds both, and a loss
+    history every 50 epochs."""
+    return run_study([Arm("normal"), Arm("he_leaky", shuffle=True)],
+                     XorSetup(seeds=24, epochs=3000, lr=0.05), progress=False, record_every=50)
+
+
+def test_every_plot_returns_its_figure_and_writes_a_file_only_when_asked(study, tmp_path):
+    net = study.network(0, 0)
+    X = np.random.default_rng(0).normal(size=(16, 8))
+    reports = {"tanh": tinynet.diagnostics.propagate(tinynet.mlp([8, 8, 8], activation="tanh"),
+                                                     X)}
+    drawings = {"rates": lambda path: plots.rates([study], path),
+                "signal": lambda path: plots.signal(reports, path, "tanh"),
+                "histograms": lambda path: plots.histograms({"a": [np.arange(5.0)] * 2}, path),
+                "boundary": lambda path: plots.decision_boundary(net, path=path),
+                "gallery": lambda path: plots.seed_gallery(study, seeds=4, path=path),
+                "curves": lambda path: plots.loss_curves(study.result(0), path=path)}
+    for name, draw in drawings.items():
+        assert isinstance(draw(None), Figure), name
+        assert list(tmp_path.iterdir()) == [], name  # no path: nothing written
+        assert isinstance(draw(tmp_path / f"{name}.png"), Figure), name
+        assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+        (tmp_path / f"{name}.png").unlink()
+
+
+def test_a_decision_boundary_is_the_half_contour_over_the_samples(study):
+    X, y = tinynet.data.xor()
+    solved = int(np.flatnonzero(study.result(0).outcomes == "solved")[0])
+    fig = plots.decision_boundary(study.network(0, solved), X, y)
+    ax = fig.axes[0]
+    contours = [c for c in ax.collections if isinstance(c, ContourSet)]
+    assert len(contours) == 1 and list(contours[0].levels) == [0.5]
+    (points,) = [c for c in ax.collections if not isinstance(c, ContourSet)]
+    np.testing.assert_array_equal(points.get_offsets(), X)
+    colours = points.get_facecolors()[:, :3]
+    assert (colours[0] == colours[3]).all() and (colours[1] == colours[2]).all()
+    assert not (colours[0] == colours[1]).all()  # the two classes differ
+    image = ax.images[0].get_array()
+    assert image.min() >= 0.0 and image.max() <= 1.0
+
+
+def test_a_boundary_draws_into_the_axes_it_is_given(study):
+    fig = Figure()
+    left, right = fig.subplots(1, 2)
+    assert plots.decision_boundary(study.network(0, 0), ax=right) is fig
+    assert not left.images and right.images
+
+
+def test_gallery_frames_are_the_outcomes_of_the_seeds_shown(study):
+    fig = plots.seed_gallery(study, seeds=8, columns=4)
+    panels = [ax for ax in fig.axes if ax.get_title().startswith("seed ")]
+    assert len(panels) == 16  # 2 arms x 8 seeds
+    for row, result in enumerate(study.results):
+        for ax in panels[8 * row: 8 * row + 8]:
+            seed = int(ax.get_title().split()[1])
+            expected = plots.OUTCOME_COLORS[result.outcomes[seed - study.seeds.start]]
+            colour = ax.spines["left"].get_edgecolor()
+            assert np.allclose(colour[:3], _rgb(expected)), (result.arm.name, seed)
+    failed = plots.seed_gallery(study, arms=["normal"], seeds=5, which="failed")
+    shown = [int(ax.get_title().split()[1]) for ax in failed.axes
+             if ax.get_title().startswith("seed ")]
+    outcomes = study.result("normal").outcomes
+    assert shown == [study.seeds[i] for i in np.flatnonzero(outcomes != "solved")[:5]]
+
+
+def _rgb(colour: str) -> tuple[float, float, float]:
+    from matplotlib.colors import to_rgb
+    return to_rgb(colour)
+
+
+def test_loss_curves_are_one_line_a_seed_on_a_log_scale_with_the_plateaus(study):
+    result = study.result(1)
+    fig = plots.loss_curves(result, seeds=10)
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "log"
+    levels = sorted(line.get_ydata()[0] for line in ax.lines if len(set(line.get_ydata())) == 1
+                    and line.get_linestyle() == "--")
+    assert np.allclose(levels, [1 / 8, 1 / 6, 1 / 4])
+    curves = [line for line in ax.lines if line.get_linestyle() == "-"]
+    assert len(curves) == 10
+    np.testing.assert_array_equal(curves[3].get_ydata(), result.ensemble.loss[3])
+    np.testing.assert_array_equal(curves[3].get_xdata(), 50 * np.arange(1, 61))
+    assert np.allclose(_rgb(curves[3].get_color()), _rgb(plots.OUTCOME_COLORS[result.outcomes[3]]))
+
+
+def test_loss_curves_need_a_history(study):
+    X, y = tinynet.data.xor()
+    result = tinynet.fit_ensemble([tinynet.mlp([2, 2, 1], seed=s) for s in range(3)], X, y,
+                                  epochs=5, lr=0.1)
+    with pytest.raises(ValueError, match="record_every"):
+        plots.loss_curves(result)
+    with pytest.raises(ValueError, match="one outcome per member"):
+        plots.loss_curves(study.result(0).ensemble, ["solved"])
+    with pytest.raises(TypeError, match="ax"):
+        plots.decision_boundary(study.network(0, 0), ax="left")
+    with pytest.raises(ValueError, match="2 inputs"):
+        plots.decision_boundary(tinynet.mlp([3, 2, 1]))
+
+
+def test_a_study_keeps_its_trained_networks(study):
+    X, y = tinynet.data.xor()
+    result = study.result("he_leaky, shuffled")
+    for seed in (0, 7, 23):
+        trained = study.network("he_leaky, shuffled", seed)
+        np.testing.assert_allclose(tinynet.predict(trained, X, backend="numpy"),  # NumPy
+                                   result.ensemble.predictions[seed], rtol=1e-12)  # vs numba
+        initial = study.network(1, seed, trained=False)
+        built = build_network(study.setup, result.arm, seed)
+        for a, b in zip(initial.parameters(), built.parameters()):
+            np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="seed must be one of the study's seeds, 0 to 23"):
+        study.network(0, 24)
+    with pytest.raises(ValueError, match="arm must be one of"):
+        study.network("he_normal", 0)
+    assert isinstance(study.to_json(), str)  # what is kept in memory stays out of the file
+
+
+def test_outcomes_add_up_to_the_failure_counts(study):
+    for result in study.results:
+        kinds, counts = np.unique(result.outcomes, return_counts=True)
+        tally = dict(zip(kinds, counts))
+        assert tally.get("solved", 0) == result.successes
+        for kind, count in result.failures.items():
+            assert tally.get(kind, 0) == count
+
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_example_writes_the_figures_the_readme_shows(tmp_path):
+    """examples/look_inside.py (smaller here) writes every figure of the README's "Look
+    inside the seeds", and each one the README shows is committed."""
+    sys.path.insert(0, str(ROOT / "examples"))
+    try:
+        from look_inside import FIGURES
+    finally:
+        sys.path.pop(0)
+    subprocess.run([sys.executable, str(ROOT / "examples" / "look_inside.py"), "--seeds", "12",
+                    "--epochs", "300", "--out", str(tmp_path)], check=True, capture_output=True,
+                   timeout=300)
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Look inside the seeds"):readme.index("## In a classroom")]
+    for name in FIGURES:
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"(examples/figures/{name})" in section
+        assert (ROOT / "examples" / "figures" / name).is_file()
+
+
+def test_the_readme_code_of_look_inside_runs(capsys):
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Look inside the seeds"):readme.index("## In a classroom")]
+    code = section.split("```python\n")[1].split("```")[0]
+    namespace: dict = {}
+    exec(compile(code, "README.md", "exec"), namespace)
+    assert isinstance(namespace["net"], tinynet.Network)
+    assert namespace["study"].result("normal").ensemble.loss.shape == (100, 200)
