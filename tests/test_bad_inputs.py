@@ -209,6 +209,8 @@ CATALOGUE = [
      r"y must have 1 columns \(the network's output size\), got shape \(4, 3\)"),
     ("ensemble unknown backend", lambda: ensemble(backend="nmba"), UnknownNameError,
      r"unknown backend 'nmba'; expected one of: numba, numpy \(did you mean 'numba'\?\)"),
+    ("ensemble progress not callable", lambda: ensemble(progress=5), TypeError,
+     r"progress must be a function of the number of epochs done, or None; got 5"),
     # registry
     ("registry unknown name", lambda: tinynet.init.get("lecun"), UnknownNameError,
      r"unknown initializer 'lecun'.*did you mean 'lecun_"),

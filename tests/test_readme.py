@@ -30,6 +30,14 @@ def test_the_before_after_table_is_the_committed_run():
     assert shown == committed and "| cold start" in shown
 
 
+def test_the_chunks_table_is_the_committed_run():
+    readme = (ROOT / "README.md").read_text()
+    start, end = "<!-- chunks: start -->\n", "<!-- chunks: end -->"
+    shown = readme[readme.index(start) + len(start):readme.index(end)]
+    committed = (ROOT / "benchmarks" / "results" / "bench_chunks.md").read_text()
+    assert shown == committed and "| numba 2-2-1, 1000 seeds" in shown
+
+
 def xor_studies():
     """``examples/xor_studies.py``, the one command behind the README's XOR numbers."""
     spec = importlib.util.spec_from_file_location("xor_studies",

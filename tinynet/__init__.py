@@ -12,6 +12,7 @@ initializer can say what variance it targets and why.
 from . import (activations, data, dense, diagnostics, experiments, init, losses, plots, saving,
                shuffle, stats, xor)
 from .activations import get_activation
+from .gradcheck import GradcheckReport, gradcheck
 from .layers import Layer
 from .network import Network, mlp
 from .results import EnsembleResult, History
@@ -27,7 +28,8 @@ Network.save = save
 
 __all__ = ["Layer", "Network", "mlp", "fit", "fit_ensemble", "predict", "History",
            "EnsembleResult", "save", "load", "FileFormatError", "ShapeError", "UnknownNameError",
-           "get_activation", "activations", "data", "dense", "diagnostics", "experiments", "init",
-           "losses", "plots", "saving", "shuffle", "stats", "xor"]
+           "get_activation", "gradcheck", "GradcheckReport", "activations", "data", "dense",
+           "diagnostics", "experiments", "init", "losses", "plots", "saving", "shuffle", "stats",
+           "xor"]
 
 __version__ = "0.1.0"

@@ -24,6 +24,7 @@ Per run:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -54,6 +55,15 @@ class Settings(NamedTuple):
     threshold: float
     record_every: int  # 0: record no loss history
     update_during_backward: bool
+
+    def chunks(self, epochs: int) -> Iterator["Settings"]:
+        """These settings cut into runs of at most ``epochs`` epochs, in order. Run one after
+        the other on the same parameters and record, they are the whole run, bit for bit:
+        every backend continues from ``first_epoch`` (sample orders depend on the epoch, not
+        on what ran before)."""
+        for start in range(0, self.epochs, epochs):
+            yield self._replace(first_epoch=self.first_epoch + start,
+                                epochs=min(epochs, self.epochs - start))
 
 
 class Record(NamedTuple):

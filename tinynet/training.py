@@ -35,7 +35,7 @@ Two backends do it: ``"numpy"``, the reference to read (:mod:`tinynet.reference`
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 
 import numpy as np
@@ -107,7 +107,8 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
 def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: int, lr: float,
                  batch_size: int = 1, shuffle: bool = True, seeds: Sequence[int] | None = None,
                  backend: str = "numba", threshold: float = 0.5, record_every: int | None = None,
-                 update: str = "after_backward") -> EnsembleResult:
+                 update: str = "after_backward",
+                 progress: Callable[[int], None] | None = None) -> EnsembleResult:
     """Train every network in ``networks`` (in place), each as :func:`fit` would alone.
 
     The members share sizes and activations; each keeps its own weights, and its shuffle order
@@ -120,6 +121,11 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
 
     ``record_every=k`` keeps every member's loss every k epochs: S · epochs / k floats (8 bytes
     each: 16 MB for 100 members × 20,000 epochs), so it is off by default.
+
+    The run goes in chunks of epochs (``CHUNK_STEPS`` sample-steps in each backend), after
+    each of which ``progress(epochs_done)`` is called if given, and a Ctrl-C
+    (KeyboardInterrupt) stops it, leaving the networks as they were. A run in chunks is the
+    same run, bit for bit.
 
     Numba trains blocks of networks in SIMD lanes, blocks spread over the CPU cores, on a
     kernel generated for a small layout (:mod:`tinynet.compiled.unrolled`) or the generic one
@@ -134,12 +140,15 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     during = check_choice("update", update, UPDATES) == "during_backward"
     seeds = check_seeds([net.seed for net in networks] if seeds is None else seeds,
                         len(networks))
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a function of the number of epochs done, or None; "
+                        f"got {progress!r}")
     run = _backend(backend, networks[0])
 
     record = Record.empty(len(networks), epochs, every)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
     with np.errstate(all="ignore"):
-        predictions = run.fit_many(networks, X, y, seeds, settings, record)
+        predictions = run.fit_many(networks, X, y, seeds, settings, record, progress)
     return EnsembleResult(*record, predictions=predictions, epochs=epochs, record_every=every,
                           threshold=threshold)
 

@@ -4,6 +4,7 @@ and copies the trained parameters back. Same signatures as :mod:`tinynet.referen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numba
@@ -16,7 +17,7 @@ from . import codegen, fused, lanes, single, unrolled
 if TYPE_CHECKING:
     from ..network import Network
 
-__all__ = ["fit_one", "fit_many", "predict"]
+__all__ = ["CHUNK_STEPS", "fit_one", "fit_many", "predict"]
 
 
 def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
@@ -32,20 +33,35 @@ def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: S
     unpack(net, theta)
 
 
+CHUNK_STEPS = 1 << 25
+"""A run of many networks is cut into chunks of about this many sample-steps (a third of a
+second on 2 cores for the XOR lanes), so that Python regains control between them: to report
+progress and to stop at Ctrl-C. The parameters stay packed from chunk to chunk."""
+
+
 def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
-             settings: Settings, record: Record) -> np.ndarray:
+             settings: Settings, record: Record,
+             progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Train ``networks`` in place, side by side in SIMD lanes: with the kernel generated for
     their layout when it is small enough (:func:`tinynet.compiled.unrolled.fit_lanes`),
     otherwise with :func:`tinynet.compiled.lanes.fit_lanes`. Return the trained members'
-    outputs on X, (S, N, n_out)."""
+    outputs on X, (S, N, n_out). The run goes in chunks (:data:`CHUNK_STEPS`), after each of
+    which ``progress`` (if given) is called with the number of epochs done; a KeyboardInterrupt
+    between chunks leaves the networks as they were."""
     theta = np.ascontiguousarray(stack(networks).T)  # (P, S): members side by side
     predictions = np.empty((len(networks), len(X), y.shape[1]))
     net_layout = layout(networks[0])
-    if codegen.supports(net_layout, settings.batch_size):
-        unrolled.fit_lanes(theta, net_layout, X, y, seeds, settings, record, predictions,
-                           numba.get_num_threads())
-    else:
-        lanes.fit_lanes(theta, net_layout, X, y, seeds, settings, record, predictions)
+    generated = codegen.supports(net_layout, settings.batch_size)
+    for part in settings.chunks(max(1, CHUNK_STEPS // (len(networks) * len(X)))):
+        if generated:
+            unrolled.fit_lanes(theta, net_layout, X, y, seeds, part, record, predictions,
+                               numba.get_num_threads())
+        else:
+            lanes.fit_lanes(theta, net_layout, X, y, seeds, part, record, predictions)
+        if progress is not None:
+            progress(part.first_epoch + part.epochs - settings.first_epoch)
+        if np.all(record.diverged_epoch >= 0):
+            break
     for net, column in zip(networks, theta.T):
         unpack(net, column)
     return predictions

@@ -40,7 +40,7 @@ from ..packing import Layout
 __all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "step", "forward",
            "is_exp", "names_used", "name_defined", "module_header", "indent", "kernel_dir",
            "fingerprint",
-           "load_module"]
+           "announce_compiling", "load_module"]
 
 MAX_UNROLLED_WORK = 160
 """Generate a kernel for a layout when one SGD step has at most this many multiply-adds in its
@@ -247,6 +247,21 @@ def fingerprint() -> str:
     for path in files:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def announce_compiling(kernel, layout: Layout) -> None:
+    """Print one line on stderr if numba's cache holds no compiled ``kernel`` (a generated
+    kernel's dispatcher) yet, as it is about to compile it: a first run waits 5 to 20 s, and
+    should say why. A dispatcher without the cache numba has today is taken as compiled."""
+    try:
+        cached = Path(kernel._cache._cache_file._index_path).exists()
+    except AttributeError:  # numba's private cache API moved: say nothing rather than guess
+        return
+    if not cached:
+        sizes = [int(layout.table[0, 0]), *(int(n) for n in layout.table[:, 1])]
+        print(f"tinynet: compiling the kernel for layout {'-'.join(map(str, sizes))}, first "
+              f"run only (5 to 20 s); cached in {Path(kernel.py_func.__code__.co_filename).parent}",
+              file=sys.stderr, flush=True)
 
 
 def load_module(text: str, directory: Path) -> ModuleType:

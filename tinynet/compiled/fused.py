@@ -102,8 +102,10 @@ def _kernel(table: bytes, codes: bytes, batch_size: int, samples: int, during: b
     a key), written, imported and compiled once per process and kernel directory."""
     layout = Layout(np.frombuffer(table, dtype=np.int64).reshape(-1, 4),
                     np.frombuffer(codes, dtype=np.int64), np.zeros(len(codes)))
-    return codegen.load_module(source(layout, batch_size, samples, during),
-                               directory).fit_network
+    kernel = codegen.load_module(source(layout, batch_size, samples, during),
+                                 directory).fit_network
+    codegen.announce_compiling(kernel, layout)
+    return kernel
 
 
 def fit_network(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray, seed: int,

@@ -218,8 +218,10 @@ def _kernel(table: bytes, codes: bytes, batch_size: int, samples: int, during: b
     short fit pays no Python per call for its source."""
     layout = Layout(np.frombuffer(table, dtype=np.int64).reshape(-1, 4),
                     np.frombuffer(codes, dtype=np.int64), np.zeros(len(codes)))
-    return codegen.load_module(source(layout, batch_size, samples, during, lanes, cut),
-                               directory).fit_block
+    kernel = codegen.load_module(source(layout, batch_size, samples, during, lanes, cut),
+                                 directory).fit_block
+    codegen.announce_compiling(kernel, layout)
+    return kernel
 
 
 def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,

@@ -15,15 +15,51 @@ from .arms import DEFAULT_SETUP, Arm, XorSetup, build_network
 from .outcome import THRESHOLD, ArmResult
 from .report import Study, compare
 
-__all__ = ["run_study"]
+__all__ = ["ArmProgress", "run_study"]
+
+
+class ArmProgress:
+    """Progress of one arm's training on stderr: epochs done, the rate in sample-steps per
+    second and the time left, at most once a second. On a terminal the line is rewritten in
+    place; elsewhere (a log file) a new line every ``every`` seconds."""
+
+    def __init__(self, label: str, epochs: int, steps_per_epoch: int, every: float = 10.0):
+        self.label, self.epochs, self.steps_per_epoch = label, epochs, steps_per_epoch
+        self.live = sys.stderr.isatty()
+        self.every = 1.0 if self.live else every
+        self.started = self.shown = time.perf_counter()
+        self._print(f"{self.label}: 0 of {self.epochs:,} epochs")
+
+    def __call__(self, done: int) -> None:
+        now = time.perf_counter()
+        if now - self.shown < self.every or done >= self.epochs:
+            return
+        self.shown = now
+        rate = done * self.steps_per_epoch / (now - self.started)
+        left = (self.epochs - done) * self.steps_per_epoch / rate
+        self._print(f"{self.label}: {done / self.epochs:.0%} of {self.epochs:,} epochs, "
+                    f"{rate / 1e6:,.1f} M sample-steps/s, {left:,.0f} s left")
+
+    def close(self) -> None:
+        """Clear the line on a terminal (the arm's result line follows)."""
+        if self.live:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+
+    def _print(self, text: str) -> None:
+        if self.live:
+            print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
+        else:
+            print(text, file=sys.stderr, flush=True)
 
 
 def run_study(arms: Sequence[Arm], setup: XorSetup = DEFAULT_SETUP,
               progress: bool | None = None, record_every: int | None = None) -> Study:
     """Train every arm on ``setup.seeds`` seeds and compare the arms.
 
-    ``progress`` prints a line per arm to stderr; by default it does once the study has run
-    for more than a second. ``record_every=k`` keeps every seed's loss every k epochs
+    ``progress=True`` reports on stderr how far each arm's training has got
+    (:class:`ArmProgress`) and a line per arm when it is done; ``None`` (the default) does the
+    first on a terminal only and the second once the study has run for more than a second;
+    ``False`` prints nothing. ``record_every=k`` keeps every seed's loss every k epochs
     (``study.result(arm).ensemble.loss``: 8 bytes per seed and record; off by default). The
     trained parameters are kept either way (``study.network(arm, seed)``).
     """
@@ -35,15 +71,23 @@ def run_study(arms: Sequence[Arm], setup: XorSetup = DEFAULT_SETUP,
     results = []
     for index, arm in enumerate(arms):
         nets = [build_network(setup, arm, seed) for seed in seeds]
+        label = f"[{index + 1}/{len(arms)}] {arm.name}"
+        reporter = (ArmProgress(label, setup.epochs, setup.seeds * len(X))
+                    if progress or (progress is None and sys.stderr.isatty()) else None)
         arm_started = time.perf_counter()
-        outcome = fit_ensemble(nets, X, y, epochs=setup.epochs, lr=setup.lr,
-                               shuffle=arm.shuffle, update=arm.update, backend=setup.backend,
-                               threshold=THRESHOLD, record_every=record_every)
+        try:
+            outcome = fit_ensemble(nets, X, y, epochs=setup.epochs, lr=setup.lr,
+                                   shuffle=arm.shuffle, update=arm.update,
+                                   backend=setup.backend, threshold=THRESHOLD,
+                                   record_every=record_every, progress=reporter)
+        finally:
+            if reporter is not None:
+                reporter.close()
         seconds = time.perf_counter() - arm_started
         results.append(ArmResult.from_ensemble(arm, outcome, y,
                                                [layer.init_std() for layer in nets[0].layers],
                                                seconds, trained=stack(nets)))
         if progress or (progress is None and time.perf_counter() - started > 1.0):
-            print(f"[{index + 1}/{len(arms)}] {arm.name}: {results[-1].successes}/"
-                  f"{setup.seeds} solved ({seconds:.1f} s)", file=sys.stderr)
+            print(f"{label}: {results[-1].successes}/{setup.seeds} solved ({seconds:.1f} s)",
+                  file=sys.stderr)
     return Study(setup, results, compare(results))

@@ -22,7 +22,9 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +36,9 @@ from .presets import PRESETS, get_preset
 from .ranges import run_seed_ranges
 from .report import Study
 from .sweep import Sweep, run_sweep
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["main", "parse_args", "split_specs"]
 
@@ -165,6 +170,9 @@ def parse_args(argv: list[str] | None = None,
                         help="write every seed that did not solve XOR into DIR: its network "
                              "as initialised and as trained (.npz, read with tinynet.load) "
                              "and its outcome and loss history (.json)")
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="report each arm's progress on stderr (default: on a terminal "
+                             "only)")
     parser.add_argument("--import", dest="modules", action="append", default=[],
                         metavar="MODULE", help="import MODULE first, e.g. one that registers "
                                                "your own initializer; repeatable")
@@ -228,38 +236,22 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     in usage and errors (default: the script's file name).
 
     Bad arguments exit with status 2 and one line on stderr; a reader of stdout that goes away
-    (``| head``) ends the run quietly with status 1.
+    (``| head``) ends the run quietly with status 1; Ctrl-C ends it with status 130 and one
+    line saying which files were written (each file is written whole or not at all).
     """
     parser, args = parse_args(argv, prog)
     try:
         arms, setups = _design(parser, args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
+    written: list[Path] = []
     try:
-        if args.seed_ranges is not None:
-            _check_seed_ranges(arms, setups[0], args)
-            return
-        record_every = max(1, setups[0].epochs // 200) if args.curves else None
-        sweep = run_sweep(arms, setups, record_every=record_every)
-        report = sys.stderr if "-" in (str(args.json), str(args.csv)) else sys.stdout
-        for study in sweep.studies:
-            print(study.report(), end="\n\n", file=report)
-        if len(sweep.studies) > 1:
-            print(sweep.table(), file=report)
-        results = sweep if len(sweep.studies) > 1 else sweep.studies[0]
-        if args.json:
-            _write(args.json, results.to_json())
-        if args.csv:
-            _write(args.csv, results.to_csv())
-        if args.plot:
-            plots.rates(sweep.studies, args.plot)
-        for study in sweep.studies:
-            if args.gallery:
-                plots.seed_gallery(study, path=_per_shape(args.gallery, study, sweep))
-            if args.curves:
-                _curves(study, _per_shape(args.curves, study, sweep))
-            if args.save_failed:
-                _save_failed(study, args.save_failed / study.setup.shape)
+        _run(args, arms, setups, written)
+    except KeyboardInterrupt:
+        print("interrupted: " + ("nothing was written" if not written else
+                                 "wrote only " + ", ".join(map(str, written))),
+              file=sys.stderr)
+        sys.exit(130)
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
@@ -267,12 +259,55 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         parser.error(f"{type(error).__name__}: {error}")
 
 
-def _write(path: Path, text: str) -> None:
-    """``text`` into the file ``path``, or to stdout for ``-``."""
+def _run(args: argparse.Namespace, arms: list[Arm], setups: list[XorSetup],
+         written: list[Path]) -> None:
+    """Train, report, and write every file asked for, adding each to ``written``."""
+    if args.seed_ranges is not None:
+        _check_seed_ranges(arms, setups[0], args, written)
+        return
+    record_every = max(1, setups[0].epochs // 200) if args.curves else None
+    sweep = run_sweep(arms, setups, progress=args.progress, record_every=record_every)
+    report = sys.stderr if "-" in (str(args.json), str(args.csv)) else sys.stdout
+    for study in sweep.studies:
+        print(study.report(), end="\n\n", file=report)
+    if len(sweep.studies) > 1:
+        print(sweep.table(), file=report)
+    results = sweep if len(sweep.studies) > 1 else sweep.studies[0]
+    if args.json:
+        _text(args.json, results.to_json(), written)
+    if args.csv:
+        _text(args.csv, results.to_csv(), written)
+    if args.plot:
+        _whole(args.plot, lambda path: plots.rates(sweep.studies, path), written)
+    for study in sweep.studies:
+        if args.gallery:
+            _whole(_per_shape(args.gallery, study, sweep),
+                   lambda path: plots.seed_gallery(study, path=path), written)
+        if args.curves:
+            _whole(_per_shape(args.curves, study, sweep),
+                   lambda path: _curves(study).savefig(path, dpi=110), written)
+        if args.save_failed:
+            _save_failed(study, args.save_failed / study.setup.shape, written)
+
+
+def _whole(path: Path, write: Callable[[Path], object], written: list[Path]) -> None:
+    """``write(partial)`` to a file beside ``path``, then renamed to ``path``: an interrupted
+    run leaves no half-written file. ``path`` is added to ``written``."""
+    partial = path.with_name(f".{path.stem}.{os.getpid()}.partial{path.suffix}")
+    try:
+        write(partial)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+    written.append(path)
+
+
+def _text(path: Path, text: str, written: list[Path]) -> None:
+    """``text`` into the file ``path`` (:func:`_whole`), or to stdout for ``-``."""
     if str(path) == "-":
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
-        path.write_text(text)
+        _whole(path, lambda partial: partial.write_text(text), written)
 
 
 def _per_shape(path: Path, study: Study, sweep: Sweep) -> Path:
@@ -282,20 +317,19 @@ def _per_shape(path: Path, study: Study, sweep: Sweep) -> Path:
     return path.with_name(f"{path.stem}-{study.setup.shape}{path.suffix}")
 
 
-def _curves(study: Study, path: Path) -> None:
-    """One panel of loss curves per arm of ``study``, side by side, written to ``path``."""
-    fig = plots.loss_curves(study.results[0], title=study.results[0].arm.name)
-    if len(study.results) > 1:
-        from matplotlib.figure import Figure
-        fig = Figure(figsize=(5.5 * len(study.results), 4.2))
-        for ax, result in zip(fig.subplots(1, len(study.results), sharey=True), study.results):
-            plots.loss_curves(result, ax=ax, title=result.arm.name)
+def _curves(study: Study) -> "Figure":
+    """One panel of loss curves per arm of ``study``, side by side."""
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(5.5 * len(study.results), 4.2))
+    for ax, result in zip(fig.subplots(1, len(study.results), sharey=True, squeeze=False)[0],
+                          study.results):
+        plots.loss_curves(result, ax=ax, title=result.arm.name)
     fig.suptitle(f"XOR, {study.setup.shape}: loss of the first seeds")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    return fig
 
 
-def _save_failed(study: Study, directory: Path) -> None:
+def _save_failed(study: Study, directory: Path, written: list[Path]) -> None:
     """Every seed of ``study`` that did not solve XOR: ``<arm>/seed<N>_initial.npz``,
     ``seed<N>_trained.npz`` and ``seed<N>.json`` (outcome, final loss, loss history)."""
     for result in study.results:
@@ -304,16 +338,16 @@ def _save_failed(study: Study, directory: Path) -> None:
         history = result.ensemble
         for index in np.flatnonzero(result.outcomes != "solved"):
             seed = study.seeds[index]
-            study.network(result.arm.name, seed, trained=False).save(
-                folder / f"seed{seed}_initial.npz")
-            study.network(result.arm.name, seed).save(folder / f"seed{seed}_trained.npz")
+            for trained, name in ((False, "initial"), (True, "trained")):
+                net = study.network(result.arm.name, seed, trained=trained)
+                _whole(folder / f"seed{seed}_{name}.npz", net.save, written)
             record = history[int(index)]
-            (folder / f"seed{seed}.json").write_text(json.dumps({
+            _text(folder / f"seed{seed}.json", json.dumps({
                 "arm": result.arm.name, "seed": int(seed), "outcome": result.outcomes[index],
                 "final_loss": _finite(record.final_loss),
                 "diverged_epoch": record.diverged_epoch,
                 "record_every": record.record_every,
-                "loss": [_finite(v) for v in record.loss]}, indent=1))
+                "loss": [_finite(v) for v in record.loss]}, indent=1), written)
 
 
 def _finite(value: float) -> float | None:
@@ -325,13 +359,14 @@ def _file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "arm"
 
 
-def _check_seed_ranges(arms: list[Arm], setup: XorSetup, args: argparse.Namespace) -> None:
+def _check_seed_ranges(arms: list[Arm], setup: XorSetup, args: argparse.Namespace,
+                       written: list[Path]) -> None:
     """--seed-ranges: run the arms on each range, print the report, write what was asked."""
     check = run_seed_ranges(arms, setup, args.seed_ranges)
     print(check.report(), file=sys.stderr if "-" in (str(args.json), str(args.csv))
           else sys.stdout)
     if args.json:
-        _write(args.json, check.to_json())
+        _text(args.json, check.to_json(), written)
     if args.csv:
-        _write(args.csv, check.to_csv())
+        _text(args.csv, check.to_csv(), written)
 

@@ -1,0 +1,95 @@
+"""Long runs in chunks: the same run bit for bit, progress after each chunk, Ctrl-C between
+chunks (networks untouched; the CLI exits 130 with one line and no partial files), and the
+notice before a kernel is compiled."""
+
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tinynet
+from tinynet import reference
+from tinynet.compiled import backend, codegen, unrolled
+
+from test_backends import same_parameters
+
+
+@pytest.mark.parametrize("backend_name,module", [("numba", backend), ("numpy", reference)])
+@pytest.mark.parametrize("output,lr", [("sigmoid", 0.5), ("identity", 0.3)])  # 7 of 10 diverge
+def test_a_run_in_chunks_is_the_same_run(backend_name, module, output, lr, monkeypatch):
+    X, y = tinynet.data.xor()
+    runs = []
+    for chunk_steps in (None, 10 * 4 * 7):  # 7 epochs of 10 members per chunk
+        if chunk_steps:
+            monkeypatch.setattr(module, "CHUNK_STEPS", chunk_steps)
+        nets = [tinynet.mlp([2, 3, 1], activation=output, output=output, seed=s)
+                for s in range(10)]
+        done = []
+        result = tinynet.fit_ensemble(nets, X, y, epochs=40, lr=lr, record_every=3,
+                                      backend=backend_name, progress=done.append)
+        runs.append((nets, result, done))
+    (nets_a, a, done_a), (nets_b, b, done_b) = runs
+    for field in ("loss", "final_loss", "diverged_epoch", "last_wrong_epoch", "predictions"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    for net_a, net_b in zip(nets_a, nets_b):
+        same_parameters(net_a, net_b)
+    assert done_a == [40]
+    if output == "sigmoid":
+        assert done_b == [7, 14, 21, 28, 35, 40] and not a.diverged.any()
+    else:
+        assert a.diverged.sum() == 7 and done_b == [7, 14, 21, 28, 35, 40]
+
+
+def test_ctrl_c_between_chunks_leaves_the_networks_as_they_were(monkeypatch):
+    X, y = tinynet.data.xor()
+    monkeypatch.setattr(backend, "CHUNK_STEPS", 5 * 4 * 3)
+    nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(5)]
+    before = [[p.copy() for p in net.parameters()] for net in nets]
+
+    def interrupt(done):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        tinynet.fit_ensemble(nets, X, y, epochs=30, lr=0.5, progress=interrupt)
+    for net, params in zip(nets, before):
+        for p, q in zip(net.parameters(), params):
+            np.testing.assert_array_equal(p, q)
+
+
+@pytest.mark.unrolled
+def test_a_cold_kernel_is_announced_once_before_it_compiles(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path))
+    X, y = tinynet.data.xor()
+    for _ in range(2):
+        tinynet.fit_ensemble([tinynet.mlp([2, 3, 2, 1], seed=s) for s in range(3)], X, y,
+                             epochs=2, lr=0.1)
+    notices = [line for line in capsys.readouterr().err.splitlines() if "compiling" in line]
+    assert len(notices) == 1 and "first run only" in notices[0]
+    codegen._LOADED.clear()  # as in a new process: the kernel is in numba's cache now
+    unrolled._kernel.cache_clear()
+    tinynet.fit_ensemble([tinynet.mlp([2, 3, 2, 1], seed=s) for s in range(3)], X, y,
+                         epochs=2, lr=0.1)
+    assert "compiling" not in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
+def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path):
+    out = tmp_path / "r.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tinynet.xor", "--seeds", "2000", "--epochs", "5000000",
+         "--progress", "--json", str(out), "--gallery", str(tmp_path / "g.png")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = process.stderr.readline()  # the first progress line: training has begun
+    while started and "epochs" not in started:
+        started = process.stderr.readline()
+    assert "epochs" in started, started
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert lines[-1] == "interrupted: nothing was written" and len(lines) <= 2, stderr
+    assert stdout == ""
+    assert list(tmp_path.iterdir()) == []
