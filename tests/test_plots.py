@@ -34,7 +34,8 @@ def test_every_plot_returns_its_figure_and_writes_a_file_only_when_asked(study, 
                 "histograms": lambda path: plots.histograms({"a": [np.arange(5.0)] * 2}, path),
                 "boundary": lambda path: plots.decision_boundary(net, path=path),
                 "gallery": lambda path: plots.seed_gallery(study, seeds=4, path=path),
-                "curves": lambda path: plots.loss_curves(study.result(0), path=path)}
+                "curves": lambda path: plots.loss_curves(study.result(0), path=path),
+                "layers": lambda path: plots.layer_histograms(study, path=path)}
     for name, draw in drawings.items():
         assert isinstance(draw(None), Figure), name
         assert list(tmp_path.iterdir()) == [], name  # no path: nothing written
@@ -101,6 +102,19 @@ def test_loss_curves_are_one_line_a_seed_on_a_log_scale_with_the_plateaus(study)
     np.testing.assert_array_equal(curves[3].get_ydata(), result.ensemble.loss[3])
     np.testing.assert_array_equal(curves[3].get_xdata(), 50 * np.arange(1, 61))
     assert np.allclose(_rgb(curves[3].get_color()), _rgb(plots.OUTCOME_COLORS[result.outcomes[3]]))
+
+
+def test_layer_histograms_pool_the_seeds_of_each_arm(study):
+    fig = plots.layer_histograms(study, arms=["normal"], seeds=5, trained=False)
+    panels = [ax for ax in fig.axes if ax.patches]
+    assert len(panels) == 3  # one row, a panel per layer
+    counts = [sum(patch.get_height() for patch in ax.patches) for ax in panels]
+    assert counts == [5 * 4, 5 * 4, 5 * 2]  # every weight of 5 seeds, once
+    outputs = plots.layer_histograms(study, what="activations", seeds=3)
+    counts = [sum(patch.get_height() for patch in ax.patches) for ax in outputs.axes[:3]]
+    assert counts == [3 * 4 * 2, 3 * 4 * 2, 3 * 4 * 1]  # 4 XOR inputs, each layer's units
+    with pytest.raises(ValueError, match="what"):
+        plots.layer_histograms(study, what="gradients")
 
 
 def test_loss_curves_need_a_history(study):

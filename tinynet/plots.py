@@ -14,6 +14,7 @@ What each draws:
 * :func:`loss_curves`: many seeds' loss against the epoch, on a log scale, with the plateaus
   failed XOR seeds sit on (1/8, 1/6 and 1/4) marked;
 * :func:`rates`: success rates with their 95 % intervals, per arm and shape;
+* :func:`layer_histograms`: a study's weights or layer outputs, per layer and arm;
 * :func:`signal` and :func:`histograms`: second moments against depth, and each layer's
   outputs (:mod:`tinynet.diagnostics`).
 """
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     from .xor import ArmResult, Study
 
 __all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "decision_boundary",
-           "seed_gallery", "loss_curves", "rates", "signal", "histograms"]
+           "seed_gallery", "loss_curves", "layer_histograms", "rates", "signal", "histograms"]
 
 OUTCOME_COLORS = {"solved": "#2ca02c", "one_wrong": "#ff7f0e", "two_wrong": "#d62728",
                   "three_or_four_wrong": "#9467bd", "diverged": "#000000"}
@@ -314,6 +315,44 @@ def signal(reports: "dict[str, SignalReport]", path: str | Path | None = None,
     forward.legend(fontsize="small", title="solid: measured, dashed: theory")
     fig.suptitle(title)
     return _finish(fig, path, 110)
+
+
+def layer_histograms(study: "Study", arms: Sequence[str | int] | None = None, *,
+                     what: str = "weights", trained: bool = True, seeds: int = 100,
+                     path: str | Path | None = None) -> "Figure":
+    """:func:`histograms` of a study's networks, a row per arm (default: every arm): each
+    layer's weights (``what="weights"``) or outputs on the four XOR inputs
+    (``"activations"``), pooled over the first ``seeds`` seeds, as trained or as initialised
+    (``trained=False``)."""
+    from .xor import Study
+    check_instance("study", study, Study, "a tinynet.xor Study")
+    what = check_choice("what", what, ("weights", "activations"))
+    seeds = check_int("seeds", seeds, minimum=1)
+    X = data.xor()[0]
+    rows = {}
+    for arm in (range(len(study.results)) if arms is None else arms):
+        name = study.result(arm).arm.name
+        nets = [study.network(arm, seed, trained=trained) for seed in study.seeds[:seeds]]
+        if what == "weights":
+            rows[name] = [np.concatenate([net.layers[k].W.ravel() for net in nets])
+                          for k in range(len(nets[0].layers))]
+        else:
+            outputs = [_layer_outputs(net, X) for net in nets]
+            rows[name] = [np.concatenate([out[k] for out in outputs])
+                          for k in range(len(outputs[0]))]
+    state = "trained" if trained else "initialised"
+    return histograms(rows, path, f"XOR, {study.setup.shape}: each layer's {what}, {state}, "
+                                  f"first {min(seeds, study.setup.seeds)} seeds pooled")
+
+
+def _layer_outputs(net: Network, X: np.ndarray) -> list[np.ndarray]:
+    """Each layer's outputs on X, flattened, computed with :mod:`tinynet.dense`."""
+    from . import dense
+    outputs, a = [], X
+    for layer in net.layers:
+        _, a = dense.forward(a, layer.W, layer.b, layer.activation)
+        outputs.append(a.ravel())
+    return outputs
 
 
 def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path | None = None,
