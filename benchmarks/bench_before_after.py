@@ -33,6 +33,7 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 from learner import learner_loop  # noqa: E402
+from readme_block import put_between  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 README_START, README_END = "<!-- before-after: start -->", "<!-- before-after: end -->"
@@ -230,9 +231,7 @@ def main() -> None:
                                    indent=2))
     args.out.with_suffix(".md").write_text(markdown)
     if args.readme:
-        text = args.readme.read_text()
-        start = text.index(README_START) + len(README_START)
-        args.readme.write_text(text[:start] + "\n" + markdown + text[text.index(README_END):])
+        put_between(args.readme, README_START, README_END, markdown)
 
 
 if __name__ == "__main__":

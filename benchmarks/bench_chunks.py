@@ -20,6 +20,7 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[variable] = "1"
 
 import tinynet  # noqa: E402
+from readme_block import put_between  # noqa: E402
 from tinynet import reference  # noqa: E402
 from tinynet.compiled import backend  # noqa: E402
 
@@ -73,9 +74,7 @@ def main() -> None:
     out.write_text(json.dumps(rows, indent=2))
     out.with_suffix(".md").write_text(markdown)
     if args.readme:
-        text = args.readme.read_text()
-        start = text.index(README_START) + len(README_START)
-        args.readme.write_text(text[:start] + "\n" + markdown + text[text.index(README_END):])
+        put_between(args.readme, README_START, README_END, markdown)
 
 
 if __name__ == "__main__":

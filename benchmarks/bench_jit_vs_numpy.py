@@ -57,6 +57,7 @@ from tinynet.activations import LEAKY_RELU  # noqa: E402
 from tinynet.compiled import codegen, single, unrolled  # noqa: E402
 
 from learner import learner_loop  # noqa: E402
+from readme_block import put_between  # noqa: E402
 
 # The dense-layer kernels are internal to the compiled backend; the benchmark times them alone.
 dense_forward, dense_backward = single._dense_forward, single._dense_backward
@@ -366,13 +367,6 @@ def report(results: dict) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def put_in_readme(path: Path, markdown: str) -> None:
-    """Replace what stands between the README's benchmark markers with ``markdown``."""
-    text = path.read_text()
-    start, end = text.index(README_START) + len(README_START), text.index(README_END)
-    path.write_text(text[:start] + "\n" + markdown + text[end:])
-
-
 def main() -> None:
     settings = (f"Python {platform.python_version()}, NumPy {np.__version__}, numba "
                 f"{numba.__version__}, {os.cpu_count()} cores, BLAS threads {ARGS.blas_threads}, "
@@ -397,7 +391,7 @@ def main() -> None:
     ARGS.json.with_suffix(".md").write_text(markdown)
     print(f"wrote {ARGS.json} and {ARGS.json.with_suffix('.md')}")
     if ARGS.readme:
-        put_in_readme(ARGS.readme, markdown)
+        put_between(ARGS.readme, README_START, README_END, markdown)
         print(f"wrote the tables into {ARGS.readme}")
     if ARGS.plot:
         plot(results, ARGS.plot)

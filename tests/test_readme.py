@@ -13,29 +13,17 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "examples" / "results"
 
 
-def test_the_performance_tables_are_the_committed_benchmark_run():
+@pytest.mark.parametrize("marker,committed,part", [
+    ("benchmark", "bench_jit_vs_numpy.md", "#### targets"),  # the whole run, not an empty block
+    ("before-after", "before_after_issue17.md", "| cold start"),
+    ("chunks", "bench_chunks.md", "| numba 2-2-1, 1000 seeds"),
+])
+def test_the_benchmark_tables_are_the_committed_runs(marker, committed, part):
     readme = (ROOT / "README.md").read_text()
-    start, end = "<!-- benchmark: start -->\n", "<!-- benchmark: end -->"
+    start, end = f"<!-- {marker}: start -->\n", f"<!-- {marker}: end -->"
     shown = readme[readme.index(start) + len(start):readme.index(end)]
-    committed = (ROOT / "benchmarks" / "results" / "bench_jit_vs_numpy.md").read_text()
-    assert shown == committed
-    assert "#### targets" in shown  # the whole run, not an empty block
-
-
-def test_the_before_after_table_is_the_committed_run():
-    readme = (ROOT / "README.md").read_text()
-    start, end = "<!-- before-after: start -->\n", "<!-- before-after: end -->"
-    shown = readme[readme.index(start) + len(start):readme.index(end)]
-    committed = (ROOT / "benchmarks" / "results" / "before_after_issue17.md").read_text()
-    assert shown == committed and "| cold start" in shown
-
-
-def test_the_chunks_table_is_the_committed_run():
-    readme = (ROOT / "README.md").read_text()
-    start, end = "<!-- chunks: start -->\n", "<!-- chunks: end -->"
-    shown = readme[readme.index(start) + len(start):readme.index(end)]
-    committed = (ROOT / "benchmarks" / "results" / "bench_chunks.md").read_text()
-    assert shown == committed and "| numba 2-2-1, 1000 seeds" in shown
+    assert shown == (ROOT / "benchmarks" / "results" / committed).read_text()
+    assert part in shown
 
 
 def xor_studies():
