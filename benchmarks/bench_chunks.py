@@ -1,6 +1,7 @@
 """What cutting a long ensemble run into chunks costs (so that progress and Ctrl-C respond):
 the same job in one chunk, in chunks of the default size, and in chunks 8 times smaller,
-interleaved in one process, best of 5 each.
+interleaved in one process, 5 runs each; the ratio of each run to the one-chunk run next to
+it, as a median and a range.
 
     python benchmarks/bench_chunks.py --readme README.md
 
@@ -19,6 +20,8 @@ from pathlib import Path
 for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[variable] = "1"
 
+import numpy as np  # noqa: E402
+
 import tinynet  # noqa: E402
 from readme_block import put_between  # noqa: E402
 from tinynet import reference  # noqa: E402
@@ -26,10 +29,10 @@ from tinynet.compiled import backend  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 README_START, README_END = "<!-- chunks: start -->", "<!-- chunks: end -->"
-JOBS = [("numba", [2, 2, 1], 1000, 20_000, backend),
-        ("numba", [2, 2, 2, 1], 1000, 20_000, backend),
+JOBS = [("numba", [2, 2, 1], 5000, 20_000, backend),
+        ("numba", [2, 2, 2, 1], 5000, 20_000, backend),
         ("numpy", [2, 2, 1], 100, 5_000, reference)]
-"""backend, sizes, seeds, epochs, the backend module whose CHUNK_STEPS is varied."""
+"""backend, sizes, seeds, epochs, the backend module whose CHUNK_WORK is varied."""
 
 
 def main() -> None:
@@ -40,34 +43,50 @@ def main() -> None:
     X, y = tinynet.data.xor()
     rows = []
     for name, sizes, seeds, epochs, module in JOBS:
-        default = module.CHUNK_STEPS
-        steps = seeds * epochs * len(X)
-        sizes_tried = {"one chunk": 2 * steps, "default": default, "default / 8": default // 8}
-        best = dict.fromkeys(sizes_tried, float("inf"))
+        default = module.CHUNK_WORK
         nets = [tinynet.mlp(sizes, seed=s) for s in range(seeds)]
+        work = seeds * len(X) * sum(p.size for p in nets[0].parameters())  # per epoch
+        tried = {"one chunk": 2 * work * epochs, "one chunk again": 2 * work * epochs,
+                 "default": default, "default / 8": default // 8}  # again: the noise
+        seconds = {label: [] for label in tried}
         tinynet.fit_ensemble(nets, X, y, epochs=2, lr=0.01, backend=name)  # compile
         for _ in range(args.repeats):
-            for label, chunk in sizes_tried.items():
-                module.CHUNK_STEPS = chunk
+            for label, chunk in tried.items():
+                module.CHUNK_WORK = chunk
                 nets = [tinynet.mlp(sizes, seed=s) for s in range(seeds)]
                 start = time.perf_counter()
                 tinynet.fit_ensemble(nets, X, y, epochs=epochs, lr=0.01, backend=name)
-                best[label] = min(best[label], time.perf_counter() - start)
-        module.CHUNK_STEPS = default
+                seconds[label].append(time.perf_counter() - start)
+        module.CHUNK_WORK = default
+        ratios = {label: np.array(times) / np.array(seconds["one chunk"])
+                  for label, times in seconds.items()}
         rows.append({"job": f"{name} {'-'.join(map(str, sizes))}, {seeds} seeds x "
                             f"{epochs:,} epochs",
-                     "chunks": {label: -(-steps // chunk) for label, chunk in sizes_tried.items()},
-                     "seconds": best})
-    lines = [f"Best of {args.repeats}, interleaved; BLAS threads 1, {os.cpu_count()} cores, "
-             f"1-minute load average {os.getloadavg()[0]:.1f} at the end. Time relative to one "
-             "chunk (above 1: slower).", "",
-             "| job | chunks (default) | one chunk (s) | default chunks | chunks 8x smaller |",
-             "| --- | --- | --- | --- | --- |"]
+                     "chunks": {label: -(-epochs // max(1, chunk // work))
+                                for label, chunk in tried.items()},
+                     "seconds": seconds,
+                     "ratio_median": {k: float(np.median(v)) for k, v in ratios.items()},
+                     "ratio_range": {k: [float(v.min()), float(v.max())]
+                                     for k, v in ratios.items()}})
+    lines = [f"{args.repeats} runs of each, interleaved, each divided by the one-chunk run "
+             f"beside it: median [range]. BLAS threads 1, {os.cpu_count()} cores, 1-minute "
+             f"load average {os.getloadavg()[0]:.1f} at the end. Above 1: slower than one "
+             "chunk.", "",
+             "| job | one chunk (s, median) | one chunk again: time ratio (the noise) | "
+             "default: chunks | default: time ratio | 8x smaller: chunks | "
+             "8x smaller: time ratio |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
-        one = row["seconds"]["one chunk"]
-        lines.append(f"| {row['job']} | {row['chunks']['default']} | {one:.3f} | "
-                     f"{row['seconds']['default'] / one:.3f} | "
-                     f"{row['seconds']['default / 8'] / one:.3f} |")
+        median, spread = row["ratio_median"], row["ratio_range"]
+        cells = [f"{median[k]:.3f} [{spread[k][0]:.2f}, {spread[k][1]:.2f}]"
+                 for k in ("one chunk again", "default", "default / 8")]
+        lines.append(f"| {row['job']} | {np.median(row['seconds']['one chunk']):.3f} | "
+                     f"{cells[0]} | {row['chunks']['default']} | {cells[1]} | "
+                     f"{row['chunks']['default / 8']} | {cells[2]} |")
+    inside = [row["job"] for row in rows if row["ratio_median"]["default"]
+              <= row["ratio_range"]["one chunk again"][1]]
+    lines += ["", f"Default chunks: {len(inside)} of {len(rows)} jobs have a median ratio within "
+                  "the range of one chunk run twice (the machine's noise in this run)."]
     markdown = "\n".join(lines) + "\n"
     print(markdown)
     out = ROOT / "benchmarks" / "results" / "bench_chunks.json"

@@ -1,6 +1,9 @@
-"""tinynet.gradcheck: backward against central differences, kinks told apart from bugs."""
+"""tinynet.gradcheck (module tinynet.checking): backward against central differences, kinks
+told apart from bugs."""
 
 import importlib
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,7 +11,7 @@ import pytest
 import tinynet
 from tinynet import dense
 from tinynet.activations import ACTIVATIONS, Sigmoid, Tanh
-from tinynet.gradcheck import ArrayCheck, GradcheckReport, gradcheck
+from tinynet.checking import ArrayCheck, GradcheckReport, gradcheck
 from tinynet.losses import mse_gradient
 
 ARRAYS_221 = ["layer 0 W", "layer 0 b", "layer 1 W", "layer 1 b"]
@@ -157,7 +160,7 @@ def test_the_network_is_unchanged_bit_for_bit():
 
 
 def test_an_interrupted_check_restores_the_parameter(monkeypatch):
-    module = importlib.import_module("tinynet.gradcheck")  # the module, not the function
+    module = importlib.import_module("tinynet.checking")
     net, X, y = tanh_then_identity()
     before = [p.copy() for p in net.parameters()]
     calls = []
@@ -229,3 +232,13 @@ def test_bad_inputs_name_the_argument(arguments, error, message):
         arguments = (tinynet.mlp([2, 2, 2, 1]), *arguments[1:])
     with pytest.raises(error, match=message):
         gradcheck(*arguments)
+
+
+def test_the_readme_report_is_what_gradcheck_prints():
+    """The README's example report of XOR at initialisation, printed again and compared."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme[readme.index("## Checking the backward pass"):]
+    block = section.split("```python\n")[1].split("```")[0].splitlines()
+    printed = "\n".join(block[2:])  # after the two >>> lines
+    X, y = tinynet.data.xor()
+    assert str(tinynet.gradcheck(tinynet.mlp([2, 2, 2, 1]), X, y)) == printed

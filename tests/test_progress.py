@@ -17,14 +17,19 @@ from tinynet.compiled import backend, codegen, unrolled
 from test_backends import same_parameters
 
 
-@pytest.mark.parametrize("backend_name,module", [("numba", backend), ("numpy", reference)])
-@pytest.mark.parametrize("output,lr", [("sigmoid", 0.5), ("identity", 0.3)])  # 7 of 10 diverge
-def test_a_run_in_chunks_is_the_same_run(backend_name, module, output, lr, monkeypatch):
+@pytest.mark.parametrize("backend_name,module", [
+    ("numba", backend),                                                 # the generic kernels
+    pytest.param("numba", backend, marks=pytest.mark.unrolled),         # the generated ones
+    ("numpy", reference)])
+@pytest.mark.parametrize("output,lr,diverged", [("sigmoid", 0.5, 0), ("identity", 0.3, 7),
+                                                ("identity", 1.0, 10)])
+def test_a_run_in_chunks_is_the_same_run(backend_name, module, output, lr, diverged,
+                                         monkeypatch):
     X, y = tinynet.data.xor()
     runs = []
-    for chunk_steps in (None, 10 * 4 * 7):  # 7 epochs of 10 members per chunk
-        if chunk_steps:
-            monkeypatch.setattr(module, "CHUNK_STEPS", chunk_steps)
+    for chunked in (False, True):
+        if chunked:  # 7 epochs a chunk: 10 members x 4 samples x 13 parameters of 2-3-1
+            monkeypatch.setattr(module, "CHUNK_WORK", 10 * 4 * 13 * 7)
         nets = [tinynet.mlp([2, 3, 1], activation=output, output=output, seed=s)
                 for s in range(10)]
         done = []
@@ -36,16 +41,16 @@ def test_a_run_in_chunks_is_the_same_run(backend_name, module, output, lr, monke
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
     for net_a, net_b in zip(nets_a, nets_b):
         same_parameters(net_a, net_b)
-    assert done_a == [40]
-    if output == "sigmoid":
-        assert done_b == [7, 14, 21, 28, 35, 40] and not a.diverged.any()
-    else:
-        assert a.diverged.sum() == 7 and done_b == [7, 14, 21, 28, 35, 40]
+    assert a.diverged.sum() == diverged and done_a == [40]
+    if diverged < 10:
+        assert done_b == [7, 14, 21, 28, 35, 40]
+    else:  # all diverged in the first chunk: the run stops there
+        assert done_b == [7] and a.diverged_epoch.max() < 7
 
 
 def test_ctrl_c_between_chunks_leaves_the_networks_as_they_were(monkeypatch):
     X, y = tinynet.data.xor()
-    monkeypatch.setattr(backend, "CHUNK_STEPS", 5 * 4 * 3)
+    monkeypatch.setattr(backend, "CHUNK_WORK", 5 * 4 * 9 * 3)  # 3 epochs of 5 2-2-1 networks
     nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(5)]
     before = [[p.copy() for p in net.parameters()] for net in nets]
 
@@ -77,19 +82,23 @@ def test_a_cold_kernel_is_announced_once_before_it_compiles(tmp_path, monkeypatc
 
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
 def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path):
-    out = tmp_path / "r.json"
+    command = [sys.executable, "-m", "tinynet.xor", "--hidden", "3"]
+    subprocess.run(command + ["--seeds", "2", "--epochs", "2"], check=True,  # compiled now,
+                   capture_output=True, timeout=300)                         # not when timed
+    out = tmp_path / "out"
+    out.mkdir()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tinynet.xor", "--seeds", "2000", "--epochs", "5000000",
-         "--progress", "--json", str(out), "--gallery", str(tmp_path / "g.png")],
+        command + ["--seeds", "2000", "--epochs", "5000000", "--progress", "--json",
+                   str(out / "r.json"), "--gallery", str(out / "g.png"), "--save-failed",
+                   str(out / "failed")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    started = process.stderr.readline()  # the first progress line: training has begun
-    while started and "epochs" not in started:
-        started = process.stderr.readline()
-    assert "epochs" in started, started
+    line = process.stderr.readline()
+    while line and "of 5,000,000 epochs" not in line:  # the arm's first progress line
+        line = process.stderr.readline()
+    assert line, "the run ended before it reported progress"
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130
-    lines = [line for line in stderr.splitlines() if line.strip()]
-    assert lines[-1] == "interrupted: nothing was written" and len(lines) <= 2, stderr
+    assert stderr.strip().splitlines() == ["interrupted: nothing was written"], stderr
     assert stdout == ""
-    assert list(tmp_path.iterdir()) == []
+    assert list(out.iterdir()) == []

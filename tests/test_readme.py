@@ -16,7 +16,7 @@ RESULTS = ROOT / "examples" / "results"
 @pytest.mark.parametrize("marker,committed,part", [
     ("benchmark", "bench_jit_vs_numpy.md", "#### targets"),  # the whole run, not an empty block
     ("before-after", "before_after_issue17.md", "| cold start"),
-    ("chunks", "bench_chunks.md", "| numba 2-2-1, 1000 seeds"),
+    ("chunks", "bench_chunks.md", "| numba 2-2-1, 5000 seeds"),
 ])
 def test_the_benchmark_tables_are_the_committed_runs(marker, committed, part):
     readme = (ROOT / "README.md").read_text()

@@ -365,6 +365,16 @@ def test_cli_draws_the_seeds_and_saves_the_failed_ones(tmp_path, capsys):
         assert record["outcome"] != "solved" and len(record["loss"]) == 200  # 2000 / 10
 
 
+def test_cli_saves_the_failed_seeds_with_their_history_on_its_own(tmp_path, capsys):
+    main(["--init", "normal", "--seeds", "6", "--epochs", "400", "--save-failed",
+          str(tmp_path)])
+    records = sorted((tmp_path / "2-2-2-1" / "normal").glob("seed*.json"))
+    assert records
+    for path in records:
+        record = json.loads(path.read_text())
+        assert record["record_every"] == 2 and len(record["loss"]) == 200
+
+
 def test_cli_json_to_stdout_sends_the_report_to_stderr(capsys):
     main(["--init", "normal", "--seeds", "3", "--epochs", "5", "--json", "-"])
     captured = capsys.readouterr()

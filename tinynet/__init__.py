@@ -12,7 +12,7 @@ initializer can say what variance it targets and why.
 from . import (activations, data, dense, diagnostics, experiments, init, losses, plots, saving,
                shuffle, stats, xor)
 from .activations import get_activation
-from .gradcheck import GradcheckReport, gradcheck
+from .checking import GradcheckReport, gradcheck
 from .layers import Layer
 from .network import Network, mlp
 from .results import EnsembleResult, History

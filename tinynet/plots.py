@@ -30,8 +30,7 @@ import numpy as np
 from . import data
 from .network import Network
 from .results import EnsembleResult
-from .validation import as_float_matrix, check_choice, check_instance, check_int, \
-    check_sequence
+from .validation import as_float_matrix, check_choice, check_float, check_instance, check_int
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -51,17 +50,29 @@ OUTCOME_LABELS = {"solved": "solved", "one_wrong": "1 wrong", "two_wrong": "2 wr
                   "three_or_four_wrong": "3+ wrong", "diverged": "diverged"}
 """How each seed outcome is named in legends and titles."""
 
-PLATEAUS = {1 / 8: "1/8: two outputs at 0.5, two right",
-            1 / 6: "1/6: three outputs at 2/3, one right",
+PLATEAUS = {1 / 8: "1/8: two outputs at 0.5, two exact",
+            1 / 6: "1/6: three outputs at 2/3, one exact",
             1 / 4: "1/4: every output at 0.5"}
 """XOR losses (the MSE over the four samples) at which failed seeds stop, with the outputs
 that give them (targets 0, 1, 1, 0): value -> meaning. :func:`loss_curves` draws them."""
 
 
 def _figure(**kwargs) -> "Figure":
-    """A matplotlib Figure, detached from pyplot: ``fig.savefig`` renders it with Agg."""
+    """A matplotlib Figure, detached from pyplot (``fig.savefig`` renders it with Agg), that
+    Jupyter shows as a PNG when it is a cell's value (:func:`_png`): without pyplot, no
+    display hook for Figures is registered."""
     from matplotlib.figure import Figure
-    return Figure(**kwargs)
+    fig = Figure(**kwargs)
+    fig._repr_png_ = lambda: _png(fig)
+    return fig
+
+
+def _png(fig: "Figure") -> bytes:
+    """The figure rendered as PNG bytes."""
+    import io
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    return buffer.getvalue()
 
 
 def _axes(ax: "Axes | None", **figure_kwargs) -> "Axes":
@@ -72,9 +83,11 @@ def _axes(ax: "Axes | None", **figure_kwargs) -> "Axes":
     return check_instance("ax", ax, Axes, "a matplotlib Axes")
 
 
-def _finish(fig: "Figure", path: str | Path | None, dpi: int) -> "Figure":
-    """Lay the figure out, write it to ``path`` if given, and return it."""
-    fig.tight_layout()
+def _finish(fig: "Figure", path: str | Path | None, dpi: int, own: bool = True) -> "Figure":
+    """Lay the figure out if it is ours (``own``: not an Axes the caller gave), write it to
+    ``path`` if given, and return it."""
+    if own:
+        fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=dpi)
     return fig
@@ -107,7 +120,8 @@ def _draw_boundary(ax: "Axes", net: Network, X: np.ndarray, y: np.ndarray | None
     xs, ys, out = _output_grid(net, (low[0], high[0]), (low[1], high[1]), resolution)
     ax.imshow(out, origin="lower", extent=(low[0], high[0], low[1], high[1]), cmap="coolwarm",
               vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest")
-    if np.nanmin(out) < 0.5 < np.nanmax(out):
+    finite = out[np.isfinite(out)]
+    if finite.size and finite.min() < 0.5 < finite.max():
         ax.contour(xs, ys, out, levels=[0.5], colors="black", linewidths=1.2)
     classes = np.zeros(len(X)) if y is None else (y[:, 0] > 0.5)
     ax.scatter(X[:, 0], X[:, 1], c=np.where(classes, "#b40426", "#3b4cc0"), s=45,
@@ -125,19 +139,24 @@ def decision_boundary(net: Network, X: object = None, y: object = None, *,
     (B, 1) when given. Default X: the four XOR points. The plane spans the samples plus
     ``margin`` on every side, on a ``resolution`` x ``resolution`` grid."""
     check_instance("net", net, Network, "a tinynet Network")
-    if net.n_in != 2:
-        raise ValueError(f"net must take 2 inputs to draw its decision boundary in a plane, "
-                         f"got a network with {net.n_in}")
+    if net.n_in != 2 or net.n_out != 1:
+        raise ValueError(f"net must have 2 inputs and 1 output to draw its decision boundary "
+                         f"in a plane, got a network {net.n_in} -> {net.n_out}")
     X = data.xor()[0] if X is None else as_float_matrix("X", X, columns=2)
-    y = None if y is None else as_float_matrix("y", np.reshape(y, (len(X), -1)))
+    y = None if y is None else as_float_matrix("y", np.asarray(y).reshape(-1, 1)
+                                               if np.ndim(y) == 1 else y, columns=1)
+    if y is not None and len(y) != len(X):
+        raise ValueError(f"y must give one target per sample of X ({len(X)}), got {len(y)}")
     resolution = check_int("resolution", resolution, minimum=2)
+    margin = check_float("margin", margin, minimum=0.0, inclusive=True)
+    own = ax is None
     ax = _axes(ax, figsize=(4.2, 3.8))
     _draw_boundary(ax, net, X, y, resolution, margin)
     ax.set_xlabel("x1")
     ax.set_ylabel("x2")
     ax.set_title(title if title is not None else "output (blue 0, red 1) and the 0.5 contour",
                  fontsize=10)
-    return _finish(ax.figure, path, 110)
+    return _finish(ax.figure, path, 110, own)
 
 
 # --- many seeds ------------------------------------------------------------------------------
@@ -158,9 +177,8 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     ``seeds``); an arm takes as many rows as it needs."""
     from .xor import Study
     check_instance("study", study, Study, "a tinynet.xor Study")
-    results = [study.result(arm) for arm in
-               (range(len(study.results)) if arms is None else check_sequence(
-                   "arms", arms, (str, int), "an arm's name or index"))]
+    indices = study.arm_indices(arms)
+    results = [study.results[index] for index in indices]
     seeds = check_int("seeds", seeds, minimum=1)
     which = check_choice("which", which, ("all", "failed"))
     columns = seeds if columns is None else check_int("columns", columns, minimum=1)
@@ -177,7 +195,7 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     grid = fig.subplots(sum(rows_per_arm), columns, squeeze=False)
     row = 0
     X, y = data.xor()
-    for (result, picked), rows in zip(chosen, rows_per_arm):
+    for index, (result, picked), rows in zip(indices, chosen, rows_per_arm):
         for k in range(rows * columns):
             ax = grid[row + k // columns, k % columns]
             ax.set_xticks([])
@@ -186,30 +204,32 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
                 ax.set_axis_off()
                 continue
             seed = study.seeds[picked[k]]
-            _draw_boundary(ax, study.network(result.arm.name, seed), X, y, resolution, 0.5)
+            _draw_boundary(ax, study.network(index, seed), X, y, resolution, 0.5)
             _frame(ax, OUTCOME_COLORS[result.outcomes[picked[k]]])
             ax.set_title(f"seed {seed}", fontsize=8)
         grid[row, 0].set_ylabel(result.arm.name, fontsize=8)
         if not len(picked):
             grid[row, 0].set_axis_on()
+            _frame(grid[row, 0], "lightgray")
             grid[row, 0].text(0.5, 0.5, "no seed to show", ha="center", va="center",
                               fontsize=8, transform=grid[row, 0].transAxes)
         row += rows
-    _outcome_legend(fig)
+    _outcome_legend(fig, columns)
     fig.suptitle(f"XOR, {study.setup.shape}: decision boundaries of trained seeds "
                  f"({'failed only' if which == 'failed' else 'first seeds'})", fontsize=10)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
     if path is not None:
         fig.savefig(path, dpi=100)
     return fig
 
 
-def _outcome_legend(fig: "Figure") -> None:
+def _outcome_legend(fig: "Figure", columns: int) -> None:
     from matplotlib.patches import Patch
     fig.legend(handles=[Patch(facecolor="white", edgecolor=color, linewidth=3,
                               label=OUTCOME_LABELS[kind])
                         for kind, color in OUTCOME_COLORS.items()],
-               loc="lower center", ncol=len(OUTCOME_COLORS), fontsize=8, frameon=False)
+               loc="lower center", ncol=min(len(OUTCOME_COLORS), max(2, columns)), fontsize=8,
+               frameon=False)
 
 
 def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | None = None, *,
@@ -234,11 +254,24 @@ def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | 
     if outcomes is not None and len(outcomes) != result.members:
         raise ValueError(f"outcomes must give one outcome per member ({result.members}), got "
                          f"{len(outcomes)}")
+    own = ax is None
     ax = _axes(ax, figsize=(7.0, 4.2))
     epochs = result.record_every * np.arange(1, result.loss.shape[1] + 1)
-    for member in range(min(seeds, result.members)):
+    shown = min(seeds, result.members)
+    losses = result.loss[:shown]
+    finite = losses[np.isfinite(losses) & (losses > 0)]
+    top = min(float(finite.max()) if finite.size else 1.0, 2.5) * 1.3  # the plateaus stay in view
+    for member in range(shown):
         color = "#1f77b4" if outcomes is None else OUTCOME_COLORS[outcomes[member]]
-        ax.plot(epochs, result.loss[member], color=color, linewidth=0.8, alpha=0.5)
+        ax.plot(epochs, np.clip(losses[member], None, top), color=color, linewidth=0.8,
+                alpha=0.5)
+    diverged = np.flatnonzero(result.diverged[:shown])
+    if diverged.size:  # where each stopped, on the top edge
+        ax.plot(result.diverged_epoch[diverged] + 1, np.full(diverged.size, top), "x",
+                color=OUTCOME_COLORS["diverged"], clip_on=False,
+                label=f"diverged ({diverged.size}), loss cut at the top")
+    if finite.size:
+        ax.set_ylim(float(finite.min()) * 0.7, top)
     for level, meaning in PLATEAUS.items():
         ax.axhline(level, color="gray", linestyle="--", linewidth=1.0)
         ax.annotate(meaning, (1.0, level), xycoords=("axes fraction", "data"),
@@ -247,14 +280,13 @@ def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | 
     ax.set_yscale("log")
     ax.set_xlabel("epoch")
     ax.set_ylabel("loss (MSE over the epoch)")
-    shown = min(seeds, result.members)
     ax.set_title(title if title is not None else f"loss of {shown} seeds", fontsize=10)
     if outcomes is not None:
         from matplotlib.lines import Line2D
         present = [kind for kind in OUTCOME_COLORS if kind in set(outcomes[:shown])]
         ax.legend(handles=[Line2D([], [], color=OUTCOME_COLORS[kind], label=OUTCOME_LABELS[kind])
                            for kind in present], fontsize=8, loc="lower left")
-    return _finish(ax.figure, path, 110)
+    return _finish(ax.figure, path, 110, own)
 
 
 # --- studies and diagnostics ------------------------------------------------------------------
@@ -264,6 +296,7 @@ def rates(studies: "list[Study]", path: str | Path | None = None, *,
     """Bar chart of success rates with 95 % Wilson intervals, one group of bars per study
     (for a sweep over shapes) or one bar per arm; the notes' reported rates as diamonds."""
     names = [r.arm.name for r in studies[0].results]
+    own = ax is None
     ax = _axes(ax, figsize=(10.0 if len(studies) > 1 else 2.0 + 1.6 * len(names), 4.8))
     width = 0.8 / len(names) if len(studies) > 1 else 0.8
     for i, name in enumerate(names):
@@ -289,7 +322,7 @@ def rates(studies: "list[Study]", path: str | Path | None = None, *,
     ax.set_title(f"XOR success rate, {studies[0].setup.seeds} seeds per bar, 95 % intervals")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small")
-    return _finish(ax.figure, path, 110)
+    return _finish(ax.figure, path, 110, own)
 
 
 def signal(reports: "dict[str, SignalReport]", path: str | Path | None = None,
@@ -300,7 +333,7 @@ def signal(reports: "dict[str, SignalReport]", path: str | Path | None = None,
     forward, backward = fig.subplots(1, 2, sharex=True)
     colors = _colors() * 3
     for (label, report), color in zip(reports.items(), colors):
-        depth = np.arange(1, len(report.layers) + 1)
+        depth = np.arange(len(report.layers))  # layers numbered from 0, as print(net) does
         for ax, key in [(forward, "a"), (backward, "grad_a")]:
             moments = [getattr(layer, key) for layer in report.layers]
             ax.plot(depth, [m.measured for m in moments], "o-", color=color, markersize=3,
@@ -330,14 +363,15 @@ def layer_histograms(study: "Study", arms: Sequence[str | int] | None = None, *,
     seeds = check_int("seeds", seeds, minimum=1)
     X = data.xor()[0]
     rows = {}
-    for arm in (range(len(study.results)) if arms is None else arms):
-        name = study.result(arm).arm.name
-        nets = [study.network(arm, seed, trained=trained) for seed in study.seeds[:seeds]]
+    for index in study.arm_indices(arms):
+        name = f"{index}: {study.results[index].arm.name}"
+        nets = [study.network(index, seed, trained=trained) for seed in study.seeds[:seeds]]
         if what == "weights":
             rows[name] = [np.concatenate([net.layers[k].W.ravel() for net in nets])
                           for k in range(len(nets[0].layers))]
         else:
-            outputs = [_layer_outputs(net, X) for net in nets]
+            with np.errstate(all="ignore"):  # a diverged network's outputs are NaN
+                outputs = [_layer_outputs(net, X) for net in nets]
             rows[name] = [np.concatenate([out[k] for out in outputs])
                           for k in range(len(outputs[0]))]
     state = "trained" if trained else "initialised"
@@ -357,9 +391,10 @@ def _layer_outputs(net: Network, X: np.ndarray) -> list[np.ndarray]:
 
 def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path | None = None,
                title: str = "") -> "Figure":
-    """One row per label, one panel per layer: the histogram of that layer's outputs (or
-    weights) over its whole range (not a fixed window), so saturation and collapse both
-    show."""
+    """One row per label, one panel per layer (numbered from 0, as ``print(net)`` does): the
+    histogram of that layer's outputs (or weights) over their whole range (not a fixed
+    window), so saturation and collapse both show. Values that are not finite (a diverged
+    network's) are left out and counted in the panel."""
     rows = len(activations)
     columns = max(len(layers) for layers in activations.values())
     fig = _figure(figsize=(2.4 * columns, 2.0 * rows))
@@ -368,12 +403,17 @@ def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path | No
         for column, values in enumerate(layers):
             ax = axes[row, column]
             values = np.ravel(values)
-            low, high = float(values.min()), float(values.max())
-            ax.hist(values, bins=40, range=(low, high if high > low else low + 1e-12))
+            finite = values[np.isfinite(values)]  # a diverged network's NaN and inf left out
+            if finite.size:
+                low, high = float(finite.min()), float(finite.max())
+                ax.hist(finite, bins=40, range=(low, high if high > low else low + 1e-12))
+            if finite.size < values.size:
+                ax.text(0.98, 0.95, f"{values.size - finite.size} not finite, left out",
+                        ha="right", va="top", fontsize=6, transform=ax.transAxes)
             ax.set_yticks([])
             ax.tick_params(labelsize=7)
             if row == 0:
-                ax.set_title(f"layer {column + 1}", fontsize=9)
+                ax.set_title(f"layer {column}", fontsize=9)
             if column == 0:
                 ax.set_ylabel(label, fontsize=8)
     fig.suptitle(title)

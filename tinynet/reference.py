@@ -60,7 +60,7 @@ from .shuffle import orders_from
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["CHUNK_STEPS", "sgd_step", "train", "fit_one", "fit_many", "predict"]
+__all__ = ["CHUNK_WORK", "sgd_step", "train", "fit_one", "fit_many", "predict"]
 
 Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Activation]]
 """Per layer ``(W, b, dW, db, activation)``: W and b are views into ``theta``, dW and db into
@@ -155,22 +155,22 @@ def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: S
     unpack(net, theta[0])
 
 
-CHUNK_STEPS = 1 << 20
-"""A run of many networks is cut into chunks of about this many sample-steps (about a second
-for 100 XOR networks), after each of which the caller may report progress; see
-:meth:`tinynet.results.Settings.chunks`."""
+CHUNK_WORK = 1 << 23
+"""A run of many networks is cut into chunks of about this much work, counted as members x
+samples x parameters per epoch (about a second for 100 XOR networks of 2-2-1), after each of
+which the caller may report progress; see :meth:`tinynet.results.Settings.chunks`."""
 
 
 def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
              settings: Settings, record: Record,
              progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Train ``networks`` in place; return the trained members' outputs on X, (S, N, n_out).
-    After each chunk of the run (:data:`CHUNK_STEPS`), ``progress`` (if given) is called with
+    After each chunk of the run (:data:`CHUNK_WORK`), ``progress`` (if given) is called with
     the number of epochs done."""
     theta = stack(networks)
     table = layout(networks[0]).table
     activations = [layer.activation for layer in networks[0].layers]
-    for part in settings.chunks(max(1, CHUNK_STEPS // (len(networks) * len(X)))):
+    for part in settings.chunks(max(1, CHUNK_WORK // theta.size // len(X))):
         train(theta, table, activations, X, y, seeds, part, record)
         if progress is not None:
             progress(part.first_epoch + part.epochs - settings.first_epoch)

@@ -86,9 +86,12 @@ def save(net: Network, path: str | os.PathLike) -> Path:
     for i, layer in enumerate(net.layers):
         arrays[f"W{i}"], arrays[f"b{i}"] = layer.W, layer.b
     partial = path.with_name(path.name + ".partial")
-    with open(partial, "wb") as file:
-        np.savez(file, **arrays)
-    os.replace(partial, path)
+    try:
+        with open(partial, "wb") as file:
+            np.savez(file, **arrays)
+        os.replace(partial, path)
+    finally:  # interrupted (even by Ctrl-C): no partial file left behind
+        partial.unlink(missing_ok=True)
     return path
 
 

@@ -122,7 +122,7 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     ``record_every=k`` keeps every member's loss every k epochs: S · epochs / k floats (8 bytes
     each: 16 MB for 100 members × 20,000 epochs), so it is off by default.
 
-    The run goes in chunks of epochs (``CHUNK_STEPS`` sample-steps in each backend), after
+    The run goes in chunks of epochs (``CHUNK_WORK`` in each backend's module), after
     each of which ``progress(epochs_done)`` is called if given, and a Ctrl-C
     (KeyboardInterrupt) stops it, leaving the networks as they were. A run in chunks is the
     same run, bit for bit.

@@ -17,7 +17,7 @@ from . import codegen, fused, lanes, single, unrolled
 if TYPE_CHECKING:
     from ..network import Network
 
-__all__ = ["CHUNK_STEPS", "fit_one", "fit_many", "predict"]
+__all__ = ["CHUNK_WORK", "fit_one", "fit_many", "predict"]
 
 
 def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
@@ -33,10 +33,13 @@ def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: S
     unpack(net, theta)
 
 
-CHUNK_STEPS = 1 << 25
-"""A run of many networks is cut into chunks of about this many sample-steps (a third of a
-second on 2 cores for the XOR lanes), so that Python regains control between them: to report
-progress and to stop at Ctrl-C. The parameters stay packed from chunk to chunk."""
+CHUNK_WORK = 1 << 30
+"""A run of many networks is cut into chunks of about this much work, counted as members x
+samples x parameters per epoch (about a second on 2 cores for XOR networks of 2-2-1), so
+that Python regains control between them: to report progress and to stop at Ctrl-C. The
+parameters stay packed from chunk to chunk. Each chunk costs some 0.2 ms per block of lanes
+(copies in and out, the call): chunks 4 times smaller than these cost 4-7 % on 5000 XOR seeds
+(``benchmarks/bench_chunks.py``)."""
 
 
 def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
@@ -45,14 +48,14 @@ def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.
     """Train ``networks`` in place, side by side in SIMD lanes: with the kernel generated for
     their layout when it is small enough (:func:`tinynet.compiled.unrolled.fit_lanes`),
     otherwise with :func:`tinynet.compiled.lanes.fit_lanes`. Return the trained members'
-    outputs on X, (S, N, n_out). The run goes in chunks (:data:`CHUNK_STEPS`), after each of
+    outputs on X, (S, N, n_out). The run goes in chunks (:data:`CHUNK_WORK`), after each of
     which ``progress`` (if given) is called with the number of epochs done; a KeyboardInterrupt
     between chunks leaves the networks as they were."""
     theta = np.ascontiguousarray(stack(networks).T)  # (P, S): members side by side
     predictions = np.empty((len(networks), len(X), y.shape[1]))
     net_layout = layout(networks[0])
     generated = codegen.supports(net_layout, settings.batch_size)
-    for part in settings.chunks(max(1, CHUNK_STEPS // (len(networks) * len(X)))):
+    for part in settings.chunks(max(1, CHUNK_WORK // theta.size // len(X))):
         if generated:
             unrolled.fit_lanes(theta, net_layout, X, y, seeds, part, record, predictions,
                                numba.get_num_threads())

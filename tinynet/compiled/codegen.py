@@ -249,19 +249,23 @@ def fingerprint() -> str:
     return digest.hexdigest()[:16]
 
 
-def announce_compiling(kernel, layout: Layout) -> None:
+def announce_compiling(kernel: object, layout: Layout) -> None:
     """Print one line on stderr if numba's cache holds no compiled ``kernel`` (a generated
-    kernel's dispatcher) yet, as it is about to compile it: a first run waits 5 to 20 s, and
-    should say why. A dispatcher without the cache numba has today is taken as compiled."""
+    kernel's numba dispatcher) yet, as it is about to compile it: a first run waits, and
+    should say why (on a 2-core machine the default XOR run's first compile took 13 to 15 s
+    in the committed benchmarks, up to a minute when the machine is busy). On a terminal the
+    line first clears a progress line. A dispatcher without the cache numba has today is
+    taken as compiled."""
     try:
         cached = Path(kernel._cache._cache_file._index_path).exists()
     except AttributeError:  # numba's private cache API moved: say nothing rather than guess
         return
     if not cached:
-        sizes = [int(layout.table[0, 0]), *(int(n) for n in layout.table[:, 1])]
-        print(f"tinynet: compiling the kernel for layout {'-'.join(map(str, sizes))}, first "
-              f"run only (5 to 20 s); cached in {Path(kernel.py_func.__code__.co_filename).parent}",
-              file=sys.stderr, flush=True)
+        sizes = "-".join(str(int(n)) for n in [layout.table[0, 0], *layout.table[:, 1]])
+        clear = "\r\033[K" if sys.stderr.isatty() else ""
+        print(f"{clear}tinynet: compiling a kernel for layout {sizes}, first run only (about "
+              f"15 s, up to a minute on a busy machine); cached in "
+              f"{Path(kernel.py_func.__code__.co_filename).parent}", file=sys.stderr, flush=True)
 
 
 def load_module(text: str, directory: Path) -> ModuleType:

@@ -65,6 +65,10 @@ def run_study(arms: Sequence[Arm], setup: XorSetup = DEFAULT_SETUP,
     """
     arms = check_sequence("arms", arms, Arm, "tinynet.xor Arm")
     check_instance("setup", setup, XorSetup, "an XorSetup")
+    names = [arm.name for arm in arms]
+    if len(set(names)) < len(names):
+        raise ValueError(f"arms must have different names (give one a label=...), got "
+                         f"{names}")
     X, y = data.xor()
     seeds = range(setup.first_seed, setup.first_seed + setup.seeds)
     started = time.perf_counter()

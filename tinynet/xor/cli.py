@@ -169,7 +169,7 @@ def parse_args(argv: list[str] | None = None,
     parser.add_argument("--save-failed", type=Path, metavar="DIR",
                         help="write every seed that did not solve XOR into DIR: its network "
                              "as initialised and as trained (.npz, read with tinynet.load) "
-                             "and its outcome and loss history (.json)")
+                             "and its outcome and loss history, 200 losses (.json)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="report each arm's progress on stderr (default: on a terminal "
                              "only)")
@@ -265,7 +265,8 @@ def _run(args: argparse.Namespace, arms: list[Arm], setups: list[XorSetup],
     if args.seed_ranges is not None:
         _check_seed_ranges(arms, setups[0], args, written)
         return
-    record_every = max(1, setups[0].epochs // 200) if args.curves else None
+    record_every = (max(1, setups[0].epochs // 200) if args.curves or args.save_failed
+                    else None)
     sweep = run_sweep(arms, setups, progress=args.progress, record_every=record_every)
     report = sys.stderr if "-" in (str(args.json), str(args.csv)) else sys.stdout
     for study in sweep.studies:
@@ -332,21 +333,21 @@ def _curves(study: Study) -> "Figure":
 def _save_failed(study: Study, directory: Path, written: list[Path]) -> None:
     """Every seed of ``study`` that did not solve XOR: ``<arm>/seed<N>_initial.npz``,
     ``seed<N>_trained.npz`` and ``seed<N>.json`` (outcome, final loss, loss history)."""
-    for result in study.results:
+    for arm, result in enumerate(study.results):
         folder = directory / _file_name(result.arm.name)
-        folder.mkdir(parents=True, exist_ok=True)
         history = result.ensemble
         for index in np.flatnonzero(result.outcomes != "solved"):
+            folder.mkdir(parents=True, exist_ok=True)
             seed = study.seeds[index]
             for trained, name in ((False, "initial"), (True, "trained")):
-                net = study.network(result.arm.name, seed, trained=trained)
-                _whole(folder / f"seed{seed}_{name}.npz", net.save, written)
+                written.append(study.network(arm, seed, trained=trained).save(
+                    folder / f"seed{seed}_{name}.npz"))  # save writes the file whole
             record = history[int(index)]
             _text(folder / f"seed{seed}.json", json.dumps({
                 "arm": result.arm.name, "seed": int(seed), "outcome": result.outcomes[index],
                 "final_loss": _finite(record.final_loss),
                 "diverged_epoch": record.diverged_epoch,
-                "record_every": record.record_every,
+                "record_every": record.record_every,  # loss[i]: epoch (i + 1) * record_every
                 "loss": [_finite(v) for v in record.loss]}, indent=1), written)
 
 

@@ -89,8 +89,8 @@ class ArmResult:
     what it did (:data:`OUTCOMES`); ``ensemble``, the training run's
     :class:`~tinynet.EnsembleResult` (with per-seed loss histories if the study recorded
     them); ``trained``, the trained parameters, row s the packed parameters of seed s
-    (:mod:`tinynet.packing`): 8 bytes per parameter and seed, 0.7 MB for 10,000 seeds of
-    2-2-2-1.
+    (:mod:`tinynet.packing`): 8 bytes per parameter and seed, 1.2 MB for 10,000 seeds of
+    2-2-2-1 (15 parameters).
     """
 
     arm: Arm

@@ -7,7 +7,7 @@ import csv
 import io
 import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
@@ -171,11 +171,28 @@ class Study:
 
     def result(self, arm: str | int) -> ArmResult:
         """The result of the arm named ``arm`` (its :attr:`Arm.name`), or at index ``arm``."""
+        return self.results[self._index(arm)]
+
+    def arm_indices(self, arms: Sequence[str | int] | None = None) -> list[int]:
+        """The indices of ``arms`` (names or indices; None: every arm), in the order given."""
+        if arms is None:
+            return list(range(len(self.results)))
+        if isinstance(arms, (str, bytes)) or not isinstance(arms, Sequence) or not arms:
+            raise TypeError(f"arms must be a non-empty list of arm names or indices, such as "
+                            f"[{self.results[0].arm.name!r}], or None for every arm; got "
+                            f"{arms!r}")
+        return [self._index(arm) for arm in arms]
+
+    def _index(self, arm: str | int) -> int:
         names = [r.arm.name for r in self.results]
-        if isinstance(arm, str) and arm in names:
-            return self.results[names.index(arm)]
-        if isinstance(arm, int) and not isinstance(arm, bool) and -len(names) <= arm < len(names):
-            return self.results[arm]
+        if isinstance(arm, str):
+            if arm in names:
+                return names.index(arm)
+        elif isinstance(arm, (int, np.integer)) and not isinstance(arm, bool):
+            if -len(names) <= arm < len(names):
+                return int(arm) % len(names)
+        else:
+            raise TypeError(f"arm must be an arm's name or index, got {arm!r}")
         raise ValueError(f"arm must be one of this study's arms, {names}, or an index below "
                          f"{len(names)}; got {arm!r}")
 

@@ -48,7 +48,7 @@ smooth L), so that their mismatch shows, and is reported as a kink's, not as a f
 Activations of your own are taken to be smooth.
 
     >>> import tinynet
-    >>> from tinynet.gradcheck import gradcheck
+    >>> from tinynet import gradcheck
     >>> X, y = tinynet.data.xor()
     >>> report = gradcheck(tinynet.mlp([2, 2, 2, 1]), X, y)
     >>> report.status, report.kinks[0].layer, report.kinks[0].sample
