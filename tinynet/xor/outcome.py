@@ -25,12 +25,16 @@ THRESHOLD = 0.5
 """An output above it means class 1, at or below it class 0 (so 0.5 itself counts as 0)."""
 
 FAILURES = {
-    "one_wrong": ("1 wrong", "typically three outputs near 2/3, a plateau at loss 1/6"),
-    "two_wrong": ("2 wrong", "typically every output near 0.5, a plateau at loss 1/4"),
+    "one_wrong": ("1 wrong", "one sample on the wrong side (loss 1/6 when three outputs sit "
+                             "at 2/3 and the fourth is exact)"),
+    "two_wrong": ("2 wrong", "two samples on the wrong side (loss 1/8 when two outputs sit at "
+                             "0.5 and two are exact, 1/4 when all four sit at 0.5)"),
     "three_or_four_wrong": ("3+ wrong", "three or four samples on the wrong side"),
     "diverged": ("diverged", "the loss or a weight became NaN or infinite"),
 }
-"""How an unsolved seed failed, judged on its final predictions: (column label, meaning)."""
+"""How an unsolved seed failed, judged on its final predictions: (column label, meaning). The
+losses are the MSE those outputs give; which plateau failed seeds reach depends on the shape
+(``tinynet.plots.loss_curves`` draws them)."""
 
 
 def wrong_outputs(predictions: np.ndarray, y: np.ndarray,
