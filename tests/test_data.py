@@ -1,0 +1,92 @@
+"""The generated data sets (tinynet.data): shapes, labels, balance, seeding, the curves each
+class lies on without noise, what noise does, and one-line errors."""
+
+import numpy as np
+import pytest
+
+import tinynet
+from tinynet import data
+
+GENERATED = ["moons", "circles", "spirals", "blobs", "xor"]
+
+
+@pytest.mark.parametrize("name", GENERATED)
+@pytest.mark.parametrize("n", [2, 7, 200])
+def test_shapes_labels_and_balance(name, n):
+    X, y = data.DATASETS[name](n=n, seed=3)
+    assert X.shape == (n, 2) and X.dtype == np.float64 and X.flags.c_contiguous
+    assert y.shape == (n, 1) and set(np.unique(y)) <= {0.0, 1.0}
+    assert int((y == 0).sum()) == n // 2 and int((y == 1).sum()) == n - n // 2
+    assert np.isfinite(X).all()
+
+
+@pytest.mark.parametrize("name", GENERATED)
+def test_a_seed_gives_the_same_data_and_another_seed_other_data(name):
+    generate = data.DATASETS[name]
+    X, y = generate(n=50, noise=0.1, seed=1)
+    X_again, y_again = generate(n=50, noise=0.1, seed=1)
+    X_other, _ = generate(n=50, noise=0.1, seed=2)
+    np.testing.assert_array_equal(X, X_again)
+    np.testing.assert_array_equal(y, y_again)
+    assert not np.array_equal(X, X_other)
+
+
+def _distance_to_curve(name, X, y):
+    """Each point's distance to its class's curve (noise 0: all zero)."""
+    y = y[:, 0]
+    if name == "moons":
+        centre = np.where(y[:, None] == 0, [0.0, 0.0], [1.0, 0.5])
+        return np.abs(np.hypot(*(X - centre).T) - 1.0)
+    if name == "circles":
+        return np.abs(np.hypot(*X.T) - np.where(y == 0, 1.0, 0.5))
+    if name == "spirals":  # r = t / (3π) at angle t (+π for class 1), t in [0, 3π]: sampled
+        t = np.linspace(0.0, 3 * np.pi, 20_001)
+        curve = (t / (3 * np.pi))[:, None] * np.column_stack([np.cos(t), np.sin(t)])
+        return np.array([np.hypot(*(curve * (1 - 2 * label) - point).T).min()
+                         for point, label in zip(X, y)])
+    if name == "blobs":
+        return np.hypot(X[:, 0] - np.where(y == 0, -1.0, 1.0), X[:, 1])
+    corners = np.round(X)  # xor: on a corner of its class
+    return np.hypot(*(X - corners).T) + (np.logical_xor(*corners.T.astype(bool)) != y)
+
+
+@pytest.mark.parametrize("name", GENERATED)
+def test_without_noise_each_class_lies_on_its_curve_and_noise_moves_it_off(name):
+    X, y = data.DATASETS[name](n=300, noise=0.0, seed=5)
+    assert _distance_to_curve(name, X, y).max() < (1e-3 if name == "spirals" else 1e-12)
+    X, y = data.DATASETS[name](n=1000 if name == "spirals" else 3000, noise=0.05, seed=5)
+    spread = _distance_to_curve(name, X, y)
+    # a point moved by N(0, 0.05²) per coordinate: its distance to a curve is about the normal
+    # component |N(0, 0.05²)|, mean 0.05 sqrt(2/π) = 0.040; to a point (blobs, xor) it is
+    # Rayleigh, mean 0.05 sqrt(π/2) = 0.063; with 1000+ points either mean is within ±0.003
+    assert 0.01 < spread.mean() < 0.1
+
+
+def test_the_four_point_xor_is_unchanged():
+    X, y = data.xor()
+    np.testing.assert_array_equal(X, [[0, 0], [0, 1], [1, 0], [1, 1]])
+    np.testing.assert_array_equal(y[:, 0], [0, 1, 1, 0])
+
+
+def test_a_network_learns_the_moons_and_draws_its_boundary():
+    X, y = data.moons(n=100, noise=0.1, seed=0)
+    net = tinynet.mlp([2, 16, 1], seed=0)
+    net.fit(X, y, epochs=300, lr=0.1, record_every=None)
+    accuracy = np.mean((net.predict(X) > 0.5) == (y > 0.5))
+    assert accuracy > 0.9  # two moons at this noise are nearly separable by a small MLP
+    fig = tinynet.plots.decision_boundary(net, X, y)
+    assert fig.axes[0].collections[-1].get_offsets().shape == (100, 2)
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda: data.moons(n=1), ValueError, r"n must be an integer >= 2, got 1"),
+    (lambda: data.circles(n=10.5), TypeError, r"n must be an integer"),
+    (lambda: data.spirals(noise=-0.1), ValueError, r"noise must be a finite number >= 0"),
+    (lambda: data.blobs(seed=-1), ValueError, r"seed"),
+    (lambda: data.circles(factor=1.5), ValueError, r"factor must be below 1 .* got 1.5"),
+    (lambda: data.spirals(turns=0), ValueError, r"turns must be a finite number > 0"),
+    (lambda: data.xor(noise=0.1), ValueError, r"noise needs n"),
+])
+def test_bad_arguments_name_themselves(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
