@@ -1,6 +1,10 @@
 """The generated data sets (tinynet.data): shapes, labels, balance, seeding, the curves each
 class lies on without noise, what noise does, and one-line errors."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -90,3 +94,12 @@ def test_a_network_learns_the_moons_and_draws_its_boundary():
 def test_bad_arguments_name_themselves(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+def test_the_example_draws_every_data_set_for_the_readme(tmp_path):
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, str(root / "examples" / "datasets.py"), "--epochs", "20",
+                    "--out", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    assert (tmp_path / "datasets.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "(examples/figures/datasets.png)" in (root / "README.md").read_text()
+    assert (root / "examples" / "figures" / "datasets.png").is_file()

@@ -115,7 +115,7 @@ def _output_grid(net: Network, x_range: tuple[float, float], y_range: tuple[floa
 def _draw_boundary(ax: "Axes", net: Network, X: np.ndarray, y: np.ndarray | None,
                    resolution: int, margin: float) -> None:
     """The output as an image in [0, 1], its 0.5 contour, and the samples coloured by class
-    (outlined in black, so that a sample on its own class's colour still shows)."""
+    (outlined, so that a sample on its own class's colour still shows; smaller when many)."""
     low, high = X.min(axis=0) - margin, X.max(axis=0) + margin
     xs, ys, out = _output_grid(net, (low[0], high[0]), (low[1], high[1]), resolution)
     ax.imshow(out, origin="lower", extent=(low[0], high[0], low[1], high[1]), cmap="coolwarm",
@@ -124,8 +124,9 @@ def _draw_boundary(ax: "Axes", net: Network, X: np.ndarray, y: np.ndarray | None
     if finite.size and finite.min() < 0.5 < finite.max():
         ax.contour(xs, ys, out, levels=[0.5], colors="black", linewidths=1.2)
     classes = np.zeros(len(X)) if y is None else (y[:, 0] > 0.5)
-    ax.scatter(X[:, 0], X[:, 1], c=np.where(classes, "#b40426", "#3b4cc0"), s=45,
-               edgecolors="black", linewidths=1.5, zorder=3)
+    few = len(X) <= 16
+    ax.scatter(X[:, 0], X[:, 1], c=np.where(classes, "#b40426", "#3b4cc0"), s=45 if few else 14,
+               edgecolors="black" if few else "white", linewidths=1.5 if few else 0.4, zorder=3)
     ax.set_xlim(low[0], high[0])
     ax.set_ylim(low[1], high[1])
 

@@ -1,0 +1,49 @@
+"""The generated data sets of tinynet.data, each learned by a small MLP and drawn with its
+decision boundary. Writes examples/figures/datasets.png.
+
+    python examples/datasets.py
+    python examples/datasets.py --epochs 200 --out /tmp/figures
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+
+import tinynet
+from tinynet import data, plots
+
+FIGURE = "datasets.png"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--epochs", type=int, default=2000, help="epochs of per-sample SGD")
+    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "figures",
+                        help="folder for the PNG figure")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    fig = Figure(figsize=(16.0, 3.6))
+    for ax, (name, generate) in zip(fig.subplots(1, len(data.DATASETS)), data.DATASETS.items()):
+        X, y = generate(n=200, noise=0.1, seed=0)
+        held_out, y_held_out = generate(n=200, noise=0.1, seed=1)
+        net = tinynet.mlp([2, 16, 16, 1], activation="tanh", init="xavier_normal", seed=0)
+        net.fit(X, y, epochs=args.epochs, lr=0.05, record_every=None)
+        train = np.mean((net.predict(X) > 0.5) == (y > 0.5))
+        test = np.mean((net.predict(held_out) > 0.5) == (y_held_out > 0.5))
+        plots.decision_boundary(net, X, y, ax=ax, title=f"{name}: train {train:.0%}, held out "
+                                                        f"{test:.0%}")
+        print(f"{name}: training accuracy {train:.1%}, held-out {test:.1%}")
+    fig.suptitle("tinynet.data, n = 200, noise 0.1: a 2-16-16-1 tanh MLP after "
+                 f"{args.epochs:,} epochs (held out: a second draw, seed 1)")
+    fig.tight_layout()
+    fig.savefig(args.out / FIGURE, dpi=90)
+    print(f"wrote {args.out / FIGURE}")
+
+
+if __name__ == "__main__":
+    main()
