@@ -245,7 +245,7 @@ def test_a_boundary_needs_two_inputs_one_output_and_fitting_targets(study):
     with pytest.raises(ValueError, match="2 inputs and 1 output"):
         plots.decision_boundary(tinynet.mlp([2, 2, 2]))
     X, y = tinynet.data.xor()
-    with pytest.raises(ValueError, match="one target per sample of X"):
+    with pytest.raises(ValueError, match="X and y must have the same number of samples"):
         plots.decision_boundary(study.network(0, 0), X, y[:3])
     with pytest.raises(ValueError, match="margin"):
         plots.decision_boundary(study.network(0, 0), margin=float("nan"))

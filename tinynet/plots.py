@@ -30,7 +30,8 @@ import numpy as np
 from . import data
 from .network import Network
 from .results import EnsembleResult
-from .validation import as_float_matrix, check_choice, check_float, check_instance, check_int
+from .validation import as_float_matrix, check_choice, check_float, check_instance, check_int, \
+    check_training_data
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -144,10 +145,8 @@ def decision_boundary(net: Network, X: object = None, y: object = None, *,
         raise ValueError(f"net must have 2 inputs and 1 output to draw its decision boundary "
                          f"in a plane, got a network {net.n_in} -> {net.n_out}")
     X = data.xor()[0] if X is None else as_float_matrix("X", X, columns=2)
-    y = None if y is None else as_float_matrix("y", np.asarray(y).reshape(-1, 1)
-                                               if np.ndim(y) == 1 else y, columns=1)
-    if y is not None and len(y) != len(X):
-        raise ValueError(f"y must give one target per sample of X ({len(X)}), got {len(y)}")
+    if y is not None:
+        X, y = check_training_data(X, y, 2, 1)
     resolution = check_int("resolution", resolution, minimum=2)
     margin = check_float("margin", margin, minimum=0.0, inclusive=True)
     own = ax is None

@@ -24,8 +24,8 @@ from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
 from .orders import splitmix64
 from .scalars import activate, activate_derivative
 
-__all__ = ["LANES", "fit_lanes", "lane_orders", "order_scratch", "record_epoch",
-           "restore_diverged"]
+__all__ = ["LANES", "fit_lanes", "lane_orders", "order_scratch", "record_scratch",
+           "record_epoch", "restore_diverged"]
 
 LANES = 64
 """Networks per block: two AVX-512 registers of float64, or four AVX2 ones."""
@@ -178,6 +178,14 @@ def order_scratch(seeds, n):
 
 
 @njit(cache=True, error_model="numpy")
+def record_scratch(theta, last_wrong_epoch):
+    """For :func:`record_epoch` and :func:`restore_diverged` on ``theta`` (P, lanes): where a
+    diverged lane's parameters and last wrong epoch are kept (copies of them as they are
+    now), and the finiteness check (lanes,)."""
+    return theta.copy(), last_wrong_epoch.copy(), np.zeros(theta.shape[1])
+
+
+@njit(cache=True, error_model="numpy")
 def record_epoch(theta, total, n, epoch, every, loss_history, final_loss, diverged_epoch,
                  last_wrong_epoch, kept, kept_wrong, check):
     """The epoch's record of every lane still alive (``theta`` (P, lanes), ``total`` its
@@ -255,9 +263,7 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
     acc = np.zeros(LANES)
     total = np.zeros(LANES)
     batch_loss = np.zeros(LANES)
-    kept = theta.copy()  # a diverged lane's parameters and last wrong epoch where it stopped
-    kept_wrong = last_wrong_epoch.copy()
-    check = np.zeros(LANES)
+    kept, kept_wrong, check = record_scratch(theta, last_wrong_epoch)
     for run in range(settings.epochs):
         epoch = settings.first_epoch + run
         if settings.shuffle:

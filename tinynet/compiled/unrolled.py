@@ -167,8 +167,8 @@ def source(layout: Layout, batch_size: int, samples: int, during: bool, lanes: i
 {indent(_lane_step(layout, last, during, lanes, slots, cut), 3)}
 """ if last else "")
     header = codegen.module_header("tinynet.compiled.unrolled", layout, batch_size, samples,
-                                   during, ["lane_orders", "order_scratch", "record_epoch",
-                                            "restore_diverged"])
+                                   during, ["lane_orders", "order_scratch", "record_scratch",
+                                            "record_epoch", "restore_diverged"])
     return f'''{header}
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -185,9 +185,7 @@ def fit_block(theta, X, Y, seeds, settings, alphas, loss_history, final_loss, di
     targets = np.zeros({batch_size} * Y.shape[1] * lanes)
     spill = np.zeros({max(len(slots), 1)} * lanes)  # values that cross from one loop to the next
     by_lane = theta.reshape(n_params, lanes)  # the same numbers, for the record
-    kept = by_lane.copy()
-    kept_wrong = last_wrong_epoch.copy()
-    check = np.zeros(lanes)
+    kept, kept_wrong, check = record_scratch(by_lane, last_wrong_epoch)
     for run in range(settings.epochs):
         epoch = settings.first_epoch + run
         if settings.shuffle:

@@ -34,7 +34,7 @@ from .arms import DEFAULT_SETUP, Arm, XorSetup
 from ..results import UPDATES
 from .presets import PRESETS, get_preset
 from .ranges import run_seed_ranges
-from .report import Study
+from .report import Study, finite_or_none
 from .sweep import Sweep, run_sweep
 
 if TYPE_CHECKING:
@@ -343,16 +343,11 @@ def _save_failed(study: Study, directory: Path, written: list[Path]) -> None:
                 written.append(study.network(arm, seed, trained=trained).save(
                     folder / f"seed{seed}_{name}.npz"))  # save writes the file whole
             record = history[int(index)]
-            _text(folder / f"seed{seed}.json", json.dumps({
+            _text(folder / f"seed{seed}.json", json.dumps(finite_or_none({
                 "arm": result.arm.name, "seed": int(seed), "outcome": result.outcomes[index],
-                "final_loss": _finite(record.final_loss),
-                "diverged_epoch": record.diverged_epoch,
+                "final_loss": record.final_loss, "diverged_epoch": record.diverged_epoch,
                 "record_every": record.record_every,  # loss[i]: epoch (i + 1) * record_every
-                "loss": [_finite(v) for v in record.loss]}, indent=1), written)
-
-
-def _finite(value: float) -> float | None:
-    return float(value) if np.isfinite(value) else None
+                "loss": record.loss.tolist()}), indent=1), written)
 
 
 def _file_name(name: str) -> str:

@@ -19,7 +19,7 @@ from ..packing import unpack
 from .arms import XorSetup, build_network
 from .outcome import FAILURES, MEMORY_ONLY, ArmResult, encode_solved
 
-__all__ = ["Comparison", "compare", "Study", "CSV_COLUMNS", "write_csv"]
+__all__ = ["Comparison", "compare", "Study", "CSV_COLUMNS", "write_csv", "finite_or_none"]
 
 
 @dataclass
@@ -76,15 +76,15 @@ def write_csv(rows: Iterable[list]) -> str:
     return out.getvalue()
 
 
-def _finite_or_none(value: object) -> object:
+def finite_or_none(value: object) -> object:
     """``value`` with every non-finite float, however deeply nested, replaced by None (JSON
     has no NaN or infinity)."""
     if isinstance(value, float) and not np.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _finite_or_none(v) for k, v in value.items()}
+        return {k: finite_or_none(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_finite_or_none(v) for v in value]
+        return [finite_or_none(v) for v in value]
     return value
 
 
@@ -138,7 +138,7 @@ class Study:
                     "arm": {**asdict(r.arm), "name": r.arm.name}, "rate": r.rate,
                     "solved": None if r.solved is None else encode_solved(r.solved)}
                    for r in self.results]
-        return _finite_or_none({"setup": asdict(self.setup), "results": results,
+        return finite_or_none({"setup": asdict(self.setup), "results": results,
                                 "comparisons": [asdict(c) for c in self.comparisons]})
 
     def to_json(self) -> str:
