@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 import tinynet
 from tinynet import plots
-from tinynet.xor import Arm, XorSetup, run_study
+from tinynet.xor import Arm, Setup, run_study
 
 FIGURES = ("look_boundaries.png", "look_gallery.png", "look_failed.png", "look_curves.png")
 """The files written, in --out."""
@@ -38,7 +38,7 @@ def parse_args() -> argparse.Namespace:
 def main() -> None:
     args = parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    setup = XorSetup(seeds=args.seeds, epochs=args.epochs)
+    setup = Setup(seeds=args.seeds, epochs=args.epochs)
     study = run_study([Arm("normal"), Arm("normal", shuffle=True)], setup,
                       record_every=max(1, args.epochs // 200))
     print(study.report())

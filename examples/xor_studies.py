@@ -34,7 +34,7 @@ import numba
 import numpy as np
 
 from tinynet import plots, stats
-from tinynet.xor import Arm, XorSetup, decode_solved, get_preset, run_seed_ranges, run_study
+from tinynet.xor import Arm, Setup, decode_solved, get_preset, run_seed_ranges, run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "examples" / "results"
@@ -95,7 +95,7 @@ def run_example() -> dict:
 
 def run(name: str, seeds: int, figures: Path) -> dict:
     """Run study ``name`` at ``seeds`` seeds per arm; return its JSON-ready result."""
-    setup = XorSetup(seeds=seeds)
+    setup = Setup(seeds=seeds)
     if name == "example":
         result, record = timed(run_example)
         return {"run": record, **result}
@@ -109,7 +109,7 @@ def run(name: str, seeds: int, figures: Path) -> dict:
         return {"run": record, **check.to_dict()}
     if name == "long":
         study, record = timed(run_study, [Arm("normal", label="N(0,1)")],
-                              XorSetup(seeds=seeds, epochs=LONG_EPOCHS))
+                              Setup(seeds=seeds, epochs=LONG_EPOCHS))
         return {"run": record, **study.to_dict()}
     raise ValueError(f"unknown study {name!r}; expected one of {', '.join(STUDIES)}")
 
@@ -198,7 +198,7 @@ def render_shapes(data: dict) -> str:
     nearest = sorted(rows, key=lambda shape: abs(rows[shape]["rate"] - notes_rate))
     n = rows[nearest[0]]["n"]
     others = ", ".join(f"{shape} {rate(rows[shape])}" for shape in nearest[1:3])
-    return paragraph(f"The default shape is {XorSetup().shape}. The notes never published 99mlp's "
+    return paragraph(f"The default shape is {Setup().shape}. The notes never published 99mlp's "
             f"shape; of the shapes simulated here with N(0,1) weights ({n:,} seeds each), "
             f"{nearest[0]} comes closest to the notes' {100 * notes_rate:.0f} % for N(0,1): "
             f"{rate(rows[nearest[0]])}; next are {others}.") + "\n"
@@ -267,7 +267,7 @@ def render_notes(data: dict) -> str:
            f"preset's {len(study['comparisons'])} comparisons to)."),
         f"- **Most failures are slow, not stuck.** With N(0,1), {failures['one_wrong']:,} of the "
         f"{failed:,} failures have one sample wrong (the 2/3 plateau), {failures['two_wrong']:,} "
-        f"two, {failures['three_or_four_wrong']:,} three or four, and {failures['diverged']:,} "
+        f"two, {failures['three_or_more_wrong']:,} three or four, and {failures['diverged']:,} "
         f"diverged; the successful seeds solved XOR by epoch {median:,.0f} (median; quartiles "
         f"{q1:,.0f} and {q3:,.0f}). Train five times longer (`--epochs "
         f"{data['long']['setup']['epochs']}`) and the rate rises from {rate(normal)} "

@@ -13,11 +13,20 @@ import tinynet
 from tinynet import Layer, Network, ShapeError, UnknownNameError
 from tinynet.diagnostics import propagate
 from tinynet.activations import LeakyReLU
-from tinynet.xor import Arm, XorSetup, run_study
+from tinynet.xor import Arm, Setup, run_study
+from tinynet.xor.depth import DEPTH_SETUP, DepthStudy, run_depth_study
+from tinynet.xor.task import Task
 
 from helpers import Softplus
 
 X, Y = tinynet.data.xor()
+
+
+def one_cell_depth_study() -> DepthStudy:
+    """A depth study of one arm ("He") at one depth, made by hand."""
+    return DepthStudy(setup=DEPTH_SETUP, depths=[1], arms=["He"], n=1, successes=[[1]],
+                      intervals=[[(0.2, 1.0)]], moments=[[1.0]], measured=[[1.0]],
+                      held_out=[[None]], seconds=0.0)
 
 
 def net():
@@ -240,41 +249,62 @@ CATALOGUE = [
     ("diagnostics weight_variance", lambda: propagate(net(), X, weight_variance="target"),
      UnknownNameError, r"unknown weight_variance 'target'; expected one of: actual, init"),
     # the XOR harness
-    ("study seeds zero", lambda: XorSetup(seeds=0), ValueError,
+    ("study seeds zero", lambda: Setup(seeds=0), ValueError,
      r"seeds must be an integer >= 1, got 0"),
-    ("study epochs zero", lambda: XorSetup(epochs=0), ValueError,
+    ("study epochs zero", lambda: Setup(epochs=0), ValueError,
      r"epochs must be an integer >= 1, got 0"),
-    ("study lr zero", lambda: XorSetup(lr=0.0), ValueError,
+    ("study lr zero", lambda: Setup(lr=0.0), ValueError,
      r"lr must be a finite number > 0.0, got 0.0"),
-    ("study alpha negative", lambda: XorSetup(alpha=-1.0), ValueError,
+    ("study alpha negative", lambda: Setup(alpha=-1.0), ValueError,
      r"alpha must be a finite number >= 0.0, got -1.0"),
-    ("study hidden zero", lambda: XorSetup(hidden=(2, 0)), ValueError,
+    ("study hidden zero", lambda: Setup(hidden=(2, 0)), ValueError,
      r"hidden\[1\] must be an integer >= 1, got 0"),
-    ("study unknown backend", lambda: XorSetup(backend="gpu"), UnknownNameError,
+    ("study unknown backend", lambda: Setup(backend="gpu"), UnknownNameError,
      r"unknown backend 'gpu'; expected one of: numba, numpy"),
-    ("study unknown init", lambda: run_study([Arm("he")], XorSetup(seeds=1, epochs=1)),
+    ("study unknown init", lambda: run_study([Arm("he")], Setup(seeds=1, epochs=1)),
      UnknownNameError, r"unknown initializer 'he'; expected one of: .*did you mean"),
     ("study unknown output init",
-     lambda: run_study([Arm("he_normal", "xavir_normal")], XorSetup(seeds=1, epochs=1)),
+     lambda: run_study([Arm("he_normal", "xavir_normal")], Setup(seeds=1, epochs=1)),
      UnknownNameError, r"did you mean 'xavier_normal'"),
-    ("study arm not an Arm", lambda: run_study(["normal"], XorSetup(seeds=2, epochs=2)),
+    ("study arm not an Arm", lambda: run_study(["normal"], Setup(seeds=2, epochs=2)),
      TypeError, r"arms\[0\] must be a tinynet.xor Arm, got 'normal' of type str"),
-    ("study one Arm, not a list", lambda: run_study(Arm("normal"), XorSetup(seeds=2, epochs=2)),
+    ("study one Arm, not a list", lambda: run_study(Arm("normal"), Setup(seeds=2, epochs=2)),
      TypeError, r"arms must be a sequence of tinynet.xor Arm objects, got Arm\("),
     ("study setup a dict", lambda: run_study([Arm("normal")], {"seeds": 2}), TypeError,
-     r"setup must be an XorSetup, got \{'seeds': 2\} of type dict"),
-    ("study no arms", lambda: run_study([], XorSetup(seeds=1, epochs=1)), ValueError,
+     r"setup must be a tinynet.xor Setup, got \{'seeds': 2\} of type dict"),
+    ("study no arms", lambda: run_study([], Setup(seeds=1, epochs=1)), ValueError,
      r"arms must hold at least one Arm"),
+    ("study batch larger than the task", lambda: Setup(batch_size=5), ValueError,
+     r"batch_size must be an integer from 1 to 4, got 5"),
+    ("study task a string", lambda: Setup(task="circles"), TypeError,
+     r"task must be a tinynet.xor Task, got 'circles' of type str"),
+    ("task unknown data set", lambda: Task("mnist"), UnknownNameError,
+     r"unknown data set 'mnist'; expected one of: blobs, circles, moons, spirals, xor"),
+    ("task accuracy above 1", lambda: Task("moons", accuracy=1.5), ValueError,
+     r"accuracy must be a fraction in \(0, 1\], got 1.5"),
+    ("task accuracy zero", lambda: Task("moons", accuracy=0.0), ValueError,
+     r"accuracy must be a finite number > 0.0, got 0.0"),
+    ("task held out on the training seed", lambda: Task("moons", seed=3, held_out_seed=3),
+     ValueError, r"held_out_seed must differ from seed \(3\), or the held-out set is the "
+                 r"training set; got 3"),
+    ("task noise on XOR's four points", lambda: Task("xor", noise=0.1), ValueError,
+     r"noise needs n, the number of samples to draw; got noise=0.1 without n"),
+    ("task one sample", lambda: Task("circles", n=1), ValueError,
+     r"n must be an integer >= 2, got 1"),
+    ("depth study depths zero", lambda: run_depth_study(depths=[0]), ValueError,
+     r"depths\[0\] must be an integer >= 1, got 0"),
+    ("depth study unknown arm", lambda: one_cell_depth_study().rates("He-leaky"),
+     ValueError, r"arm must be one of this study's arms, \[.*\]; got 'He-leaky'"),
     ("arm unknown update", lambda: Arm("normal", update="layerwise"), UnknownNameError,
      r"unknown update 'layerwise'; expected one of: after_backward, during_backward"),
     ("arm bias_init a number", lambda: Arm("normal", bias_init=0.1), TypeError,
      r"bias_init must be a registered initializer name such as 'he_leaky', got 0.1"),
     ("seed ranges overlap",
-     lambda: tinynet.xor.run_seed_ranges([Arm("normal")], XorSetup(seeds=100), [0, 99]),
+     lambda: tinynet.xor.run_seed_ranges([Arm("normal")], Setup(seeds=100), [0, 99]),
      ValueError, r"first_seeds 0 and 99 give overlapping ranges of 100 seeds; expected first "
                  r"seeds at least 100 apart"),
     ("seed ranges one range",
-     lambda: tinynet.xor.run_seed_ranges([Arm("normal")], XorSetup(seeds=10), [5]),
+     lambda: tinynet.xor.run_seed_ranges([Arm("normal")], Setup(seeds=10), [5]),
      ValueError, r"first_seeds must hold at least 2 seeds, got \[5\]"),
     # statistics
     ("wilson more successes than n", lambda: tinynet.stats.wilson_interval(11, 10), ValueError,

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 import tinynet
 from tinynet import plots
-from tinynet.xor import Arm, XorSetup, build_network, run_study
+from tinynet.xor import Arm, Setup, build_network, run_study
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def study():
     """Two arms of 24 seeds of 2-2-2-1, a short run: solved and failed seeds both, and a loss
     history every 50 epochs."""
     return run_study([Arm("normal"), Arm("he_leaky", shuffle=True)],
-                     XorSetup(seeds=24, epochs=3000, lr=0.05), progress=False, record_every=50)
+                     Setup(seeds=24, epochs=3000, lr=0.05), progress=False, record_every=50)
 
 
 def test_every_plot_returns_its_figure_and_writes_a_file_only_when_asked(study, tmp_path):
@@ -192,7 +192,7 @@ def test_a_figure_shows_itself_in_jupyter(study):
 @pytest.fixture(scope="module")
 def diverging():
     """An arm whose every seed diverges (identity activations at a large learning rate)."""
-    return run_study([Arm("normal")], XorSetup(hidden=(3,), activation="identity",
+    return run_study([Arm("normal")], Setup(hidden=(3,), activation="identity",
                                                output="identity", seeds=6, epochs=40, lr=1.0),
                      progress=False, record_every=2)
 
@@ -226,7 +226,7 @@ def test_outcomes_are_read_from_predictions_and_divergence():
         diverged_epoch=np.array([-1, -1, -1, -1, 3]), last_wrong_epoch=np.full(5, 2),
         predictions=predictions, epochs=10, record_every=0, threshold=0.5)
     assert list(tinynet.xor.outcomes(result, y)) == ["solved", "one_wrong", "two_wrong",
-                                                     "three_or_four_wrong", "diverged"]
+                                                     "three_or_more_wrong", "diverged"]
 
 
 def test_arms_are_named_or_numbered_and_checked(study):
@@ -238,7 +238,7 @@ def test_arms_are_named_or_numbered_and_checked(study):
     with pytest.raises(TypeError, match="arm must be an arm's name or index, got 1.5"):
         study.result(1.5)
     with pytest.raises(ValueError, match="arms must have different names"):
-        run_study([Arm("normal"), Arm("normal")], XorSetup(seeds=2, epochs=2))
+        run_study([Arm("normal"), Arm("normal")], Setup(seeds=2, epochs=2))
 
 
 def test_a_boundary_needs_two_inputs_one_output_and_fitting_targets(study):

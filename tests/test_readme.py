@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tinynet.xor import Arm, XorSetup, decode_solved, run_study
+from tinynet.xor import Arm, Setup, decode_solved, run_study
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "examples" / "results"
@@ -17,6 +17,7 @@ RESULTS = ROOT / "examples" / "results"
     ("benchmark", "bench_jit_vs_numpy.md", "#### targets"),  # the whole run, not an empty block
     ("before-after", "before_after_issue17.md", "| cold start"),
     ("chunks", "bench_chunks.md", "| numba 2-2-1, 5000 seeds"),
+    ("depth-bench", "bench_depth.md", "| 2-16x32-1 |"),
 ])
 def test_the_benchmark_tables_are_the_committed_runs(marker, committed, part):
     readme = (ROOT / "README.md").read_text()
@@ -63,12 +64,11 @@ def test_the_committed_results_are_what_this_code_computes(study, index, arm, se
     """The first seeds of a committed arm, trained again now, solve exactly as recorded."""
     data = xor_studies().load(RESULTS)[study]
     recorded = data["studies"][index]
-    setup = {key: tuple(value) if key == "hidden" else value
-             for key, value in recorded["setup"].items()}
+    setup = Setup.from_dict(recorded["setup"])
     result = recorded["results"][arm]
     fields = {key: result["arm"][key] for key in ("init", "output_init", "shuffle",
                                                   "bias_init", "update")}
-    again = run_study([Arm(**fields)], replace(XorSetup(**setup), seeds=seeds), progress=False)
+    again = run_study([Arm(**fields)], replace(setup, seeds=seeds), progress=False)
     np.testing.assert_array_equal(again.results[0].solved,
                                   decode_solved(result["solved"], result["n"])[:seeds])
 
@@ -93,3 +93,14 @@ def test_the_one_command_runs_every_study_and_rewrites_the_sections(tmp_path, ca
     assert "stale" not in text and text.startswith("intro\n") and text.endswith("end\n")
     assert studies.sections(text) == studies.render(data)
     assert (tmp_path / "xor_notes.png").exists() and (tmp_path / "xor_widths.png").exists()
+
+
+def test_the_depth_section_is_rendered_from_the_committed_study():
+    spec = importlib.util.spec_from_file_location("depth", ROOT / "examples" / "depth.py")
+    depth = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(depth)
+    readme = (ROOT / "README.md").read_text()
+    start, end = depth.MARKERS
+    shown = readme[readme.index(start) + len(start):readme.index(end)]
+    assert shown == depth.render(RESULTS)
+    assert "| 32 |" in shown and "![relu: success rate against depth" in shown

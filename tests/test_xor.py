@@ -17,7 +17,7 @@ import tinynet
 from tinynet import stats
 from tinynet.results import EnsembleResult
 from tinynet.xor import (FAILURES, NOTES_ARMS, PRESETS, WIDTH_INITS, WIDTHS, Arm, ArmResult,
-                         Study, Sweep, XorSetup, compare, get_preset, run_study, run_sweep,
+                         Study, Sweep, Setup, compare, get_preset, run_study, run_sweep,
                          solved_epochs, solves)
 from tinynet.xor.cli import main, split_specs
 
@@ -60,7 +60,7 @@ def test_success_criterion_on_hand_made_predictions():
     np.testing.assert_array_equal(solved_epochs(result, y), [10, 20, 30, -1, -1, -1])
     summary = ArmResult.from_ensemble(Arm("normal"), result, y, [1.0], 0.0)
     assert summary.successes == 3 and summary.rate == 0.5
-    assert summary.failures == {"one_wrong": 2, "two_wrong": 1, "three_or_four_wrong": 0,
+    assert summary.failures == {"one_wrong": 2, "two_wrong": 1, "three_or_more_wrong": 0,
                                 "diverged": 0}
     assert summary.solved_epoch_quartiles == [15.0, 20.0, 25.0]
     assert list(summary.failures) == list(FAILURES)
@@ -72,7 +72,7 @@ def test_a_diverged_seed_is_a_failure_even_with_outputs_on_the_right_side():
     np.testing.assert_array_equal(solved_epochs(result, y), [10, -1])
     summary = ArmResult.from_ensemble(Arm("normal"), result, y, [1.0], 0.0)
     assert summary.successes == 1 and summary.diverged == 1
-    assert summary.failures == {"one_wrong": 0, "two_wrong": 0, "three_or_four_wrong": 0,
+    assert summary.failures == {"one_wrong": 0, "two_wrong": 0, "three_or_more_wrong": 0,
                                 "diverged": 1}
 
 
@@ -103,12 +103,12 @@ def test_solves_refuses_predictions_that_do_not_fit_the_targets():
 ])
 def test_bad_setups(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        XorSetup(**kwargs)
+        Setup(**kwargs)
 
 
 def test_setup_hidden_must_be_a_sequence():
     with pytest.raises(TypeError, match="hidden must be a sequence of layer widths"):
-        XorSetup(hidden=3)
+        Setup(hidden=3)
 
 
 @pytest.mark.parametrize("kwargs,error,message", [
@@ -135,7 +135,7 @@ def test_arm_names():
 
 def test_he_and_normal_are_the_same_networks_at_width_two():
     # Every fan_in of 2-2-2-1 is 2, so He's std sqrt(2/2) is N(0,1)'s: same seeds, same runs.
-    study = run_study([Arm("normal"), Arm("he_normal")], XorSetup(seeds=30, epochs=2000),
+    study = run_study([Arm("normal"), Arm("he_normal")], Setup(seeds=30, epochs=2000),
                       progress=False)
     a, b = study.results
     assert a.successes == b.successes and a.solved_epoch_quartiles == b.solved_epoch_quartiles
@@ -158,7 +158,7 @@ def test_seeds_needed_is_held_to_the_same_correction_as_the_verdict():
 
 def test_study_backends_agree():
     arms = [Arm("he_leaky", "xavier_normal", shuffle=True)]
-    setup = XorSetup(hidden=(3,), seeds=20, epochs=1500, lr=0.05)
+    setup = Setup(hidden=(3,), seeds=20, epochs=1500, lr=0.05)
     numba = run_study(arms, setup, progress=False).results[0]
     numpy = run_study(arms, replace(setup, backend="numpy"), progress=False).results[0]
     assert numba.successes == numpy.successes
@@ -167,7 +167,7 @@ def test_study_backends_agree():
 
 def test_study_files_agree_with_the_study():
     study = run_study([Arm("normal"), Arm("he_leaky", shuffle=True)],
-                      XorSetup(hidden=(3,), seeds=4, epochs=20), progress=False)
+                      Setup(hidden=(3,), seeds=4, epochs=20), progress=False)
     rows = list(csv.DictReader(io.StringIO(study.to_csv())))
     assert [row["arm"] for row in rows] == ["normal", "he_leaky, shuffled"]
     assert [row["successes"] for row in rows] == [str(r.successes) for r in study.results]
@@ -184,8 +184,8 @@ def test_study_files_agree_with_the_study():
 # --- sweeps and presets ---------------------------------------------------------------------
 
 def test_presets_give_their_arms_and_setups():
-    setup = XorSetup(seeds=7, epochs=11, lr=0.1)
-    assert sorted(PRESETS) == ["candidates", "notes", "widths"]
+    setup = Setup(seeds=7, epochs=11, lr=0.1)
+    assert sorted(PRESETS) == ["candidates", "depth", "notes", "widths"]
     arms, setups = get_preset("notes").design(setup)
     assert arms == NOTES_ARMS and setups == [setup]
     arms, setups = get_preset("widths").design(setup, shuffle=True)
@@ -209,7 +209,7 @@ def test_presets_refuse_what_they_set_and_unknown_names():
 
 def test_sweep_csv_has_one_header_and_a_row_per_shape_and_arm():
     arms = [Arm("normal"), Arm("he_leaky")]
-    setups = [XorSetup(hidden=hidden, seeds=3, epochs=5) for hidden in [(2,), (4,), (2, 2)]]
+    setups = [Setup(hidden=hidden, seeds=3, epochs=5) for hidden in [(2,), (4,), (2, 2)]]
     sweep = run_sweep(arms, setups, progress=False)
     text = sweep.to_csv()
     rows = list(csv.reader(io.StringIO(text)))
@@ -225,18 +225,18 @@ def test_sweep_csv_has_one_header_and_a_row_per_shape_and_arm():
 
 
 def test_sweep_studies_must_share_their_arms():
-    a = run_study([Arm("normal")], XorSetup(seeds=2, epochs=2), progress=False)
-    b = run_study([Arm("he_leaky")], XorSetup(seeds=2, epochs=2), progress=False)
+    a = run_study([Arm("normal")], Setup(seeds=2, epochs=2), progress=False)
+    b = run_study([Arm("he_leaky")], Setup(seeds=2, epochs=2), progress=False)
     with pytest.raises(ValueError, match=r"studies\[1\] has the arms \['he_leaky'\]"):
         Sweep([a, b])
-    with pytest.raises(ValueError, match="setups must hold at least one XorSetup"):
+    with pytest.raises(ValueError, match="setups must hold at least one Setup"):
         run_sweep([Arm("normal")], [])
     with pytest.raises(TypeError, match=r"studies\[0\] must be a tinynet.xor Study"):
         Sweep([a.to_dict()])
 
 
 def test_experiments_is_an_alias_of_the_xor_bench():
-    for name in ["Arm", "XorSetup", "ArmResult", "Comparison", "Study", "run_study",
+    for name in ["Arm", "Setup", "ArmResult", "Comparison", "Study", "run_study",
                  "NOTES_ARMS", "FAILURES"]:
         assert name in tinynet.experiments.__all__
         assert getattr(tinynet.experiments, name) is getattr(tinynet.xor, name)
@@ -416,7 +416,7 @@ def test_example_script_prints_what_the_module_prints(capsys):
 # --- candidates for the notes' rates: bias initializers and the update order ----------------
 
 def test_arm_bias_init_and_update_reach_the_networks_and_the_training():
-    setup = XorSetup(seeds=6, epochs=400, lr=0.1)
+    setup = Setup(seeds=6, epochs=400, lr=0.1)
     arm = Arm("normal", bias_init="normal(std=0.5)", update="during_backward")
     assert arm.name == "normal, biases normal(std=0.5), updated during backward"
     study = run_study([arm], setup, progress=False)
@@ -442,9 +442,9 @@ def test_arm_refuses_unknown_update_orders_and_bias_initializers():
 
 
 def test_candidates_preset_varies_biases_and_update_order_only():
-    arms, setups = get_preset("candidates").design(XorSetup(seeds=5), shuffle=True)
+    arms, setups = get_preset("candidates").design(Setup(seeds=5), shuffle=True)
     assert arms == [replace(arm, shuffle=True) for arm in tinynet.xor.CANDIDATE_ARMS]
-    assert {arm.init for arm in arms} == {"normal"} and setups == [XorSetup(seeds=5)]
+    assert {arm.init for arm in arms} == {"normal"} and setups == [Setup(seeds=5)]
     assert {(arm.bias_init, arm.update) for arm in arms} == {
         (bias, update) for bias in (None, "normal")
         for update in ("after_backward", "during_backward")}
@@ -457,7 +457,7 @@ def test_candidates_preset_varies_biases_and_update_order_only():
 # --- per-seed outcomes and seed ranges ------------------------------------------------------
 
 def test_per_seed_outcomes_survive_json_and_give_the_first_seeds():
-    study = run_study([Arm("normal")], XorSetup(seeds=37, epochs=300, lr=0.1), progress=False)
+    study = run_study([Arm("normal")], Setup(seeds=37, epochs=300, lr=0.1), progress=False)
     result = study.results[0]
     assert result.solved.shape == (37,) and result.solved.sum() == result.successes
     text = study.to_dict()["results"][0]["solved"]
@@ -471,7 +471,7 @@ def test_per_seed_outcomes_survive_json_and_give_the_first_seeds():
 
 
 def test_seed_ranges_run_each_range_and_test_equal_proportions():
-    setup = XorSetup(seeds=20, epochs=300, lr=0.1)
+    setup = Setup(seeds=20, epochs=300, lr=0.1)
     check = tinynet.xor.run_seed_ranges([Arm("normal"), Arm("xavier_normal")], setup,
                                         [100, 0, 5000], progress=False)
     assert [s.setup.first_seed for s in check.studies] == [100, 0, 5000]
@@ -496,7 +496,7 @@ def test_seed_ranges_run_each_range_and_test_equal_proportions():
 ])
 def test_seed_ranges_refuse_bad_ranges(firsts, error, message):
     with pytest.raises(error, match=message):
-        tinynet.xor.run_seed_ranges([Arm("normal")], XorSetup(seeds=20), firsts)
+        tinynet.xor.run_seed_ranges([Arm("normal")], Setup(seeds=20), firsts)
 
 
 def test_cli_seed_ranges(tmp_path, capsys):

@@ -14,6 +14,8 @@ What each draws:
 * :func:`loss_curves`: many seeds' loss against the epoch, on a log scale, with the plateaus
   failed XOR seeds sit on (1/8, 1/6 and 1/4) marked;
 * :func:`rates`: success rates with their 95 % intervals, per arm and shape;
+* :func:`depth`: success rate against depth per initializer, beside the second moment of the
+  last hidden layer at initialisation (:mod:`tinynet.xor.depth`);
 * :func:`layer_histograms`: a study's weights or layer outputs, per layer and arm;
 * :func:`signal` and :func:`histograms`: second moments against depth, and each layer's
   outputs (:mod:`tinynet.diagnostics`).
@@ -39,16 +41,18 @@ if TYPE_CHECKING:
 
     from .diagnostics import SignalReport
     from .xor import ArmResult, Study
+    from .xor.depth import DepthStudy
 
 __all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "decision_boundary",
-           "seed_gallery", "loss_curves", "layer_histograms", "rates", "signal", "histograms"]
+           "seed_gallery", "loss_curves", "layer_histograms", "rates", "depth", "signal",
+           "histograms"]
 
 OUTCOME_COLORS = {"solved": "#2ca02c", "one_wrong": "#ff7f0e", "two_wrong": "#d62728",
-                  "three_or_four_wrong": "#9467bd", "diverged": "#000000"}
+                  "three_or_more_wrong": "#9467bd", "diverged": "#000000"}
 """Frame and line colour of each seed outcome (:data:`tinynet.xor.OUTCOMES`)."""
 
 OUTCOME_LABELS = {"solved": "solved", "one_wrong": "1 wrong", "two_wrong": "2 wrong",
-                  "three_or_four_wrong": "3+ wrong", "diverged": "diverged"}
+                  "three_or_more_wrong": "3+ wrong", "diverged": "diverged"}
 """How each seed outcome is named in legends and titles."""
 
 PLATEAUS = {1 / 8: "1/8: two outputs at 0.5, two exact",
@@ -194,7 +198,7 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     fig = _figure(figsize=(1.6 * columns, 1.75 * sum(rows_per_arm) + 0.6))
     grid = fig.subplots(sum(rows_per_arm), columns, squeeze=False)
     row = 0
-    X, y = data.xor()
+    X, y = study.setup.task.training_data()
     for index, (result, picked), rows in zip(indices, chosen, rows_per_arm):
         for k in range(rows * columns):
             ax = grid[row + k // columns, k % columns]
@@ -318,11 +322,49 @@ def rates(studies: "list[Study]", path: str | Path | None = None, *,
     else:
         ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
     ax.set_ylim(0, 105)
-    ax.set_ylabel("seeds that learn XOR (%)")
-    ax.set_title(f"XOR success rate, {studies[0].setup.seeds} seeds per bar, 95 % intervals")
+    task = studies[0].setup.task
+    name = "XOR" if task.data == "xor" else task.data
+    ax.set_ylabel(f"seeds that learn {name} (%)")
+    ax.set_title(f"{name} success rate, {studies[0].setup.seeds} seeds per bar, 95 % intervals")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small")
     return _finish(ax.figure, path, 110, own)
+
+
+def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
+    """Two panels against the number of hidden layers: each initializer's success rate with
+    its 95 % interval as a band, and the second moment E[a²] of the last hidden layer at
+    initialisation that :func:`tinynet.diagnostics.propagate` predicts (lines; the first
+    seed's measured value as dots; the input's E[x²] dashed). Arms keep one colour in both."""
+    fig = _figure(figsize=(11.0, 4.4))
+    rate_ax, moment_ax = fig.subplots(1, 2)
+    depths = np.array(study.depths)
+    for a, (name, color) in enumerate(zip(study.arms, _colors())):
+        rate = 100 * np.array(study.rates(name))
+        low, high = (100 * np.array(bound) for bound in zip(*study.intervals[a]))
+        rate_ax.plot(depths, rate, "o-", color=color, label=name)
+        rate_ax.fill_between(depths, low, high, color=color, alpha=0.15, linewidth=0)
+        with np.errstate(divide="ignore"):
+            moment_ax.plot(depths, np.array(study.moments[a]), "-", color=color, label=name)
+            moment_ax.plot(depths, np.array(study.measured[a]), "o", color=color,
+                           markersize=4)
+    moment_ax.axhline(study.input_moment, color="grey", linestyle="--", linewidth=1,
+                      label="input E[x²]")
+    for ax in (rate_ax, moment_ax):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(depths, [str(d) for d in depths])
+        ax.set_xlabel(f"hidden layers of {study.width} ({study.setup.activation})")
+    rate_ax.set_ylim(-3, 103)
+    rate_ax.set_ylabel(f"seeds reaching {study.setup.task.accuracy:.0%} training accuracy (%)")
+    rate_ax.set_title(f"{study.setup.task.data}: success rate, {study.n} seeds per point, "
+                      "95 % bands", fontsize="medium")
+    rate_ax.legend(fontsize="small")
+    moment_ax.set_yscale("log")
+    moment_ax.set_ylabel("E[a²] of the last hidden layer")
+    moment_ax.set_title("at initialisation: predicted (lines), measured on seed 0 (dots)",
+                        fontsize="medium")
+    moment_ax.legend(fontsize="small", loc="lower left")
+    return _finish(fig, path, 110)
 
 
 def signal(reports: "dict[str, SignalReport]", path: str | Path | None = None,

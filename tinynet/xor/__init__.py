@@ -5,24 +5,31 @@ or off), the same network shape from ``seeds`` different seeds on the fast ensem
 reports per arm the success rate with its Wilson 95 % interval, when the successful seeds
 solved XOR, how the others failed, and pairwise Fisher exact tests between the arms::
 
-    >>> study = run_study([Arm("normal"), Arm("he_leaky", shuffle=True)], XorSetup(seeds=100))
+    >>> study = run_study([Arm("normal"), Arm("he_leaky", shuffle=True)], Setup(seeds=100))
     >>> print(study.report())
 
 Success, as in the notes: after training, all four XOR outputs are on the right side of 0.5
-(:func:`solves`), and the loss and weights stayed finite.
+(:func:`solves`), and the loss and weights stayed finite. A study can learn another data set
+of :mod:`tinynet.data` instead (``Setup(task=Task("circles", n=128, accuracy=0.95))``): then
+success is a training accuracy of at least ``accuracy``, and each arm also reports its
+accuracy on a held-out draw.
 
 A *sweep* runs the same arms on several shapes (:func:`run_sweep`); the *presets* are the
 designs the notes call for (:func:`get_preset`); :func:`run_seed_ranges` checks that disjoint
-ranges of seeds give the same rate. From a shell: ``python -m tinynet.xor --help``.
+ranges of seeds give the same rate; :func:`run_depth_study` finds where initialization decides
+(:mod:`~tinynet.xor.depth`). From a shell: ``python -m tinynet.xor --help``.
 
-Modules: :mod:`~tinynet.xor.arms` (what a study compares), :mod:`~tinynet.xor.outcome`
+Modules: :mod:`~tinynet.xor.task` (what is learned), :mod:`~tinynet.xor.arms` (what a study
+compares), :mod:`~tinynet.xor.outcome`
 (success and failure), :mod:`~tinynet.xor.report` (comparisons, tables, files),
 :mod:`~tinynet.xor.bench` (running a study), :mod:`~tinynet.xor.sweep`,
-:mod:`~tinynet.xor.presets`, :mod:`~tinynet.xor.ranges` and :mod:`~tinynet.xor.cli`.
+:mod:`~tinynet.xor.presets`, :mod:`~tinynet.xor.ranges`, :mod:`~tinynet.xor.depth` and
+:mod:`~tinynet.xor.cli`.
 """
 
-from .arms import DEFAULT_SETUP, Arm, XorSetup, build_network
+from .arms import DEFAULT_SETUP, Arm, Setup, build_network
 from .bench import run_study
+from .depth import DEPTH_SETUP, DEPTHS, DepthStudy, depth_arms, run_depth_study
 from .outcome import (FAILURES, OUTCOMES, THRESHOLD, ArmResult, decode_solved, encode_solved,
                       outcomes, solved_epochs, solves, wrong_outputs)
 from .presets import (CANDIDATE_ARMS, NOTES_ARMS, PRESETS, WIDTH_INITS, WIDTHS, Preset,
@@ -30,9 +37,11 @@ from .presets import (CANDIDATE_ARMS, NOTES_ARMS, PRESETS, WIDTH_INITS, WIDTHS, 
 from .ranges import SeedRanges, run_seed_ranges
 from .report import Comparison, Study, compare
 from .sweep import Sweep, run_sweep
+from .task import XOR, Task
 
-__all__ = ["Arm", "XorSetup", "DEFAULT_SETUP", "ArmResult", "Comparison", "Study", "run_study",
+__all__ = ["Arm", "Setup", "DEFAULT_SETUP", "ArmResult", "Comparison", "Study", "run_study",
            "compare", "NOTES_ARMS", "FAILURES", "THRESHOLD", "solves", "solved_epochs",
            "wrong_outputs", "Sweep", "run_sweep", "Preset", "PRESETS", "get_preset", "WIDTHS",
            "WIDTH_INITS", "CANDIDATE_ARMS", "SeedRanges", "run_seed_ranges", "encode_solved",
-           "decode_solved", "OUTCOMES", "outcomes", "build_network"]
+           "decode_solved", "OUTCOMES", "outcomes", "build_network", "Task", "XOR",
+           "DepthStudy", "run_depth_study", "depth_arms", "DEPTHS", "DEPTH_SETUP"]

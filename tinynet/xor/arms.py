@@ -1,6 +1,7 @@
 """What a study compares and what it holds fixed: its arms (:class:`Arm`) and the setup they
-share (:class:`XorSetup`). Both check their values when they are made, so a study that starts
-training has nothing left to refuse. :func:`build_network` makes an arm's network from a seed."""
+share (:class:`Setup`), which includes the task they learn (:class:`~tinynet.xor.task.Task`).
+Both check their values when they are made, so a study that starts training has nothing left
+to refuse. :func:`build_network` makes an arm's network from a seed."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from .. import init
 from ..activations import ACTIVATIONS
 from ..network import Network, mlp
 from ..results import UPDATES
-from ..validation import check_backend, check_bool, check_choice, check_float, check_int, \
-    check_probability, check_seed
+from ..validation import check_backend, check_bool, check_choice, check_float, check_instance, \
+    check_int, check_probability, check_seed
+from .task import XOR, Task
 
-__all__ = ["Arm", "XorSetup", "DEFAULT_SETUP", "build_network"]
+__all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network"]
 
 
 @dataclass(frozen=True)
@@ -70,9 +72,11 @@ class Arm:
 
 
 @dataclass(frozen=True)
-class XorSetup:
-    """What every arm of a study shares. Defaults: 99mlp as the notes describe it, with the
-    shape that fits their reported rates best (two hidden LeakyReLU layers of 2)."""
+class Setup:
+    """What every arm of a study shares: the task (default: XOR's four points), the network's
+    hidden layers and activations, and how it trains (SGD on the MSE loss, ``batch_size``
+    samples a step). Defaults: 99mlp as the notes describe it, with the shape that fits their
+    reported rates best (two hidden LeakyReLU layers of 2), per-sample SGD."""
 
     hidden: tuple[int, ...] = (2, 2)
     activation: str = "leaky_relu"
@@ -83,6 +87,8 @@ class XorSetup:
     seeds: int = 100
     first_seed: int = 0
     backend: str = "numba"
+    task: Task = XOR
+    batch_size: int = 1
 
     def __post_init__(self) -> None:
         if isinstance(self.hidden, (str, bytes)) or not isinstance(self.hidden, Iterable):
@@ -101,10 +107,23 @@ class XorSetup:
         check_seed("first_seed", self.first_seed)
         check_seed("last seed (first_seed + seeds - 1)", self.first_seed + self.seeds - 1)
         check_backend(self.backend)
+        check_instance("task", self.task, Task, "a tinynet.xor Task")
+        samples = len(self.task.training_data()[0])
+        check_int("batch_size", self.batch_size, minimum=1, maximum=samples)
+
+    @classmethod
+    def from_dict(cls, fields: dict) -> "Setup":
+        """The setup that ``dataclasses.asdict`` (and so a study's JSON) wrote as ``fields``."""
+        fields = dict(fields)
+        if "hidden" in fields:
+            fields["hidden"] = tuple(fields["hidden"])
+        if isinstance(fields.get("task"), dict):
+            fields["task"] = Task(**fields["task"])
+        return cls(**fields)
 
     @property
     def sizes(self) -> list[int]:
-        """Layer sizes, XOR's 2 inputs first and its 1 output last."""
+        """Layer sizes, the task's 2 inputs first and its 1 output last."""
         return [2, *self.hidden, 1]
 
     @property
@@ -113,21 +132,22 @@ class XorSetup:
         return "-".join(map(str, self.sizes))
 
     def describe(self, seeds: bool = True) -> str:
-        """One line: shape, activations, lr, epochs, seeds (unless ``seeds`` is False),
-        backend."""
+        """One line: task, shape, activations, lr, batch size (if not 1), epochs, seeds
+        (unless ``seeds`` is False), backend."""
         alpha = f" alpha={self.alpha:g}" if self.activation == "leaky_relu" else ""
         seed_range = (f"{self.seeds} seeds ({self.first_seed}-"
                       f"{self.first_seed + self.seeds - 1}), " if seeds else "")
-        return (f"XOR, {self.shape} ({self.activation}{alpha} hidden, "
-                f"{self.output} output), lr {self.lr:g}, {self.epochs:,} epochs, "
+        batch = f", batches of {self.batch_size}" if self.batch_size > 1 else ""
+        return (f"{self.task.describe()}, {self.shape} ({self.activation}{alpha} hidden, "
+                f"{self.output} output), lr {self.lr:g}{batch}, {self.epochs:,} epochs, "
                 f"{seed_range}backend {self.backend}")
 
 
-DEFAULT_SETUP = XorSetup()
+DEFAULT_SETUP = Setup()
 """The setup a study runs unless told otherwise: 99mlp as the notes describe it."""
 
 
-def build_network(setup: XorSetup, arm: Arm, seed: int) -> Network:
+def build_network(setup: Setup, arm: Arm, seed: int) -> Network:
     """The network ``arm`` trains from ``seed`` in a study of ``setup``, as initialised."""
     return mlp(setup.sizes, activation=setup.activation, output=setup.output, init=arm.init,
                output_init=arm.output_init, alpha=setup.alpha,

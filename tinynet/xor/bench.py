@@ -1,5 +1,5 @@
-"""Running a study: every arm trains the setup's network from each of its seeds, all seeds of
-an arm in one ensemble call, and the arms are then compared."""
+"""Running a study: every arm trains the setup's network on the setup's task from each of its
+seeds, all seeds of an arm in one ensemble call, and the arms are then compared."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import sys
 import time
 from collections.abc import Sequence
 
-from .. import data
+import numpy as np
+
+from ..network import Network
 from ..packing import stack
-from ..training import fit_ensemble
+from ..training import fit_ensemble, predict
 from ..validation import check_instance, check_sequence
-from .arms import DEFAULT_SETUP, Arm, XorSetup, build_network
+from .arms import DEFAULT_SETUP, Arm, Setup, build_network
 from .outcome import THRESHOLD, ArmResult
 from .report import Study, compare
 
@@ -52,9 +54,9 @@ class ArmProgress:
             print(text, file=sys.stderr, flush=True)
 
 
-def run_study(arms: Sequence[Arm], setup: XorSetup = DEFAULT_SETUP,
+def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
               progress: bool | None = None, record_every: int | None = None) -> Study:
-    """Train every arm on ``setup.seeds`` seeds and compare the arms.
+    """Train every arm on ``setup.seeds`` seeds on the setup's task and compare the arms.
 
     ``progress=True`` reports on stderr how far each arm's training has got
     (:class:`ArmProgress`) and a line per arm when it is done; ``None`` (the default) does the
@@ -64,12 +66,13 @@ def run_study(arms: Sequence[Arm], setup: XorSetup = DEFAULT_SETUP,
     trained parameters are kept either way (``study.network(arm, seed)``).
     """
     arms = check_sequence("arms", arms, Arm, "tinynet.xor Arm")
-    check_instance("setup", setup, XorSetup, "an XorSetup")
+    check_instance("setup", setup, Setup, "a tinynet.xor Setup")
     names = [arm.name for arm in arms]
     if len(set(names)) < len(names):
         raise ValueError(f"arms must have different names (give one a label=...), got "
                          f"{names}")
-    X, y = data.xor()
+    X, y = setup.task.training_data()
+    held_out = setup.task.held_out_data()
     seeds = range(setup.first_seed, setup.first_seed + setup.seeds)
     started = time.perf_counter()
     results = []
@@ -81,17 +84,30 @@ def run_study(arms: Sequence[Arm], setup: XorSetup = DEFAULT_SETUP,
         arm_started = time.perf_counter()
         try:
             outcome = fit_ensemble(nets, X, y, epochs=setup.epochs, lr=setup.lr,
-                                   shuffle=arm.shuffle, update=arm.update,
+                                   batch_size=setup.batch_size, shuffle=arm.shuffle,
+                                   update=arm.update,
                                    backend=setup.backend, threshold=THRESHOLD,
                                    record_every=record_every, progress=reporter)
         finally:
             if reporter is not None:
                 reporter.close()
         seconds = time.perf_counter() - arm_started
-        results.append(ArmResult.from_ensemble(arm, outcome, y,
-                                               [layer.init_std() for layer in nets[0].layers],
-                                               seconds, trained=stack(nets)))
+        results.append(ArmResult.from_ensemble(
+            arm, outcome, y, [layer.init_std() for layer in nets[0].layers], seconds,
+            trained=stack(nets), accuracy=setup.task.accuracy,
+            held_out=None if held_out is None else _accuracies(nets, *held_out, setup.backend)))
         if progress or (progress is None and time.perf_counter() - started > 1.0):
             print(f"{label}: {results[-1].successes}/{setup.seeds} solved ({seconds:.1f} s)",
                   file=sys.stderr)
     return Study(setup, results, compare(results))
+
+
+def _accuracies(nets: list[Network], X: np.ndarray, y: np.ndarray, backend: str) -> np.ndarray:
+    """Each network's accuracy on X (N, 2), y (N, 1): the fraction of outputs on the same side
+    of 0.5 as their targets (NaN outputs count as wrong)."""
+    accuracies = []
+    for net in nets:
+        output = predict(net, X, backend)
+        accuracies.append(np.mean(((output > THRESHOLD) == (y > THRESHOLD))
+                                  & np.isfinite(output)))
+    return np.array(accuracies)

@@ -1,4 +1,5 @@
-"""How often does a tiny network learn XOR? Success rates over many seeds, per initializer.
+"""How often does a tiny network learn XOR (or another task)? Success rates over many seeds,
+per initializer.
 
     python -m tinynet.xor --init he_leaky --shuffle
     python -m tinynet.xor --init normal,he_leaky,xavier_normal --seeds 1000 --plot rates.png
@@ -7,11 +8,16 @@
     python -m tinynet.xor --seeds 4000 --seed-ranges 0,777000,10000000   # do seed ranges agree?
     python -m tinynet.xor --init normal --gallery gallery.png --curves curves.png
     python -m tinynet.xor --init normal --save-failed failed/   # the failed seeds' networks
+    python -m tinynet.xor --preset depth          # where initialization decides (circles)
+    python -m tinynet.xor --data moons --samples 200 --accuracy 0.95 --hidden 16,16 \
+        --activation relu --batch-size 32 --lr 0.1 --epochs 300 --init normal,he_normal --shuffle
 
 Defaults are the notes' 99mlp: two hidden LeakyReLU(0.01) layers of width 2, a sigmoid output,
-MSE, per-sample SGD at lr 0.01 for 20,000 epochs, zero initial biases, 100 seeds. A seed
-succeeds when, after training, all four XOR outputs are on the right side of 0.5. The table
-goes to stdout, progress to stderr.
+MSE, per-sample SGD at lr 0.01 for 20,000 epochs, zero initial biases, 100 seeds, on XOR's four
+points. A seed succeeds when, after training, all four XOR outputs are on the right side of
+0.5; on another data set, when its training accuracy reaches --accuracy. A preset with a setup
+of its own (depth) starts from that setup instead, and the options given change it. The
+table goes to stdout, progress to stderr.
 """
 
 from __future__ import annotations
@@ -23,14 +29,16 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .. import init, plots
+from .. import data, init, plots
 from ..activations import ACTIVATIONS
-from .arms import DEFAULT_SETUP, Arm, XorSetup
+from .arms import DEFAULT_SETUP, Arm, Setup
+from .task import Task
 from ..results import UPDATES
 from .presets import PRESETS, get_preset
 from .ranges import run_seed_ranges
@@ -101,8 +109,9 @@ def parse_args(argv: list[str] | None = None,
                prog: str | None = None) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
     """Import the --import modules, then parse ``argv`` (default: the command line).
 
-    Settings not given are None where a preset may set them (init, output_init, shuffle,
-    hidden); values are checked when the library's objects are made from them, in :func:`main`.
+    Settings not given are None: a preset may set them, and the rest come from the setup the
+    run starts from; values are checked when the library's objects are made from them, in
+    :func:`main`.
     """
     _import_modules(argv, prog)
     summary, details = __doc__.split("\n\n", 1)
@@ -118,7 +127,7 @@ def parse_args(argv: list[str] | None = None,
     parser.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=None,
                         help="visit the samples in a fresh random order every epoch "
                              "(default: no, in data order, as 99mlp did at first)")
-    parser.add_argument("--seeds", type=int, default=DEFAULT_SETUP.seeds,
+    parser.add_argument("--seeds", type=int, default=None,
                         help=f"seeds per initializer ({DEFAULT_SETUP.seeds})")
     parser.add_argument("--first-seed", type=int, default=None,
                         help=f"first seed ({DEFAULT_SETUP.first_seed})")
@@ -128,9 +137,9 @@ def parse_args(argv: list[str] | None = None,
                              "starting at each of these first seeds (disjoint ranges) and test "
                              "whether the ranges' rates agree (chi-squared test of equal "
                              "proportions)")
-    parser.add_argument("--epochs", type=int, default=DEFAULT_SETUP.epochs,
+    parser.add_argument("--epochs", type=int, default=None,
                         help=f"epochs ({DEFAULT_SETUP.epochs})")
-    parser.add_argument("--lr", type=float, default=DEFAULT_SETUP.lr,
+    parser.add_argument("--lr", type=float, default=None,
                         help=f"SGD learning rate ({DEFAULT_SETUP.lr:g})")
     parser.add_argument("--bias-init", default=None, metavar="NAME",
                         help="draw the biases with this initializer, as the weights of an input "
@@ -142,13 +151,25 @@ def parse_args(argv: list[str] | None = None,
     parser.add_argument("--hidden", type=_integers("2,2"), default=None,
                         help="hidden layer widths, comma-separated "
                              f"({','.join(map(str, DEFAULT_SETUP.hidden))})")
-    parser.add_argument("--activation", default=DEFAULT_SETUP.activation,
+    parser.add_argument("--activation", default=None,
                         help=f"hidden activation, one of {', '.join(sorted(ACTIVATIONS))} "
                              f"({DEFAULT_SETUP.activation})")
-    parser.add_argument("--alpha", type=float, default=DEFAULT_SETUP.alpha,
+    parser.add_argument("--alpha", type=float, default=None,
                         help=f"LeakyReLU slope ({DEFAULT_SETUP.alpha:g})")
-    parser.add_argument("--backend", default=DEFAULT_SETUP.backend,
+    parser.add_argument("--backend", default=None,
                         help="numba (compiled, default) or numpy (the reference; slow)")
+    parser.add_argument("--batch-size", type=int, default=None,
+                        help=f"samples per SGD step ({DEFAULT_SETUP.batch_size})")
+    parser.add_argument("--data", default=None, metavar="NAME",
+                        help=f"the data set to learn, one of {', '.join(data.DATASETS)} "
+                             "(xor: its four points unless --samples)")
+    parser.add_argument("--samples", type=int, default=None, metavar="N",
+                        help="samples to draw from the data set (its generator's default)")
+    parser.add_argument("--noise", type=float, default=None,
+                        help="noise of the data set's samples (its generator's default)")
+    parser.add_argument("--accuracy", type=float, default=None,
+                        help="training accuracy a seed must reach to succeed (1: every sample "
+                             "on the right side of 0.5, the default)")
     parser.add_argument("--preset", default=None, metavar="NAME",
                         help="; ".join(f"{preset.name}: {preset.summary}"
                                        for preset in PRESETS.values()))
@@ -167,7 +188,7 @@ def parse_args(argv: list[str] | None = None,
                         help="write each arm's loss curves of its first 100 seeds, with the "
                              "plateaus marked (keeps 200 losses per seed while training)")
     parser.add_argument("--save-failed", type=Path, metavar="DIR",
-                        help="write every seed that did not solve XOR into DIR: its network "
+                        help="write every seed that did not succeed into DIR: its network "
                              "as initialised and as trained (.npz, read with tinynet.load) "
                              "and its outcome and loss history, 200 losses (.json)")
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -197,7 +218,7 @@ def parse_args(argv: list[str] | None = None,
 
 
 def _design(parser: argparse.ArgumentParser,
-            args: argparse.Namespace) -> tuple[list[Arm], list[XorSetup]]:
+            args: argparse.Namespace) -> tuple[list[Arm], list[Setup]]:
     """The arms and setups to run, made (and so checked) from the arguments."""
     preset = None if args.preset is None else get_preset(args.preset)
     if preset is not None:
@@ -212,12 +233,16 @@ def _design(parser: argparse.ArgumentParser,
         if args.seed_ranges is not None and getattr(args, name) is not None:
             parser.error(f"--{name.replace('_', '-')} cannot be combined with --seed-ranges; "
                          "with --seed-ranges, use --json or --csv")
-    setup = XorSetup(hidden=DEFAULT_SETUP.hidden if args.hidden is None else args.hidden,
-                     activation=args.activation, alpha=args.alpha, lr=args.lr,
-                     epochs=args.epochs, seeds=args.seeds,
-                     first_seed=DEFAULT_SETUP.first_seed if args.first_seed is None
-                     else args.first_seed,
-                     backend=args.backend)
+    base = DEFAULT_SETUP if preset is None else preset.base
+    task = {name: value for name, value in (("data", args.data), ("n", args.samples),
+                                            ("noise", args.noise), ("accuracy", args.accuracy))
+            if value is not None}
+    if "data" in task and task["data"] != base.task.data and "n" not in task:
+        task["n"] = None  # another data set: its own default size, not the base's
+    setup = replace(base, task=Task(**{**asdict(base.task), **task}), **{
+        name: value for name in ("hidden", "activation", "alpha", "lr", "epochs", "seeds",
+                                 "first_seed", "backend", "batch_size")
+        if (value := getattr(args, name)) is not None})
     if preset is not None:
         arms, setups = preset.design(setup, args.shuffle, args.bias_init, args.update)
     else:
@@ -259,7 +284,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         parser.error(f"{type(error).__name__}: {error}")
 
 
-def _run(args: argparse.Namespace, arms: list[Arm], setups: list[XorSetup],
+def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
          written: list[Path]) -> None:
     """Train, report, and write every file asked for, adding each to ``written``."""
     if args.seed_ranges is not None:
@@ -325,7 +350,7 @@ def _curves(study: Study) -> "Figure":
     for ax, result in zip(fig.subplots(1, len(study.results), sharey=True, squeeze=False)[0],
                           study.results):
         plots.loss_curves(result, ax=ax, title=result.arm.name)
-    fig.suptitle(f"XOR, {study.setup.shape}: loss of the first seeds")
+    fig.suptitle(f"{study.setup.task.describe()}, {study.setup.shape}: loss of the first seeds")
     fig.tight_layout()
     return fig
 
@@ -355,7 +380,7 @@ def _file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "arm"
 
 
-def _check_seed_ranges(arms: list[Arm], setup: XorSetup, args: argparse.Namespace,
+def _check_seed_ranges(arms: list[Arm], setup: Setup, args: argparse.Namespace,
                        written: list[Path]) -> None:
     """--seed-ranges: run the arms on each range, print the report, write what was asked."""
     check = run_seed_ranges(arms, setup, args.seed_ranges)

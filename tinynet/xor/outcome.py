@@ -1,10 +1,12 @@
-"""What an arm's seeds did: which solved XOR and from which epoch, how the others failed, and
-the summary of an arm (:class:`ArmResult`).
+"""What an arm's seeds did: which solved the task and from which epoch, how the others failed,
+and the summary of an arm (:class:`ArmResult`).
 
 A seed solves XOR when, after training, every output is on the same side of 0.5 as its target
-(and training did not diverge). Training itself knows nothing of XOR: it reports, per member,
-the trained predictions and the last epoch in which it saw an output on the wrong side; the
-bench turns those into success and the epoch of success.
+(and training did not diverge). A task with a lower ``accuracy`` criterion
+(:class:`~tinynet.xor.task.Task`) allows that many samples on the wrong side. Training itself
+knows nothing of tasks: it reports, per member, the trained predictions and the last epoch in
+which it saw an output on the wrong side; the bench turns those into success and the epoch of
+success.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from ..validation import ShapeError, check_float
 from .arms import Arm
 
 __all__ = ["THRESHOLD", "FAILURES", "OUTCOMES", "wrong_outputs", "solves", "solved_epochs",
-           "outcomes", "ArmResult", "MEMORY_ONLY", "encode_solved", "decode_solved"]
+           "allowed_wrong", "outcomes", "ArmResult", "MEMORY_ONLY", "encode_solved",
+           "decode_solved"]
 
 THRESHOLD = 0.5
 """An output above it means class 1, at or below it class 0 (so 0.5 itself counts as 0)."""
@@ -29,7 +32,7 @@ FAILURES = {
                              "at 2/3 and the fourth is exact)"),
     "two_wrong": ("2 wrong", "two samples on the wrong side (loss 1/8 when two outputs sit at "
                              "0.5 and two are exact, 1/4 when all four sit at 0.5)"),
-    "three_or_four_wrong": ("3+ wrong", "three or four samples on the wrong side"),
+    "three_or_more_wrong": ("3+ wrong", "three or more samples on the wrong side"),
     "diverged": ("diverged", "the loss or a weight became NaN or infinite"),
 }
 """How an unsolved seed failed, judged on its final predictions: (column label, meaning). The
@@ -49,10 +52,19 @@ def wrong_outputs(predictions: np.ndarray, y: np.ndarray,
     return np.sum((predictions > threshold) != (y > threshold), axis=(1, 2))
 
 
-def solves(predictions: np.ndarray, y: np.ndarray, threshold: float = THRESHOLD) -> np.ndarray:
-    """True for each member whose every output is on the same side of ``threshold`` as its
-    target: ŷ > threshold exactly where y > threshold."""
-    return wrong_outputs(predictions, y, threshold) == 0
+def allowed_wrong(accuracy: float, outputs: int) -> int:
+    """How many of ``outputs`` may be on the wrong side at training accuracy ``accuracy``:
+    the largest k with 1 − k / outputs >= accuracy (0 for accuracy 1)."""
+    return int(np.floor((1.0 - accuracy) * outputs + 1e-9))
+
+
+def solves(predictions: np.ndarray, y: np.ndarray, threshold: float = THRESHOLD,
+           accuracy: float = 1.0) -> np.ndarray:
+    """True for each member whose outputs are on the same side of ``threshold`` as their
+    targets (ŷ > threshold exactly where y > threshold) for at least a fraction ``accuracy``
+    of them (default: all)."""
+    wrong = wrong_outputs(predictions, y, threshold)
+    return wrong <= allowed_wrong(accuracy, y.size)
 
 
 def solved_epochs(result: EnsembleResult, y: np.ndarray) -> np.ndarray:
@@ -68,13 +80,14 @@ OUTCOMES = ("solved", *FAILURES)
 """What a seed did, one of: ``"solved"`` or a key of :data:`FAILURES`."""
 
 
-def outcomes(result: EnsembleResult, y: np.ndarray) -> np.ndarray:
+def outcomes(result: EnsembleResult, y: np.ndarray, accuracy: float = 1.0) -> np.ndarray:
     """Per member of ``result`` (trained on targets ``y``), what it did (:data:`OUTCOMES`):
-    solved (:func:`solved_epochs`), diverged, or how many outputs ended on the wrong side of
-    ``result.threshold`` (one, two, three or four)."""
+    solved (:func:`solves` at ``accuracy``, without diverging), diverged, or how many outputs
+    ended on the wrong side of ``result.threshold`` (one, two, three or more)."""
     wrong = wrong_outputs(result.predictions, y, result.threshold)
-    kinds = np.select([solved_epochs(result, y) >= 0, result.diverged, wrong == 1, wrong == 2],
-                      ["solved", "diverged", "one_wrong", "two_wrong"], "three_or_four_wrong")
+    solved = solves(result.predictions, y, result.threshold, accuracy) & ~result.diverged
+    kinds = np.select([solved, result.diverged, wrong == 1, wrong == 2],
+                      ["solved", "diverged", "one_wrong", "two_wrong"], "three_or_more_wrong")
     return kinds.astype(object)
 
 
@@ -85,9 +98,11 @@ def _quartiles(values: np.ndarray) -> list[float] | None:
 @dataclass
 class ArmResult:
     """An arm's outcome over the study's seeds: successes out of n with their Wilson 95 %
-    interval, quartiles of the epoch of success and of the final loss, the failures by kind
-    (keys of :data:`FAILURES`), each layer's initial weight std, the training time, and
-    ``solved``, per seed in the study's order, whether it solved XOR (None if not kept).
+    interval, quartiles of the epoch of success (None unless success means every sample
+    right) and of the final loss, the failures by kind (keys of :data:`FAILURES`), each layer's
+    initial weight std, the training time, quartiles of the held-out accuracy of the seeds that
+    succeeded (None without a held-out set or a success), and ``solved``, per seed in the
+    study's order, whether it solved the task (None if not kept).
 
     Kept in memory only, not written to files (None when not kept): ``outcomes``, per seed
     what it did (:data:`OUTCOMES`); ``ensemble``, the training run's
@@ -107,6 +122,7 @@ class ArmResult:
     failures: dict[str, int]
     init_stds: list[float | None]
     seconds: float
+    held_out_quartiles: list[float] | None = None
     solved: np.ndarray | None = field(default=None, repr=False)
     outcomes: np.ndarray | None = field(default=None, repr=False)
     ensemble: EnsembleResult | None = field(default=None, repr=False)
@@ -118,7 +134,7 @@ class ArmResult:
         return self.successes / self.n
 
     def successes_in_first(self, seeds: int) -> int:
-        """How many of the study's first ``seeds`` seeds solved XOR (the notes' n = 100 as
+        """How many of the study's first ``seeds`` seeds solved the task (the notes' n = 100 as
         part of a bigger study)."""
         if self.solved is None:
             raise ValueError("this result did not keep its per-seed outcomes (solved is None)")
@@ -129,23 +145,27 @@ class ArmResult:
     @classmethod
     def from_ensemble(cls, arm: Arm, result: EnsembleResult, y: np.ndarray,
                       init_stds: list[float | None], seconds: float,
-                      trained: np.ndarray | None = None) -> "ArmResult":
+                      trained: np.ndarray | None = None, accuracy: float = 1.0,
+                      held_out: np.ndarray | None = None) -> "ArmResult":
         """Summarise an ensemble's per-seed outcomes on targets ``y``, judged at the threshold
-        it was trained with: successes (:func:`solved_epochs`), and the failures by how many
-        outputs ended on the wrong side (:func:`outcomes`). ``trained``: the trained
-        parameters (S, P), kept as they are."""
-        solved_epoch = solved_epochs(result, y)
-        solved = solved_epoch >= 0
-        kinds = outcomes(result, y)
+        it was trained with: successes (:func:`outcomes` at training ``accuracy``), the epoch
+        of success (:func:`solved_epochs`, when ``accuracy`` is 1), and the failures by how
+        many outputs ended on the wrong side. ``trained``: the trained parameters (S, P), kept
+        as they are; ``held_out``: each seed's accuracy on a held-out set (S,), or None."""
+        kinds = outcomes(result, y, accuracy)
+        solved = kinds == "solved"
         failures = {kind: int(np.sum(kinds == kind)) for kind in FAILURES}
         successes = int(solved.sum())
         finite = np.isfinite(result.final_loss)
         return cls(arm=arm, n=result.members, successes=successes,
                    interval=stats.wilson_interval(successes, result.members),
-                   solved_epoch_quartiles=_quartiles(solved_epoch[solved]),
+                   solved_epoch_quartiles=(_quartiles(solved_epochs(result, y)[solved])
+                                           if accuracy == 1.0 else None),
                    final_loss_quartiles=_quartiles(result.final_loss[finite]),
                    diverged=failures["diverged"], failures=failures, init_stds=init_stds,
-                   seconds=seconds, solved=solved, outcomes=kinds, ensemble=result,
+                   seconds=seconds,
+                   held_out_quartiles=None if held_out is None else _quartiles(held_out[solved]),
+                   solved=solved, outcomes=kinds, ensemble=result,
                    trained=trained)
 
     def __repr__(self) -> str:

@@ -6,8 +6,11 @@
   could have given the notes higher rates than tinynet's (:data:`CANDIDATE_ARMS`).
 * ``widths``: shapes :data:`WIDTHS` x initializers :data:`WIDTH_INITS`, to see where
   initialization starts to matter.
+* ``depth``: the depth study (:mod:`tinynet.xor.depth`) on its own setup, circles learned by
+  1 to 32 hidden layers of 16, per initializer (``examples/depth.py`` adds the second moments
+  and the figure).
 
-    >>> sweep = get_preset("widths").run(XorSetup(seeds=1000))
+    >>> sweep = get_preset("widths").run(Setup(seeds=1000))
     >>> print(sweep.table())
 """
 
@@ -16,7 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..validation import check_choice
-from .arms import DEFAULT_SETUP, Arm, XorSetup
+from .arms import DEFAULT_SETUP, Arm, Setup
+from .depth import DEPTH_SETUP, DEPTHS, WIDTH, depth_arms
 from .sweep import Sweep, run_sweep
 
 __all__ = ["NOTES_ARMS", "CANDIDATE_ARMS", "WIDTHS", "WIDTH_INITS", "Preset", "PRESETS",
@@ -56,18 +60,26 @@ WIDTH_INITS = ["normal", "he_leaky", "xavier_normal", "lecun_normal"]
 class Preset:
     """A named design: ``arms``, each trained on every shape of ``shapes`` (none: on the shape
     of the setup it is given). ``sets`` names the settings the preset chooses itself, of
-    init, output_init, shuffle and hidden; the rest come from the setup."""
+    init, output_init, shuffle and hidden; the rest come from the setup. ``setup`` is the
+    preset's own (None: 99mlp's, :data:`DEFAULT_SETUP`), used when none is given."""
 
     name: str
     summary: str
     arms: tuple[Arm, ...]
     sets: tuple[str, ...]
     shapes: tuple[tuple[int, ...], ...] = ()
+    setup: Setup | None = None
 
-    def design(self, setup: XorSetup = DEFAULT_SETUP, shuffle: bool | None = None,
+    @property
+    def base(self) -> Setup:
+        """The setup the preset runs on unless given another: its own, or 99mlp's."""
+        return DEFAULT_SETUP if self.setup is None else self.setup
+
+    def design(self, setup: Setup | None = None, shuffle: bool | None = None,
                bias_init: str | None = None,
-               update: str | None = None) -> tuple[list[Arm], list[XorSetup]]:
-        """The arms and the setups (one per shape, otherwise as ``setup``) to run.
+               update: str | None = None) -> tuple[list[Arm], list[Setup]]:
+        """The arms and the setups (one per shape, otherwise as ``setup``, by default
+        :attr:`base`) to run.
 
         ``shuffle``, ``bias_init`` and ``update``, when not None, set that setting of every
         arm (checked as :class:`Arm` checks it); None keeps the preset's. A preset that sets one
@@ -81,10 +93,11 @@ class Preset:
                 raise ValueError(f"{name} cannot be chosen for preset {self.name!r}, which sets "
                                  f"it per arm; expected None, got {value!r}")
         arms = [replace(arm, **chosen) for arm in self.arms]
+        setup = self.base if setup is None else setup
         setups = [replace(setup, hidden=shape) for shape in self.shapes] or [setup]
         return arms, setups
 
-    def run(self, setup: XorSetup = DEFAULT_SETUP, shuffle: bool | None = None,
+    def run(self, setup: Setup | None = None, shuffle: bool | None = None,
             bias_init: str | None = None, update: str | None = None,
             progress: bool | None = None) -> Sweep:
         """Run the :meth:`design`: a sweep of one study per setup."""
@@ -100,10 +113,16 @@ PRESETS = {preset.name: preset for preset in [
     Preset("candidates", "N(0,1), and with each layer updated during backward, biases drawn "
                          "N(0,1), or both",
            tuple(CANDIDATE_ARMS), sets=("init", "output_init", "bias_init", "update")),
-    Preset("widths", f"shapes {', '.join(XorSetup(hidden=shape).shape for shape in WIDTHS)}"
+    Preset("widths", f"shapes {', '.join(Setup(hidden=shape).shape for shape in WIDTHS)}"
                      f" x {', '.join(WIDTH_INITS)}",
            tuple(Arm(name) for name in WIDTH_INITS), shapes=tuple(WIDTHS),
            sets=("init", "output_init", "hidden")),
+    Preset("depth", f"circles learned by 1 to {DEPTHS[-1]} hidden layers of {WIDTH} x N(0,1), "
+                    "N(0,0.01²), LeCun, Xavier, He, orthogonal (its own setup: see "
+                    "tinynet.xor.depth)",
+           tuple(depth_arms(DEPTH_SETUP.activation)),
+           shapes=tuple((WIDTH,) * depth for depth in DEPTHS),
+           sets=("init", "output_init", "hidden", "shuffle"), setup=DEPTH_SETUP),
 ]}
 """Every preset, by name."""
 

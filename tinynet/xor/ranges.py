@@ -4,7 +4,7 @@ test of equal proportions across the ranges.
 A rate measured on seeds 0–999 is one draw; if it is a fair one, other ranges of seeds give
 rates that differ from it by sampling error only. :func:`run_seed_ranges` checks exactly that::
 
-    >>> check = run_seed_ranges([Arm("normal")], XorSetup(seeds=4000), [0, 777_000, 10**7])
+    >>> check = run_seed_ranges([Arm("normal")], Setup(seeds=4000), [0, 777_000, 10**7])
     >>> print(check.report())
 
 The test is Pearson's chi-squared test of equal proportions
@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from .. import stats
 from ..text import table
 from ..validation import check_instance, check_seed, check_sequence
-from .arms import DEFAULT_SETUP, Arm, XorSetup
+from .arms import DEFAULT_SETUP, Arm, Setup
 from .report import Study, write_csv
 from .sweep import run_sweep
 
@@ -97,12 +97,12 @@ class SeedRanges:
                 f"arms: {', '.join(self.arm_names)})")
 
 
-def run_seed_ranges(arms: Sequence[Arm], setup: XorSetup = DEFAULT_SETUP,
+def run_seed_ranges(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
                     first_seeds: Sequence[int] = (0, 777_000, 10_000_000),
                     progress: bool | None = None) -> SeedRanges:
     """Run ``arms`` on ``setup`` from ``setup.seeds`` seeds starting at each of
     ``first_seeds`` (``setup.first_seed`` is not used). The ranges must not overlap."""
-    check_instance("setup", setup, XorSetup, "an XorSetup")
+    check_instance("setup", setup, Setup, "a tinynet.xor Setup")
     if isinstance(first_seeds, (str, bytes)) or not isinstance(first_seeds, Iterable):
         raise TypeError(f"first_seeds must be a sequence of seeds, got {first_seeds!r}")
     firsts = [check_seed(f"first_seeds[{i}]", first) for i, first in enumerate(first_seeds)]

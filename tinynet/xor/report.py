@@ -16,7 +16,7 @@ from .. import stats
 from ..text import table
 from ..network import Network
 from ..packing import unpack
-from .arms import XorSetup, build_network
+from .arms import Setup, build_network
 from .outcome import FAILURES, MEMORY_ONLY, ArmResult, encode_solved
 
 __all__ = ["Comparison", "compare", "Study", "CSV_COLUMNS", "write_csv", "finite_or_none"]
@@ -63,7 +63,7 @@ def compare(results: list[ArmResult]) -> list[Comparison]:
 CSV_COLUMNS = ["arm", "init", "output_init", "shuffle", "bias_init", "update", "hidden", "seeds",
                "first_seed", "successes", "rate",
                "ci_low", "ci_high", "reported_rate", "solved_epoch_median", "one_wrong",
-               "two_wrong", "three_or_four_wrong", "diverged"]
+               "two_wrong", "three_or_more_wrong", "diverged", "data", "held_out_median"]
 """The columns of :meth:`Study.to_csv`, one row per arm."""
 
 
@@ -92,14 +92,17 @@ def finite_or_none(value: object) -> object:
 class Study:
     """The results of :func:`~tinynet.xor.run_study`: per arm, and pairwise."""
 
-    setup: XorSetup
+    setup: Setup
     results: list[ArmResult]
     comparisons: list[Comparison] = field(default_factory=list)
 
     def table(self) -> str:
-        """A fixed-width table, one row per arm (the notes' rates only if any arm has one)."""
+        """A fixed-width table, one row per arm (the notes' rates only if any arm has one, the
+        epoch of success only if success means every sample right, the held-out accuracy only
+        if the task has a held-out set)."""
         rows = [["arm", "solved", "rate", "95% CI", "notes", "solved by epoch (q1 / med / q3)",
-                 "failures 1/2/3+ wrong, diverged", "init std by layer"]]
+                 "failures 1/2/3+ wrong, diverged", "init std by layer",
+                 "held-out acc. of successes (q1 / med / q3)"]]
         for r in self.results:
             epochs = ("-" if r.solved_epoch_quartiles is None else
                       " / ".join(f"{q:,.0f}" for q in r.solved_epoch_quartiles))
@@ -109,17 +112,24 @@ class Study:
                 f"[{r.interval[0]:.1%}, {r.interval[1]:.1%}]",
                 "" if r.arm.reported_rate is None else f"{r.arm.reported_rate:.0%}",
                 epochs,
-                f"{f['one_wrong']}/{f['two_wrong']}/{f['three_or_four_wrong']}, {f['diverged']}",
-                ", ".join("?" if s is None else f"{s:.3g}" for s in r.init_stds)])
-        if all(r.arm.reported_rate is None for r in self.results):
-            rows = [row[:4] + row[5:] for row in rows]
-        return table(rows)
+                f"{f['one_wrong']}/{f['two_wrong']}/{f['three_or_more_wrong']}, {f['diverged']}",
+                ", ".join("?" if s is None else f"{s:.3g}" for s in r.init_stds),
+                "-" if r.held_out_quartiles is None else
+                " / ".join(f"{q:.1%}" for q in r.held_out_quartiles)])
+        dropped = {4} if all(r.arm.reported_rate is None for r in self.results) else set()
+        if self.setup.task.accuracy < 1.0:
+            dropped.add(5)  # the epoch of success is known only when every sample counts
+        if not self.setup.task.has_held_out:
+            dropped.add(8)
+        return table([[cell for i, cell in enumerate(row) if i not in dropped] for row in rows])
 
     def report(self) -> str:
         """The setup line, the table, the failure legend, and the pairwise verdicts."""
-        lines = [self.setup.describe(), "", self.table(), "",
-                 "failures: " + "; ".join(f"{label}: {text}"
-                                          for label, text in FAILURES.values())]
+        legend = ("; ".join(f"{label}: {text}" for label, text in FAILURES.values())
+                  if not self.setup.task.has_held_out else  # the plateaus are XOR's
+                  "1/2/3+ wrong: training samples on the wrong side; diverged: "
+                  + FAILURES["diverged"][1])
+        lines = [self.setup.describe(), "", self.table(), "", "failures: " + legend]
         if len(self.results) == 1:
             lines += ["", f"At n = {self.setup.seeds} the 95 % interval is the measure of "
                           "precision; to compare initializers, name several and read the "
@@ -147,7 +157,8 @@ class Study:
 
     def csv_rows(self) -> list[list]:
         """One row per arm, in the order of :data:`CSV_COLUMNS`: name, settings, counts, rate
-        and interval, median epoch of success, failures."""
+        and interval, median epoch of success, failures, the task, the median held-out
+        accuracy of the successes."""
         rows = []
         for r in self.results:
             median = None if r.solved_epoch_quartiles is None else r.solved_epoch_quartiles[1]
@@ -157,7 +168,9 @@ class Study:
                          r.successes,
                          f"{r.rate:.4f}", f"{r.interval[0]:.4f}", f"{r.interval[1]:.4f}",
                          "" if r.arm.reported_rate is None else r.arm.reported_rate,
-                         "" if median is None else median, *r.failures.values()])
+                         "" if median is None else median, *r.failures.values(),
+                         self.setup.task.describe(),
+                         "" if r.held_out_quartiles is None else r.held_out_quartiles[1]])
         return rows
 
     def to_csv(self) -> str:

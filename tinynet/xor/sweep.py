@@ -1,7 +1,7 @@
 """A sweep: the same arms studied on several setups (usually shapes), read as a matrix of
 success rates, one row per setup and one column per arm::
 
-    >>> setups = [XorSetup(hidden=(width,), seeds=100) for width in (2, 4, 8)]
+    >>> setups = [Setup(hidden=(width,), seeds=100) for width in (2, 4, 8)]
     >>> print(run_sweep([Arm("normal"), Arm("he_leaky")], setups).table())
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..text import table
 from ..validation import check_sequence
-from .arms import Arm, XorSetup
+from .arms import Arm, Setup
 from .bench import run_study
 from .report import Study, write_csv
 
@@ -70,8 +70,8 @@ def _arm_names(study: Study) -> list[str]:
     return [r.arm.name for r in study.results]
 
 
-def run_sweep(arms: Sequence[Arm], setups: Sequence[XorSetup],
+def run_sweep(arms: Sequence[Arm], setups: Sequence[Setup],
               progress: bool | None = None, record_every: int | None = None) -> Sweep:
     """:func:`~tinynet.xor.run_study` of ``arms`` on each of ``setups``, in order."""
-    setups = check_sequence("setups", setups, XorSetup, "tinynet.xor XorSetup")
+    setups = check_sequence("setups", setups, Setup, "tinynet.xor Setup")
     return Sweep([run_study(arms, setup, progress, record_every) for setup in setups])

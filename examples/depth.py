@@ -1,0 +1,215 @@
+"""Where initialization decides: success rate against depth, per initializer.
+
+    python examples/depth.py --readme README.md   # the full study (about 5 minutes on 2
+                                                  # cores), its JSON, figure and README section
+    python examples/depth.py --quick              # depths 1 and 8, 64 seeds: about 15 s
+    python examples/depth.py --activation tanh    # the same for tanh hidden layers
+    python examples/depth.py --render --readme README.md   # the section from the JSON alone
+
+MLPs of hidden layers of 16 units, 1 to 32 of them, learn two concentric circles by minibatch
+SGD from 128 seeds per initializer and depth (:func:`tinynet.xor.depth.run_depth_study`); beside
+the success rates stands the second moment of the last hidden layer at initialisation that
+:mod:`tinynet.diagnostics` predicts. The full study writes ``examples/results/depth_<act>.json``
+and ``examples/figures/depth_<act>.png``; ``--readme`` rewrites the README's section between
+``<!-- depth start -->`` and ``<!-- depth end -->`` from the committed JSON alone, and
+``tests/test_readme.py`` fails if the two disagree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from tinynet import plots
+from tinynet.activations import ACTIVATIONS
+from tinynet.xor.depth import (DEPTH_SETUP, DEPTHS, QUICK_DEPTHS, QUICK_SETUP, DepthStudy,
+                               run_depth_study)
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "examples" / "results"
+FIGURES = ROOT / "examples" / "figures"
+README_ACTIVATIONS = ("relu",)
+"""The activations whose studies the README shows."""
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    summary, details = __doc__.split("\n\n", 1)
+    parser = argparse.ArgumentParser(description=summary, epilog=details,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--activation", default="relu", choices=sorted(ACTIVATIONS),
+                        help="hidden activation (relu)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"depths {', '.join(map(str, QUICK_DEPTHS))}, {QUICK_SETUP.seeds} "
+                             f"seeds, {QUICK_SETUP.epochs} epochs at lr {QUICK_SETUP.lr:g}; "
+                             "writes nothing unless --json or --figure says where")
+    parser.add_argument("--seeds", type=int, default=None,
+                        help=f"seeds per cell ({DEPTH_SETUP.seeds}; quick {QUICK_SETUP.seeds})")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="write the study here (default for the full study: "
+                             "examples/results/depth_<activation>.json)")
+    parser.add_argument("--figure", type=Path, default=None,
+                        help="draw the figure here (default for the full study: "
+                             "examples/figures/depth_<activation>.png)")
+    parser.add_argument("--render", action="store_true",
+                        help="train nothing: render the README section from the committed JSON")
+    parser.add_argument("--readme", type=Path, default=None,
+                        help="rewrite the depth section of this README")
+    args = parser.parse_args(argv)
+    if args.quick and args.render:
+        parser.error("--render reads the committed full studies; it cannot be --quick")
+    if args.seeds is not None and args.seeds < 1:
+        parser.error(f"--seeds must be at least 1, got {args.seeds}")
+    if not args.quick and not args.render:
+        args.json = args.json or RESULTS / f"depth_{args.activation}.json"
+        args.figure = args.figure or FIGURES / f"depth_{args.activation}.png"
+    return args
+
+
+def run(activation: str, quick: bool, seeds: int | None) -> dict:
+    """The study, as JSON-ready data with the machine and the time it took."""
+    setup = replace(QUICK_SETUP if quick else DEPTH_SETUP, activation=activation)
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    study = run_depth_study(setup, QUICK_DEPTHS if quick else DEPTHS, seeds=seeds)
+    return {"run": {"cores": os.cpu_count(), "load_average_1min": round(load, 2),
+                    "seconds": round(time.perf_counter() - started, 1)},
+            **study.to_dict()}
+
+
+def study_of(data: dict) -> DepthStudy:
+    """The study in a result file (which adds the run's record under ``"run"``)."""
+    return DepthStudy.from_dict({key: value for key, value in data.items() if key != "run"})
+
+
+# --- the README section, from the JSON alone --------------------------------------------------
+
+def cell(study: DepthStudy, arm: str, depth: int) -> str:
+    """'12 % [8, 19]': a rate with its 95 % interval, in percent."""
+    a, d = study.arms.index(arm), study.depths.index(depth)
+    low, high = study.intervals[a][d]
+    return f"{100 * study.successes[a][d] / study.n:.0f} % [{100 * low:.0f}, {100 * high:.0f}]"
+
+
+def first_failing(study: DepthStudy, arm: str) -> int | None:
+    """The smallest depth at which ``arm``'s interval lies wholly below 50 %."""
+    a = study.arms.index(arm)
+    return next((depth for d, depth in enumerate(study.depths)
+                 if study.intervals[a][d][1] < 0.5), None)
+
+
+def per_layer(study: DepthStudy, arm: str) -> float:
+    """The factor by which each hidden layer multiplies the predicted E[a²], from the two
+    deepest depths."""
+    a = study.arms.index(arm)
+    (d1, d2), (m1, m2) = study.depths[-2:], study.moments[a][-2:]
+    return (m2 / m1) ** (1 / (d2 - d1))
+
+
+def xor_contrast(results: Path) -> str:
+    """The widths study's rates on XOR's 2-2-2-1, where every fan_in is 2."""
+    widths = json.loads((results / "xor_widths.json").read_text())
+    study = next(s for s in widths["studies"] if s["setup"]["hidden"] == [2, 2])
+    return ", ".join(f"{r['arm']['name']} {100 * r['rate']:.1f} % [{100 * r['interval'][0]:.1f}, "
+                     f"{100 * r['interval'][1]:.1f}]" for r in study["results"]) + \
+        f" ({study['setup']['seeds']:,} seeds each)"
+
+
+def render_study(data: dict, results: Path) -> str:
+    """One activation's table, figure and paragraphs."""
+    study = study_of(data)
+    setup, activation = study.setup, study.setup.activation
+    he = "He-leaky" if activation == "leaky_relu" else "He"
+    lines = [f"| hidden layers | {' | '.join(study.arms)} |",
+             "|" + " --- |" * (len(study.arms) + 1)]
+    for depth in study.depths:
+        lines.append(f"| {depth} | " + " | ".join(cell(study, arm, depth) for arm in study.arms)
+                     + " |")
+    deepest = study.depths[-1]
+    failing = {arm: first_failing(study, arm) for arm in study.arms}
+    keeps = [arm for arm in study.arms if failing[arm] is None]
+    held_out = [h for row in study.held_out for h in row if h is not None]
+    lines += [
+        "",
+        f"![{activation}: success rate against depth per initializer, and the predicted second "
+        f"moment at initialisation](examples/figures/depth_{activation}.png)",
+        "",
+        f"{setup.task.describe()}; {activation} hidden layers of {study.width}, a sigmoid "
+        f"output, MSE, minibatch SGD (batches of {setup.batch_size}, lr {setup.lr:g}, "
+        f"{setup.epochs} epochs, shuffled), {study.n} seeds per cell; each cell: success rate "
+        f"[95 % interval]. The successful seeds' median held-out accuracy (a second draw of "
+        f"{setup.task.n} samples) is " + (
+            f"{100 * held_out[0]:.1f} % in every cell that has one." if len(set(held_out)) == 1
+            else f"{100 * min(held_out):.1f} % to {100 * max(held_out):.1f} % across cells."),
+        "",
+        f"At initialisation, each hidden layer of {study.width} multiplies the predicted "
+        f"second moment E[a²] by " + ", ".join(f"{per_layer(study, arm):.3g} for {arm}"
+                                                for arm in study.arms)
+        + f" (`tinynet.diagnostics.propagate`; the figure's dots are seed 0's measured "
+          f"values). At depth {deepest} the last hidden layer's E[a²] is predicted at "
+          + ", ".join(f"{study.moments[study.arms.index(arm)][-1]:.2g} for {arm}"
+                      for arm in study.arms)
+        + f", against the input's {study.input_moment:.2f}.",
+        "",
+        "Where each initializer's interval first lies wholly below 50 %: "
+        + "; ".join(f"{arm} at depth {failing[arm]}" for arm in study.arms
+                    if failing[arm] is not None)
+        + (f"; {' and '.join(keeps)} not up to depth {deepest}" if keeps else "")
+        + f". {he}, whose factor is 1, is at {cell(study, he, deepest)} at depth {deepest}. "
+          f"On XOR's 2-2-2-1, where every fan_in is 2, the initializers are at "
+          f"{xor_contrast(results)}.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render(results: Path) -> str:
+    """The README's depth section: each committed activation's study, then how to rerun."""
+    parts, seconds = [], []
+    for activation in README_ACTIVATIONS:
+        data = json.loads((results / f"depth_{activation}.json").read_text())
+        parts.append(render_study(data, results))
+        seconds.append(f"{activation} {data['run']['seconds'] / 60:.1f} min at a 1-minute load "
+                       f"average of {data['run']['load_average_1min']:.1f} on "
+                       f"{data['run']['cores']} cores")
+    parts.append("```bash\npython examples/depth.py --readme README.md\n```\n\nruns the study "
+                 "(" + "; ".join(seconds) + "), writes its JSON to `examples/results/` and the "
+                 "figure, and rewrites this section from the JSON; `--quick` runs depths 1 and "
+                 "8 from 64 seeds (for tests and a class), `--activation tanh` the same study "
+                 "for tanh.\n")
+    return "\n".join(parts)
+
+
+MARKERS = ("<!-- depth start -->\n", "<!-- depth end -->")
+
+
+def put_in_readme(path: Path, markdown: str) -> None:
+    """Replace the depth section of the README at ``path`` with ``markdown``."""
+    text = path.read_text()
+    start, end = MARKERS
+    head, rest = text.split(start)
+    path.write_text(head + start + markdown + end + rest.split(end, 1)[1])
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    if not args.render:
+        data = run(args.activation, args.quick, args.seeds)
+        study = study_of(data)
+        print(study.report())
+        print(f"\n{data['run']['seconds']:.0f} s")
+        if args.json:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(data, indent=2) + "\n")
+        if args.figure:
+            args.figure.parent.mkdir(parents=True, exist_ok=True)
+            plots.depth(study, args.figure)
+    if args.readme:
+        put_in_readme(args.readme, render(RESULTS))
+        print(f"wrote the depth section into {args.readme}")
+
+
+if __name__ == "__main__":
+    main()

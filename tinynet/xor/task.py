@@ -1,0 +1,92 @@
+"""What a study's networks learn, and when a seed counts as a success: a :class:`Task`.
+
+The default is XOR's four points, solved when every output is on the right side of 0.5. Any
+generator of :mod:`tinynet.data` can stand in for it, with a success criterion that fits a
+noisy classification problem (training accuracy of at least ``accuracy``) and a held-out set
+drawn by the same generator from a second seed::
+
+    >>> task = Task("circles", n=128, accuracy=0.95)
+    >>> X, y = task.training_data()
+    >>> X_held_out, y_held_out = task.held_out_data()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import data
+from ..validation import check_choice, check_float, check_int, check_seed
+
+__all__ = ["Task", "XOR"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """A data set of :data:`tinynet.data.DATASETS`, drawn with ``n`` samples, ``noise`` and
+    ``seed`` (None: the generator's default; XOR without ``n`` is its four points), and the
+    training accuracy a seed must reach to count as a success (1.0: every sample on the right
+    side of 0.5).
+
+    The held-out set is a second draw with ``held_out_seed``; the four-point XOR has none (a
+    second draw is the same four points).
+    """
+
+    data: str = "xor"
+    n: int | None = None
+    noise: float | None = None
+    seed: int = 0
+    held_out_seed: int = 1
+    accuracy: float = 1.0
+
+    def __post_init__(self) -> None:
+        check_choice("data", self.data, data.DATASETS, kind="data set")
+        if self.n is not None:
+            check_int("n", self.n, minimum=2)
+        if self.noise is not None:
+            check_float("noise", self.noise, minimum=0.0, inclusive=True)
+        check_seed("seed", self.seed)
+        check_seed("held_out_seed", self.held_out_seed)
+        if self.held_out_seed == self.seed and self.has_held_out:
+            raise ValueError(f"held_out_seed must differ from seed ({self.seed}), or the "
+                             f"held-out set is the training set; got {self.held_out_seed!r}")
+        accuracy = check_float("accuracy", self.accuracy, minimum=0.0, inclusive=False)
+        if accuracy > 1.0:
+            raise ValueError(f"accuracy must be a fraction in (0, 1], got {self.accuracy!r}")
+        self.training_data()  # the generator's own checks (noise without n for XOR, ...)
+
+    @property
+    def has_held_out(self) -> bool:
+        """Whether there is a held-out set: every task but the four-point XOR."""
+        return not (self.data == "xor" and self.n is None)
+
+    def _draw(self, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        given = {name: value for name, value in (("n", self.n), ("noise", self.noise))
+                 if value is not None}
+        if self.data == "xor" and self.n is None:
+            return data.xor(**given)
+        return data.DATASETS[self.data](**given, seed=seed)
+
+    def training_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """X (n, 2) and y (n, 1), drawn with ``seed``."""
+        return self._draw(self.seed)
+
+    def held_out_data(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """X (n, 2) and y (n, 1), drawn with ``held_out_seed``; None for the four-point XOR."""
+        return self._draw(self.held_out_seed) if self.has_held_out else None
+
+    def describe(self) -> str:
+        """The data set in a few words, such as ``"circles (128 samples, seed 0)"``, and the
+        success criterion when it is not every sample right."""
+        name = "XOR" if self.data == "xor" else self.data
+        if self.has_held_out:
+            noise = "" if self.noise is None else f", noise {self.noise:g}"
+            name += f" ({len(self.training_data()[0])} samples{noise}, seed {self.seed})"
+        if self.accuracy < 1.0:
+            name += f", success: accuracy >= {self.accuracy:.0%}"
+        return name
+
+
+XOR = Task()
+"""XOR's four points, solved when all four outputs are right."""
