@@ -12,7 +12,6 @@ and the README's lines between its chunks markers (a test keeps the two equal).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from pathlib import Path
@@ -23,11 +22,10 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 import tinynet  # noqa: E402
-from readme_block import put_between  # noqa: E402
+from readme_block import publish  # noqa: E402
 from tinynet import reference  # noqa: E402
 from tinynet.compiled import backend  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 README_START, README_END = "<!-- chunks: start -->", "<!-- chunks: end -->"
 JOBS = [("numba", [2, 2, 1], 5000, 20_000, backend),
         ("numba", [2, 2, 2, 1], 5000, 20_000, backend),
@@ -88,12 +86,7 @@ def main() -> None:
     lines += ["", f"Default chunks: {len(inside)} of {len(rows)} jobs have a median ratio within "
                   "the range of one chunk run twice (the machine's noise in this run)."]
     markdown = "\n".join(lines) + "\n"
-    print(markdown)
-    out = ROOT / "benchmarks" / "results" / "bench_chunks.json"
-    out.write_text(json.dumps(rows, indent=2))
-    out.with_suffix(".md").write_text(markdown)
-    if args.readme:
-        put_between(args.readme, README_START, README_END, markdown)
+    publish("bench_chunks", rows, markdown, args.readme, README_START, README_END)
 
 
 if __name__ == "__main__":

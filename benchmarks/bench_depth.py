@@ -16,7 +16,6 @@ test keeps the two equal).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from pathlib import Path
@@ -27,9 +26,9 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numba  # noqa: E402
 
 import tinynet  # noqa: E402
-from readme_block import put_between  # noqa: E402
+from readme_block import publish  # noqa: E402
+from tinynet.xor.depth import DEPTH_SETUP  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 README_START, README_END = "<!-- depth-bench: start -->", "<!-- depth-bench: end -->"
 SEEDS, SAMPLES, BATCH = 128, 256, 32
 SHAPES = [(16,) * depth for depth in (1, 2, 4, 8, 16, 32)] + [(width,) * 4
@@ -81,17 +80,12 @@ def main() -> None:
              "| --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         hidden = row["hidden"]
-        cell = SEEDS * 128 * row["parameters"] / row["rate"]["numba"]  # its 128 samples
+        cell = SEEDS * DEPTH_SETUP.task.n * row["parameters"] / row["rate"]["numba"]
         lines.append(f"| 2-{hidden[0]}x{len(hidden)}-1 | {row['parameters']:,} | "
                      f"{row['rate']['numba'] / 1e6:,.0f} | {row['rate']['numpy'] / 1e6:,.1f} | "
                      f"{row['speedup']:.0f} | {cell:.3f} |")
     markdown = "\n".join(lines) + "\n"
-    print(markdown)
-    out = ROOT / "benchmarks" / "results" / "bench_depth.json"
-    out.write_text(json.dumps(rows, indent=2))
-    out.with_suffix(".md").write_text(markdown)
-    if args.readme:
-        put_between(args.readme, README_START, README_END, markdown)
+    publish("bench_depth", rows, markdown, args.readme, README_START, README_END)
 
 
 if __name__ == "__main__":

@@ -4,9 +4,12 @@ stands there equals the committed result file."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-__all__ = ["put_between"]
+__all__ = ["put_between", "publish"]
+
+RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def put_between(readme: Path, start: str, end: str, markdown: str) -> None:
@@ -15,3 +18,16 @@ def put_between(readme: Path, start: str, end: str, markdown: str) -> None:
     text = readme.read_text()
     after = text.index(start) + len(start)
     readme.write_text(text[:after] + "\n" + markdown + text[text.index(end):])
+
+
+def publish(name: str, data: object, markdown: str, readme: Path | None, start: str,
+            end: str) -> None:
+    """Print ``markdown``; write ``data`` to ``benchmarks/results/<name>.json`` and
+    ``markdown`` to ``<name>.md``; put ``markdown`` between ``start`` and ``end`` of
+    ``readme`` if given."""
+    print(markdown)
+    out = RESULTS / f"{name}.json"
+    out.write_text(json.dumps(data, indent=2))
+    out.with_suffix(".md").write_text(markdown)
+    if readme:
+        put_between(readme, start, end, markdown)

@@ -3,7 +3,8 @@
     python examples/depth.py --readme README.md   # the full study (about 5 minutes on 2
                                                   # cores), its JSON, figure and README section
     python examples/depth.py --quick              # depths 1 and 8, 64 seeds: about 15 s
-    python examples/depth.py --activation tanh    # the same for tanh hidden layers
+    python examples/depth.py --activation tanh    # the same for tanh hidden layers (about
+                                                  # 10 minutes: tanh is not vectorised)
     python examples/depth.py --render --readme README.md   # the section from the JSON alone
 
 MLPs of hidden layers of 16 units, 1 to 32 of them, learn two concentric circles by minibatch
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import time
 from dataclasses import replace
@@ -32,7 +34,7 @@ from tinynet.xor.depth import (DEPTH_SETUP, DEPTHS, QUICK_DEPTHS, QUICK_SETUP, D
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "examples" / "results"
 FIGURES = ROOT / "examples" / "figures"
-README_ACTIVATIONS = ("relu",)
+README_ACTIVATIONS = ("relu", "tanh")
 """The activations whose studies the README shows."""
 
 
@@ -94,16 +96,25 @@ def cell(study: DepthStudy, arm: str, depth: int) -> str:
     return f"{100 * study.successes[a][d] / study.n:.0f} % [{100 * low:.0f}, {100 * high:.0f}]"
 
 
-def first_failing(study: DepthStudy, arm: str) -> int | None:
-    """The smallest depth at which ``arm``'s interval lies wholly below 50 %."""
-    a = study.arms.index(arm)
-    return next((depth for d, depth in enumerate(study.depths)
-                 if study.intervals[a][d][1] < 0.5), None)
+def below_half(study: DepthStudy, arm: str, d: int) -> bool:
+    """Whether ``arm``'s interval at the d-th depth lies wholly below 50 %."""
+    return study.intervals[study.arms.index(arm)][d][1] < 0.5
+
+
+def fails_from(study: DepthStudy, arm: str) -> int | None:
+    """The smallest depth from which on ``arm``'s interval lies wholly below 50 % at every
+    depth studied (None: not at the deepest)."""
+    fails = None
+    for d in reversed(range(len(study.depths))):
+        if not below_half(study, arm, d):
+            break
+        fails = study.depths[d]
+    return fails
 
 
 def per_layer(study: DepthStudy, arm: str) -> float:
-    """The factor by which each hidden layer multiplies the predicted E[a²], from the two
-    deepest depths."""
+    """The factor by which each further hidden layer multiplies the predicted E[a²] between
+    the two deepest depths."""
     a = study.arms.index(arm)
     (d1, d2), (m1, m2) = study.depths[-2:], study.moments[a][-2:]
     return (m2 / m1) ** (1 / (d2 - d1))
@@ -122,16 +133,19 @@ def render_study(data: dict, results: Path) -> str:
     """One activation's table, figure and paragraphs."""
     study = study_of(data)
     setup, activation = study.setup, study.setup.activation
-    he = "He-leaky" if activation == "leaky_relu" else "He"
     lines = [f"| hidden layers | {' | '.join(study.arms)} |",
              "|" + " --- |" * (len(study.arms) + 1)]
     for depth in study.depths:
         lines.append(f"| {depth} | " + " | ".join(cell(study, arm, depth) for arm in study.arms)
                      + " |")
     deepest = study.depths[-1]
-    failing = {arm: first_failing(study, arm) for arm in study.arms}
+    failing = {arm: fails_from(study, arm) for arm in study.arms}
+    shallow = [arm for arm in study.arms if below_half(study, arm, 0)]
+    ratios = [m / p for m, p in zip((row[-1] for row in study.measured),
+                                    (row[-1] for row in study.moments)) if 0 < p < math.inf]
     keeps = [arm for arm in study.arms if failing[arm] is None]
     held_out = [h for row in study.held_out for h in row if h is not None]
+    best = max(study.arms, key=lambda arm: study.successes[study.arms.index(arm)][-1])
     lines += [
         "",
         f"![{activation}: success rate against depth per initializer, and the predicted second "
@@ -141,24 +155,29 @@ def render_study(data: dict, results: Path) -> str:
         f"output, MSE, minibatch SGD (batches of {setup.batch_size}, lr {setup.lr:g}, "
         f"{setup.epochs} epochs, shuffled), {study.n} seeds per cell; each cell: success rate "
         f"[95 % interval]. The successful seeds' median held-out accuracy (a second draw of "
-        f"{setup.task.n} samples) is " + (
+        f"{len(setup.task.held_out_data()[0])} samples) is " + (
             f"{100 * held_out[0]:.1f} % in every cell that has one." if len(set(held_out)) == 1
             else f"{100 * min(held_out):.1f} % to {100 * max(held_out):.1f} % across cells."),
         "",
-        f"At initialisation, each hidden layer of {study.width} multiplies the predicted "
-        f"second moment E[a²] by " + ", ".join(f"{per_layer(study, arm):.3g} for {arm}"
-                                                for arm in study.arms)
-        + f" (`tinynet.diagnostics.propagate`; the figure's dots are seed 0's measured "
-          f"values). At depth {deepest} the last hidden layer's E[a²] is predicted at "
+        f"At initialisation, from depth {study.depths[-2]} to {deepest}, each further hidden "
+        f"layer multiplies the predicted second moment E[a²] by "
+        + ", ".join(f"{per_layer(study, arm):.3g} for {arm}" for arm in study.arms)
+        + f" (`tinynet.diagnostics.propagate`). At depth {deepest} the last hidden layer's "
+          f"E[a²] is predicted at "
           + ", ".join(f"{study.moments[study.arms.index(arm)][-1]:.2g} for {arm}"
                       for arm in study.arms)
-        + f", against the input's {study.input_moment:.2f}.",
+        + f", against the input's {study.input_moment:.2f}. The prediction is an average over "
+          f"initialisations; the network of seed {setup.first_seed} (the figure's dots) measures "
+          f"{min(ratios):.2g} to {max(ratios):.2g} times it at depth {deepest}, across the "
+          f"initializers.",
         "",
-        "Where each initializer's interval first lies wholly below 50 %: "
-        + "; ".join(f"{arm} at depth {failing[arm]}" for arm in study.arms
+        "From which depth on each initializer's interval lies wholly below 50 %: "
+        + "; ".join(f"{arm} from {failing[arm]}" for arm in study.arms
                     if failing[arm] is not None)
-        + (f"; {' and '.join(keeps)} not up to depth {deepest}" if keeps else "")
-        + f". {he}, whose factor is 1, is at {cell(study, he, deepest)} at depth {deepest}. "
+        + (f"; at no depth up to {deepest}: {', '.join(keeps)}" if keeps else "")
+        + (f". Below 50 % with a single hidden layer, in {setup.epochs} epochs: "
+           + ", ".join(shallow) if shallow else "")
+        + f". At depth {deepest}, {best} trains best: {cell(study, best, deepest)}. "
           f"On XOR's 2-2-2-1, where every fan_in is 2, the initializers are at "
           f"{xor_contrast(results)}.",
     ]
@@ -170,15 +189,15 @@ def render(results: Path) -> str:
     parts, seconds = [], []
     for activation in README_ACTIVATIONS:
         data = json.loads((results / f"depth_{activation}.json").read_text())
-        parts.append(render_study(data, results))
+        parts.append(f"#### {activation} hidden layers\n\n" + render_study(data, results))
         seconds.append(f"{activation} {data['run']['seconds'] / 60:.1f} min at a 1-minute load "
                        f"average of {data['run']['load_average_1min']:.1f} on "
                        f"{data['run']['cores']} cores")
-    parts.append("```bash\npython examples/depth.py --readme README.md\n```\n\nruns the study "
-                 "(" + "; ".join(seconds) + "), writes its JSON to `examples/results/` and the "
-                 "figure, and rewrites this section from the JSON; `--quick` runs depths 1 and "
-                 "8 from 64 seeds (for tests and a class), `--activation tanh` the same study "
-                 "for tanh.\n")
+    parts.append("```bash\npython examples/depth.py --readme README.md\n"
+                 "python examples/depth.py --activation tanh --readme README.md\n```\n\nrun "
+                 "each study (" + "; ".join(seconds) + "), write its JSON to `examples/results/` "
+                 "and its figure, and rewrite this section from the JSON; `--quick` runs depths "
+                 "1 and 8 from 64 seeds (for tests and a class).\n")
     return "\n".join(parts)
 
 

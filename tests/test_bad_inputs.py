@@ -13,7 +13,8 @@ import tinynet
 from tinynet import Layer, Network, ShapeError, UnknownNameError
 from tinynet.diagnostics import propagate
 from tinynet.activations import LeakyReLU
-from tinynet.xor import Arm, Setup, run_study
+from tinynet.xor import Arm, Setup, run_study, solves
+from tinynet.xor.outcome import allowed_wrong
 from tinynet.xor.depth import DEPTH_SETUP, DepthStudy, run_depth_study
 from tinynet.xor.task import Task
 
@@ -293,6 +294,14 @@ CATALOGUE = [
      r"n must be an integer >= 2, got 1"),
     ("depth study depths zero", lambda: run_depth_study(depths=[0]), ValueError,
      r"depths\[0\] must be an integer >= 1, got 0"),
+    ("depth study no hidden layer", lambda: run_depth_study(Setup(hidden=())), ValueError,
+     r"setup.hidden must give at least one hidden layer, whose width the depth study uses, "
+     r"such as \(16,\); got \(\)"),
+    ("allowed wrong accuracy above 1", lambda: allowed_wrong(1.5, 4), ValueError,
+     r"accuracy must be a fraction in \(0, 1\], got 1.5"),
+    ("solves accuracy nan", lambda: solves(np.zeros((1, 4, 1)), np.zeros((4, 1)),
+                                           accuracy=float("nan")),
+     ValueError, r"accuracy must be a finite number > 0.0, got nan"),
     ("depth study unknown arm", lambda: one_cell_depth_study().rates("He-leaky"),
      ValueError, r"arm must be one of this study's arms, \[.*\]; got 'He-leaky'"),
     ("arm unknown update", lambda: Arm("normal", update="layerwise"), UnknownNameError,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tinynet import data, plots
-from tinynet.xor import Arm, Setup, get_preset, run_study, solves
+from tinynet.xor import Arm, Setup, build_network, get_preset, run_study, solves, wrong_outputs
 from tinynet.xor.cli import main
 from tinynet.xor.depth import (DEPTH_SETUP, DEPTHS, QUICK_DEPTHS, QUICK_SETUP, WIDTH, DepthStudy,
                                depth_arms, last_hidden_moment, run_depth_study)
@@ -39,7 +39,7 @@ def test_a_task_draws_its_training_and_held_out_sets_from_the_generator():
     X_held, y_held = task.held_out_data()
     np.testing.assert_array_equal(X_held, data.moons(n=40, noise=0.2, seed=4)[0])
     assert not np.array_equal(X, X_held)
-    assert task.describe() == "moons (40 samples, noise 0.2, seed 3)"
+    assert task.describe() == "moons (40 samples, noise 0.2, seed 3), success: accuracy >= 95%"
 
 
 def test_the_default_task_is_xors_four_points_without_a_held_out_set():
@@ -54,6 +54,17 @@ def test_the_default_task_is_xors_four_points_without_a_held_out_set():
 def test_the_generators_defaults_stand_where_the_task_gives_none():
     X, _ = Task("spirals").training_data()
     np.testing.assert_array_equal(X, data.spirals()[0])
+
+
+def test_success_needs_every_xor_point_but_95_percent_of_drawn_samples_by_default():
+    assert Task().accuracy == 1.0 and Task(accuracy=0.75).accuracy == 0.75
+    assert Task("moons").accuracy == 0.95 and Task("xor", n=8).accuracy == 0.95
+
+
+def test_a_nan_output_counts_as_wrong_whatever_the_target():
+    y = np.array([[0.0], [1.0]])
+    predictions = np.array([[[np.nan], [0.9]], [[0.1], [np.inf]], [[0.1], [0.9]]])
+    np.testing.assert_array_equal(wrong_outputs(predictions, y), [1, 1, 0])
 
 
 @pytest.mark.parametrize("accuracy, outputs, allowed", [
@@ -98,9 +109,11 @@ def test_a_study_on_a_data_set_reports_the_criterion_and_held_out_accuracy():
     text = study.report()
     assert "blobs (40 samples, noise 0.3, seed 0), success: accuracy >= 90%, 2-4-1" in text
     assert "held-out acc. of successes" in text and "solved by epoch" not in text
-    assert "1/2/3+ wrong: training samples on the wrong side" in text
+    assert "failures below criterion, diverged" in text
+    assert "below criterion: training accuracy below 90%" in text
     rows = study.to_csv().splitlines()
-    assert rows[0].endswith(",data,held_out_median") and "blobs (40 samples" in rows[1]
+    assert rows[0].endswith(",diverged,data,accuracy,held_out_median")
+    assert rows[1].split(",")[-3:-1] == ["blobs", "0.9"]
     assert Setup.from_dict(json.loads(study.to_json())["setup"]) == setup
 
 
@@ -140,11 +153,15 @@ def test_the_predicted_moment_grows_by_fan_in_var_w_over_two_per_relu_layer(arm,
     variance = {"N(0,1)": 1.0, "N(0,0.01²)": 1e-4, "He": None}[arm]
     first = 1.0 if variance is None else 2 * variance / 2
     for depth in (1, 3, 6):
-        predicted, measured = last_hidden_moment(replace(DEPTH_SETUP, hidden=(WIDTH,) * depth),
-                                                 chosen)
+        setup = replace(DEPTH_SETUP, hidden=(WIDTH,) * depth)
+        predicted, measured = last_hidden_moment(setup, chosen)
         expected = np.mean(X * X) * first * per_layer ** (depth - 1)
         assert predicted == pytest.approx(expected, rel=1e-9)
-        assert measured > 0
+        net = build_network(setup, chosen, setup.first_seed)  # measured: the first seed's
+        a = X
+        for layer in net.layers[:-1]:
+            a = layer.forward(a)
+        assert measured == pytest.approx(np.mean(a * a), rel=1e-12)
 
 
 def test_the_depth_preset_runs_its_own_setup_at_every_depth():
@@ -156,13 +173,38 @@ def test_the_depth_preset_runs_its_own_setup_at_every_depth():
     assert get_preset("notes").design()[1][0].task == XOR
 
 
-def test_the_cli_changes_the_depth_presets_setup_with_what_it_is_given():
+def design(argv: list[str]):
+    """The CLI's arms and setups for ``argv``."""
     from tinynet.xor.cli import _design, parse_args
-    parser, args = parse_args(["--preset", "depth", "--seeds", "7", "--activation", "tanh"])
-    arms, setups = _design(parser, args)
+    return _design(*parse_args(argv))
+
+
+def test_the_cli_changes_the_depth_presets_setup_with_what_it_is_given():
+    arms, setups = design(["--preset", "depth", "--seeds", "7", "--activation", "tanh"])
     assert len(setups) == len(DEPTHS) and len(arms) == 6
     assert all(s.seeds == 7 and s.activation == "tanh" and s.task == DEPTH_SETUP.task
                and s.lr == DEPTH_SETUP.lr for s in setups)
+    arms, _ = design(["--preset", "depth", "--activation", "leaky_relu"])
+    assert arms[4].init == "he_leaky" and arms[4].name == "He-leaky"
+
+
+def test_another_data_set_starts_from_its_own_defaults_not_the_bases():
+    _, setups = design(["--preset", "depth", "--data", "moons"])
+    assert setups[0].task == Task("moons") and setups[0].batch_size == 32
+    _, setups = design(["--samples", "20"])  # XOR drawn: 95 % by default
+    assert setups[0].task == Task("xor", n=20) and setups[0].task.accuracy == 0.95
+    _, setups = design(["--data", "circles", "--accuracy", "0.9", "--noise", "0.1"])
+    assert setups[0].task == Task("circles", noise=0.1, accuracy=0.9)
+
+
+def test_a_presets_batch_larger_than_the_data_is_refused_naming_the_preset(capsys):
+    with pytest.raises(SystemExit) as stop:
+        design(["--preset", "depth", "--data", "xor"])
+    assert stop.value.code == 2
+    assert ("the batch size 32 of --preset depth is more than the 4 samples of the data; "
+            "give --batch-size") in capsys.readouterr().err
+    assert design(["--preset", "depth", "--data", "xor", "--batch-size", "4"])[1][0].batch_size \
+        == 4
 
 
 def test_a_depth_study_is_a_sweep_of_its_cells_and_reads_back_from_json():
@@ -177,6 +219,9 @@ def test_a_depth_study_is_a_sweep_of_its_cells_and_reads_back_from_json():
             assert study.intervals[a][d] == result.interval
     again = DepthStudy.from_dict(json.loads(study.to_json()))
     assert again == study and again.sweep is None
+    overflowed = replace(study, moments=[[math.inf, 1.0], [1.0, 0.0]])
+    assert json.loads(overflowed.to_json())["moments"][0] == [None, 1.0]
+    assert DepthStudy.from_dict(json.loads(overflowed.to_json())) == overflowed
     assert "success rate over 4 seeds" in study.table() and "depths L = 1, 2" in study.report()
     assert plots.depth(study).axes[0].get_xlabel() == "hidden layers of 16 (relu)"
 
@@ -197,18 +242,21 @@ def test_the_quick_setting_shows_where_initialization_decides(tmp_path):
     assert (tmp_path / "quick.png").stat().st_size > 10_000
 
 
-def test_the_committed_full_study_has_the_textbook_picture():
-    """The committed default run: at depth 8 and beyond N(0,1) and N(0, 0.01²) fail where He
-    trains (95 % intervals apart), and the predicted moment separates them."""
-    study = read_study(ROOT / "examples" / "results" / "depth_relu.json")
-    assert study.depths == list(DEPTHS) and study.n >= 100 and study.setup == DEPTH_SETUP
-    he, normal, small = (study.arms.index(arm) for arm in ("He", "N(0,1)", "N(0,0.01²)"))
-    for d, depth in enumerate(study.depths):
-        if depth >= 8:
-            assert study.intervals[normal][d][1] < study.intervals[he][d][0]
-            assert study.intervals[small][d][1] < study.intervals[he][d][0]
-        assert study.moments[normal][d] >= study.moments[he][d] >= study.moments[small][d]
-    assert math.isclose(study.moments[he][-1], study.input_moment, rel_tol=1e-9)
+@pytest.mark.parametrize("activation, trains, depths", [("relu", "He", (8, 16, 32)),
+                                                     ("tanh", "Xavier", (16,))])
+def test_the_committed_full_studies_have_the_textbook_picture(activation, trains, depths):
+    """The committed default runs: at these depths N(0,1) and N(0, 0.01²) fail where He (relu)
+    or Xavier (tanh) trains, 95 % intervals apart."""
+    study = read_study(ROOT / "examples" / "results" / f"depth_{activation}.json")
+    assert study.depths == list(DEPTHS) and study.n >= 100
+    assert study.setup == replace(DEPTH_SETUP, activation=activation)
+    good, normal, small = (study.arms.index(arm) for arm in (trains, "N(0,1)", "N(0,0.01²)"))
+    for depth in depths:
+        d = study.depths.index(depth)
+        assert study.intervals[normal][d][1] < study.intervals[good][d][0]
+        assert study.intervals[small][d][1] < study.intervals[good][d][0]
+    if activation == "relu":  # He keeps the input's second moment at every depth
+        assert math.isclose(study.moments[good][-1], study.input_moment, rel_tol=1e-9)
 
 
 def test_the_readme_snippet_runs_a_study_on_the_moons(capsys):

@@ -177,7 +177,7 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     """Decision boundaries of ``seeds`` trained seeds per arm of ``study`` (default: every
     arm), each panel framed in the colour of what the seed did (:data:`OUTCOME_COLORS`) and
     titled with its seed. ``which="all"`` shows the study's first seeds, an unbiased sample;
-    ``"failed"`` its first seeds that did not solve XOR. ``columns`` panels per row (default:
+    ``"failed"`` its first seeds that did not succeed. ``columns`` panels per row (default:
     ``seeds``); an arm takes as many rows as it needs."""
     from .xor import Study
     check_instance("study", study, Study, "a tinynet.xor Study")
@@ -238,12 +238,13 @@ def _outcome_legend(fig: "Figure", columns: int) -> None:
 
 def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | None = None, *,
                 seeds: int = 100, ax: "Axes | None" = None, path: str | Path | None = None,
-                title: str | None = None) -> "Figure":
+                title: str | None = None, plateaus: bool = True) -> "Figure":
     """The loss of the first ``seeds`` members against the epoch, on a log scale, one line
     each, coloured by outcome (:data:`OUTCOME_COLORS`) when known, with the XOR plateaus
-    (:data:`PLATEAUS`) as dashed lines. ``result``: an :class:`~tinynet.EnsembleResult`
-    trained with ``record_every`` (and ``outcomes``, per member, if wanted), or an arm's
-    result of a study run with ``record_every`` (its own outcomes)."""
+    (:data:`PLATEAUS`) as dashed lines unless ``plateaus`` is False (another task).
+    ``result``: an :class:`~tinynet.EnsembleResult` trained with ``record_every`` (and
+    ``outcomes``, per member, if wanted), or an arm's result of a study run with
+    ``record_every`` (its own outcomes)."""
     from .xor import ArmResult
     if isinstance(result, ArmResult):
         if result.ensemble is None:
@@ -276,7 +277,7 @@ def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | 
                 label=f"diverged ({diverged.size}), loss cut at the top")
     if finite.size:
         ax.set_ylim(float(finite.min()) * 0.7, top)
-    for level, meaning in PLATEAUS.items():
+    for level, meaning in (PLATEAUS if plateaus else {}).items():
         ax.axhline(level, color="gray", linestyle="--", linewidth=1.0)
         ax.annotate(meaning, (1.0, level), xycoords=("axes fraction", "data"),
                     xytext=(-4, 3), textcoords="offset points", ha="right", fontsize=8,
@@ -335,7 +336,7 @@ def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
     """Two panels against the number of hidden layers: each initializer's success rate with
     its 95 % interval as a band, and the second moment E[a²] of the last hidden layer at
     initialisation that :func:`tinynet.diagnostics.propagate` predicts (lines; the first
-    seed's measured value as dots; the input's E[x²] dashed). Arms keep one colour in both."""
+    seed's measured values as dots; the input's E[x²] dashed). Arms keep one colour in both."""
     fig = _figure(figsize=(11.0, 4.4))
     rate_ax, moment_ax = fig.subplots(1, 2)
     depths = np.array(study.depths)
@@ -344,10 +345,8 @@ def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
         low, high = (100 * np.array(bound) for bound in zip(*study.intervals[a]))
         rate_ax.plot(depths, rate, "o-", color=color, label=name)
         rate_ax.fill_between(depths, low, high, color=color, alpha=0.15, linewidth=0)
-        with np.errstate(divide="ignore"):
-            moment_ax.plot(depths, np.array(study.moments[a]), "-", color=color, label=name)
-            moment_ax.plot(depths, np.array(study.measured[a]), "o", color=color,
-                           markersize=4)
+        moment_ax.plot(depths, np.array(study.moments[a]), "-", color=color, label=name)
+        moment_ax.plot(depths, np.array(study.measured[a]), "o", color=color, markersize=4)
     moment_ax.axhline(study.input_moment, color="grey", linestyle="--", linewidth=1,
                       label="input E[x²]")
     for ax in (rate_ax, moment_ax):
@@ -361,7 +360,8 @@ def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
     rate_ax.legend(fontsize="small")
     moment_ax.set_yscale("log")
     moment_ax.set_ylabel("E[a²] of the last hidden layer")
-    moment_ax.set_title("at initialisation: predicted (lines), measured on seed 0 (dots)",
+    moment_ax.set_title(f"at initialisation: predicted (lines), measured on seed "
+                        f"{study.setup.first_seed} (dots)",
                         fontsize="medium")
     moment_ax.legend(fontsize="small", loc="lower left")
     return _finish(fig, path, 110)

@@ -133,6 +133,14 @@ def check_probability(name: str, value: object, strict: bool = False) -> float:
     return value
 
 
+def check_accuracy(name: str, value: object) -> float:
+    """Return ``value`` if it is a fraction of samples in (0, 1]."""
+    value = check_float(name, value, minimum=0.0, inclusive=False)
+    if value > 1.0:
+        raise ValueError(f"{name} must be a fraction in (0, 1], got {value!r}")
+    return value
+
+
 def check_counts(successes: object, n: object, suffix: str = "") -> tuple[int, int]:
     """Return ``(successes, n)`` if they are counts with 0 <= successes <= n and n >= 1."""
     n = check_int(f"n{suffix}", n, minimum=1)

@@ -112,14 +112,14 @@ class Setup:
         check_int("batch_size", self.batch_size, minimum=1, maximum=samples)
 
     @classmethod
-    def from_dict(cls, fields: dict) -> "Setup":
-        """The setup that ``dataclasses.asdict`` (and so a study's JSON) wrote as ``fields``."""
-        fields = dict(fields)
-        if "hidden" in fields:
-            fields["hidden"] = tuple(fields["hidden"])
-        if isinstance(fields.get("task"), dict):
-            fields["task"] = Task(**fields["task"])
-        return cls(**fields)
+    def from_dict(cls, values: dict) -> "Setup":
+        """The setup that ``dataclasses.asdict`` (and so a study's JSON) wrote as ``values``."""
+        values = dict(values)
+        if "hidden" in values:
+            values["hidden"] = tuple(values["hidden"])
+        if isinstance(values.get("task"), dict):
+            values["task"] = Task(**values["task"])
+        return cls(**values)
 
     @property
     def sizes(self) -> list[int]:
@@ -131,14 +131,14 @@ class Setup:
         """The layer sizes as a name, such as ``"2-2-2-1"``."""
         return "-".join(map(str, self.sizes))
 
-    def describe(self, seeds: bool = True) -> str:
-        """One line: task, shape, activations, lr, batch size (if not 1), epochs, seeds
-        (unless ``seeds`` is False), backend."""
+    def describe(self, seeds: bool = True, shape: str | None = None) -> str:
+        """One line: task, shape (or ``shape``), activations, lr, batch size (if not 1),
+        epochs, seeds (unless ``seeds`` is False), backend."""
         alpha = f" alpha={self.alpha:g}" if self.activation == "leaky_relu" else ""
         seed_range = (f"{self.seeds} seeds ({self.first_seed}-"
                       f"{self.first_seed + self.seeds - 1}), " if seeds else "")
         batch = f", batches of {self.batch_size}" if self.batch_size > 1 else ""
-        return (f"{self.task.describe()}, {self.shape} ({self.activation}{alpha} hidden, "
+        return (f"{self.task.describe()}, {shape or self.shape} ({self.activation}{alpha} hidden, "
                 f"{self.output} output), lr {self.lr:g}{batch}, {self.epochs:,} epochs, "
                 f"{seed_range}backend {self.backend}")
 

@@ -14,7 +14,7 @@ from ..packing import stack
 from ..training import fit_ensemble, predict
 from ..validation import check_instance, check_sequence
 from .arms import DEFAULT_SETUP, Arm, Setup, build_network
-from .outcome import THRESHOLD, ArmResult
+from .outcome import THRESHOLD, ArmResult, wrong_outputs
 from .report import Study, compare
 
 __all__ = ["ArmProgress", "run_study"]
@@ -104,10 +104,6 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
 
 def _accuracies(nets: list[Network], X: np.ndarray, y: np.ndarray, backend: str) -> np.ndarray:
     """Each network's accuracy on X (N, 2), y (N, 1): the fraction of outputs on the same side
-    of 0.5 as their targets (NaN outputs count as wrong)."""
-    accuracies = []
-    for net in nets:
-        output = predict(net, X, backend)
-        accuracies.append(np.mean(((output > THRESHOLD) == (y > THRESHOLD))
-                                  & np.isfinite(output)))
-    return np.array(accuracies)
+    of the threshold as their targets (:func:`wrong_outputs`: NaN outputs count as wrong)."""
+    outputs = np.stack([predict(net, X, backend) for net in nets])
+    return 1.0 - wrong_outputs(outputs, y, THRESHOLD) / y.size

@@ -168,8 +168,9 @@ def parse_args(argv: list[str] | None = None,
     parser.add_argument("--noise", type=float, default=None,
                         help="noise of the data set's samples (its generator's default)")
     parser.add_argument("--accuracy", type=float, default=None,
-                        help="training accuracy a seed must reach to succeed (1: every sample "
-                             "on the right side of 0.5, the default)")
+                        help="training accuracy a seed must reach to succeed (default: 1, every "
+                             "sample on the right side of 0.5, on XOR's four points; 0.95 on "
+                             "drawn samples)")
     parser.add_argument("--preset", default=None, metavar="NAME",
                         help="; ".join(f"{preset.name}: {preset.summary}"
                                        for preset in PRESETS.values()))
@@ -237,9 +238,20 @@ def _design(parser: argparse.ArgumentParser,
     task = {name: value for name, value in (("data", args.data), ("n", args.samples),
                                             ("noise", args.noise), ("accuracy", args.accuracy))
             if value is not None}
-    if "data" in task and task["data"] != base.task.data and "n" not in task:
-        task["n"] = None  # another data set: its own default size, not the base's
-    setup = replace(base, task=Task(**{**asdict(base.task), **task}), **{
+    if task.get("data", base.task.data) != base.task.data:
+        # another data set: its own defaults, not the base's
+        task = {"n": None, "noise": None, "accuracy": None, **task}
+    merged = {**asdict(base.task), **task}
+    if args.accuracy is None and (merged["data"] == "xor" and merged["n"] is None) \
+            != base.task.four_points:
+        merged["accuracy"] = None  # four points <-> drawn samples: that one's default
+    task = Task(**merged)
+    samples = len(task.training_data()[0])
+    if args.batch_size is None and base.batch_size > samples:
+        parser.error(f"the batch size {base.batch_size} of "
+                     f"{'--preset ' + preset.name if preset else '99mlp'} is more than the "
+                     f"{samples} samples of the data; give --batch-size")
+    setup = replace(base, task=task, **{
         name: value for name in ("hidden", "activation", "alpha", "lr", "epochs", "seeds",
                                  "first_seed", "backend", "batch_size")
         if (value := getattr(args, name)) is not None})
@@ -349,7 +361,8 @@ def _curves(study: Study) -> "Figure":
     fig = Figure(figsize=(5.5 * len(study.results), 4.2))
     for ax, result in zip(fig.subplots(1, len(study.results), sharey=True, squeeze=False)[0],
                           study.results):
-        plots.loss_curves(result, ax=ax, title=result.arm.name)
+        plots.loss_curves(result, ax=ax, title=result.arm.name,
+                          plateaus=study.setup.task.four_points)
     fig.suptitle(f"{study.setup.task.describe()}, {study.setup.shape}: loss of the first seeds")
     fig.tight_layout()
     return fig

@@ -1,9 +1,10 @@
 """The depth study: where initialization decides.
 
-On XOR's 2-2-2-1 every fan_in is 2 and every initializer gives the same odds. Stack hidden
-layers of width 16 instead and the textbook picture appears: N(0, 1) weights make the signal
-grow by fan_in · Var(w) · E[φ(z)²] / E[z²] per layer (8 for ReLU), N(0, 0.01²) weights make it
-shrink, and only the schemes that keep that factor at 1 (He for ReLU) still train at depth.
+On XOR's 2-2-2-1 every fan_in is 2 and every initializer gives about the same odds. Stack
+hidden layers of width 16 instead: at initialisation each layer multiplies the second moment of
+the signal by fan_in · Var(w) · E[φ(z)²] / E[z²] (ReLU: 8 for N(0, 1), 0.0008 for
+N(0, 0.01²), 1 for He, 1/2 for LeCun), and which initializers still train changes with depth
+(the committed run is in the README, "Where initialization decides").
 :func:`run_depth_study` trains every initializer of :func:`depth_arms` at every depth of
 :data:`DEPTHS` on the setup's task (default :data:`DEPTH_SETUP`: circles, minibatch SGD) and
 puts beside each success rate the second moment that :func:`tinynet.diagnostics.propagate`
@@ -77,10 +78,17 @@ def last_hidden_moment(setup: Setup, arm: Arm) -> tuple[float, float]:
     :func:`tinynet.diagnostics.propagate` predicts it from the input's second moment and the
     initializers' variances alone, and as measured on the network of the setup's first seed:
     (predicted, measured). inf where the signal overflows."""
+    _check_hidden(setup)
     X, _ = setup.task.training_data()
     report = diagnostics.propagate(build_network(setup, arm, setup.first_seed), X)
     last_hidden = report.layers[-2]
     return last_hidden.a.predicted, last_hidden.a.measured
+
+
+def _check_hidden(setup: Setup) -> None:
+    if not setup.hidden:
+        raise ValueError("setup.hidden must give at least one hidden layer, whose width the "
+                         "depth study uses, such as (16,); got ()")
 
 
 @dataclass
@@ -143,8 +151,7 @@ class DepthStudy:
 
     def report(self) -> str:
         """The setup line and :meth:`table`."""
-        shape = f"2-{self.width}x(L hidden)-1"
-        head = self.setup.describe().replace(self.setup.shape, shape, 1)
+        head = self.setup.describe(shape=f"2-{self.width}x(L hidden)-1")
         return f"{head}, depths L = {', '.join(map(str, self.depths))}\n\n{self.table()}"
 
     def to_dict(self) -> dict:
@@ -183,6 +190,7 @@ def run_depth_study(setup: Setup = DEPTH_SETUP, depths: Sequence[int] = DEPTHS,
     ``progress`` is as for :func:`~tinynet.xor.run_study`.
     """
     check_instance("setup", setup, Setup, "a tinynet.xor Setup")
+    _check_hidden(setup)
     if seeds is not None:
         setup = replace(setup, seeds=seeds)
     depths = [check_int(f"depths[{i}]", depth, minimum=1) for i, depth in

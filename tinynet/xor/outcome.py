@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import stats
 from ..results import EnsembleResult
-from ..validation import ShapeError, check_float
+from ..validation import ShapeError, check_accuracy, check_float
 from .arms import Arm
 
 __all__ = ["THRESHOLD", "FAILURES", "OUTCOMES", "wrong_outputs", "solves", "solved_epochs",
@@ -43,18 +43,20 @@ losses are the MSE those outputs give; which plateau failed seeds reach depends 
 def wrong_outputs(predictions: np.ndarray, y: np.ndarray,
                   threshold: float = THRESHOLD) -> np.ndarray:
     """Per member (row of ``predictions``, shape (S, N, n_out)), how many outputs are on the
-    other side of ``threshold`` from their targets ``y`` (N, n_out)."""
+    other side of ``threshold`` from their targets ``y`` (N, n_out), or not finite."""
     predictions, y = np.asarray(predictions), np.asarray(y)
     if predictions.ndim != 3 or predictions.shape[1:] != y.shape:
         raise ShapeError(f"predictions must have shape (members, {', '.join(map(str, y.shape))})"
                          f" to fit y of shape {y.shape}, got {predictions.shape}")
     threshold = check_float("threshold", threshold, minimum=-np.inf, inclusive=False)
-    return np.sum((predictions > threshold) != (y > threshold), axis=(1, 2))
+    wrong = ((predictions > threshold) != (y > threshold)) | ~np.isfinite(predictions)
+    return np.sum(wrong, axis=(1, 2))
 
 
 def allowed_wrong(accuracy: float, outputs: int) -> int:
     """How many of ``outputs`` may be on the wrong side at training accuracy ``accuracy``:
     the largest k with 1 − k / outputs >= accuracy (0 for accuracy 1)."""
+    accuracy = check_accuracy("accuracy", accuracy)
     return int(np.floor((1.0 - accuracy) * outputs + 1e-9))
 
 

@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..validation import check_choice
@@ -61,7 +62,9 @@ class Preset:
     """A named design: ``arms``, each trained on every shape of ``shapes`` (none: on the shape
     of the setup it is given). ``sets`` names the settings the preset chooses itself, of
     init, output_init, shuffle and hidden; the rest come from the setup. ``setup`` is the
-    preset's own (None: 99mlp's, :data:`DEFAULT_SETUP`), used when none is given."""
+    preset's own (None: 99mlp's, :data:`DEFAULT_SETUP`), used when none is given.
+    ``arms_for``, if given, makes the arms from the setup's hidden activation instead (``arms``
+    are then those of the preset's own setup)."""
 
     name: str
     summary: str
@@ -69,6 +72,7 @@ class Preset:
     sets: tuple[str, ...]
     shapes: tuple[tuple[int, ...], ...] = ()
     setup: Setup | None = None
+    arms_for: Callable[[str], list[Arm]] | None = None
 
     @property
     def base(self) -> Setup:
@@ -92,8 +96,9 @@ class Preset:
             if name in self.sets:
                 raise ValueError(f"{name} cannot be chosen for preset {self.name!r}, which sets "
                                  f"it per arm; expected None, got {value!r}")
-        arms = [replace(arm, **chosen) for arm in self.arms]
         setup = self.base if setup is None else setup
+        arms = self.arms if self.arms_for is None else self.arms_for(setup.activation)
+        arms = [replace(arm, **chosen) for arm in arms]
         setups = [replace(setup, hidden=shape) for shape in self.shapes] or [setup]
         return arms, setups
 
@@ -122,7 +127,8 @@ PRESETS = {preset.name: preset for preset in [
                     "tinynet.xor.depth)",
            tuple(depth_arms(DEPTH_SETUP.activation)),
            shapes=tuple((WIDTH,) * depth for depth in DEPTHS),
-           sets=("init", "output_init", "hidden", "shuffle"), setup=DEPTH_SETUP),
+           sets=("init", "output_init", "hidden", "shuffle"), setup=DEPTH_SETUP,
+           arms_for=depth_arms),
 ]}
 """Every preset, by name."""
 

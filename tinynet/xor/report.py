@@ -63,7 +63,8 @@ def compare(results: list[ArmResult]) -> list[Comparison]:
 CSV_COLUMNS = ["arm", "init", "output_init", "shuffle", "bias_init", "update", "hidden", "seeds",
                "first_seed", "successes", "rate",
                "ci_low", "ci_high", "reported_rate", "solved_epoch_median", "one_wrong",
-               "two_wrong", "three_or_more_wrong", "diverged", "data", "held_out_median"]
+               "two_wrong", "three_or_more_wrong", "diverged", "data", "accuracy",
+               "held_out_median"]
 """The columns of :meth:`Study.to_csv`, one row per arm."""
 
 
@@ -99,9 +100,12 @@ class Study:
     def table(self) -> str:
         """A fixed-width table, one row per arm (the notes' rates only if any arm has one, the
         epoch of success only if success means every sample right, the held-out accuracy only
-        if the task has a held-out set)."""
+        if the task has a held-out set). Failures on XOR's four points by how many outputs are
+        wrong; on other tasks, below the criterion or diverged."""
+        four_points = self.setup.task.four_points
         rows = [["arm", "solved", "rate", "95% CI", "notes", "solved by epoch (q1 / med / q3)",
-                 "failures 1/2/3+ wrong, diverged", "init std by layer",
+                 "failures 1/2/3+ wrong, diverged" if four_points else
+                 "failures below criterion, diverged", "init std by layer",
                  "held-out acc. of successes (q1 / med / q3)"]]
         for r in self.results:
             epochs = ("-" if r.solved_epoch_quartiles is None else
@@ -112,23 +116,24 @@ class Study:
                 f"[{r.interval[0]:.1%}, {r.interval[1]:.1%}]",
                 "" if r.arm.reported_rate is None else f"{r.arm.reported_rate:.0%}",
                 epochs,
-                f"{f['one_wrong']}/{f['two_wrong']}/{f['three_or_more_wrong']}, {f['diverged']}",
+                f"{f['one_wrong']}/{f['two_wrong']}/{f['three_or_more_wrong']}, {f['diverged']}"
+                if four_points else f"{r.n - r.successes - r.diverged}, {r.diverged}",
                 ", ".join("?" if s is None else f"{s:.3g}" for s in r.init_stds),
                 "-" if r.held_out_quartiles is None else
                 " / ".join(f"{q:.1%}" for q in r.held_out_quartiles)])
         dropped = {4} if all(r.arm.reported_rate is None for r in self.results) else set()
         if self.setup.task.accuracy < 1.0:
             dropped.add(5)  # the epoch of success is known only when every sample counts
-        if not self.setup.task.has_held_out:
+        if four_points:
             dropped.add(8)
         return table([[cell for i, cell in enumerate(row) if i not in dropped] for row in rows])
 
     def report(self) -> str:
         """The setup line, the table, the failure legend, and the pairwise verdicts."""
         legend = ("; ".join(f"{label}: {text}" for label, text in FAILURES.values())
-                  if not self.setup.task.has_held_out else  # the plateaus are XOR's
-                  "1/2/3+ wrong: training samples on the wrong side; diverged: "
-                  + FAILURES["diverged"][1])
+                  if self.setup.task.four_points else  # the plateaus are XOR's
+                  f"below criterion: training accuracy below {self.setup.task.accuracy:.0%}; "
+                  f"diverged: {FAILURES['diverged'][1]}")
         lines = [self.setup.describe(), "", self.table(), "", "failures: " + legend]
         if len(self.results) == 1:
             lines += ["", f"At n = {self.setup.seeds} the 95 % interval is the measure of "
@@ -157,8 +162,8 @@ class Study:
 
     def csv_rows(self) -> list[list]:
         """One row per arm, in the order of :data:`CSV_COLUMNS`: name, settings, counts, rate
-        and interval, median epoch of success, failures, the task, the median held-out
-        accuracy of the successes."""
+        and interval, median epoch of success, failures, the data set and the accuracy a
+        success needs, the median held-out accuracy of the successes."""
         rows = []
         for r in self.results:
             median = None if r.solved_epoch_quartiles is None else r.solved_epoch_quartiles[1]
@@ -169,7 +174,7 @@ class Study:
                          f"{r.rate:.4f}", f"{r.interval[0]:.4f}", f"{r.interval[1]:.4f}",
                          "" if r.arm.reported_rate is None else r.arm.reported_rate,
                          "" if median is None else median, *r.failures.values(),
-                         self.setup.task.describe(),
+                         self.setup.task.data, self.setup.task.accuracy,
                          "" if r.held_out_quartiles is None else r.held_out_quartiles[1]])
         return rows
 

@@ -17,9 +17,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import data
-from ..validation import check_choice, check_float, check_int, check_seed
+from ..validation import check_accuracy, check_choice, check_float, check_int, check_seed
 
-__all__ = ["Task", "XOR"]
+__all__ = ["Task", "XOR", "DRAWN_ACCURACY"]
+
+DRAWN_ACCURACY = 0.95
+"""The default success criterion on drawn (noisy) samples: 95 % training accuracy. Noise can
+put a sample on the other class's side, where no classifier is right; XOR's four points are
+all learnable, so there it is 1."""
 
 
 @dataclass(frozen=True)
@@ -27,7 +32,7 @@ class Task:
     """A data set of :data:`tinynet.data.DATASETS`, drawn with ``n`` samples, ``noise`` and
     ``seed`` (None: the generator's default; XOR without ``n`` is its four points), and the
     training accuracy a seed must reach to count as a success (1.0: every sample on the right
-    side of 0.5).
+    side of 0.5; None: 1.0 on XOR's four points, :data:`DRAWN_ACCURACY` on drawn samples).
 
     The held-out set is a second draw with ``held_out_seed``; the four-point XOR has none (a
     second draw is the same four points).
@@ -38,7 +43,7 @@ class Task:
     noise: float | None = None
     seed: int = 0
     held_out_seed: int = 1
-    accuracy: float = 1.0
+    accuracy: float | None = None
 
     def __post_init__(self) -> None:
         check_choice("data", self.data, data.DATASETS, kind="data set")
@@ -51,15 +56,20 @@ class Task:
         if self.held_out_seed == self.seed and self.has_held_out:
             raise ValueError(f"held_out_seed must differ from seed ({self.seed}), or the "
                              f"held-out set is the training set; got {self.held_out_seed!r}")
-        accuracy = check_float("accuracy", self.accuracy, minimum=0.0, inclusive=False)
-        if accuracy > 1.0:
-            raise ValueError(f"accuracy must be a fraction in (0, 1], got {self.accuracy!r}")
+        if self.accuracy is None:
+            object.__setattr__(self, "accuracy", DRAWN_ACCURACY if self.has_held_out else 1.0)
+        check_accuracy("accuracy", self.accuracy)
         self.training_data()  # the generator's own checks (noise without n for XOR, ...)
 
     @property
+    def four_points(self) -> bool:
+        """Whether this is XOR's four points, the notes' task."""
+        return self.data == "xor" and self.n is None
+
+    @property
     def has_held_out(self) -> bool:
-        """Whether there is a held-out set: every task but the four-point XOR."""
-        return not (self.data == "xor" and self.n is None)
+        """Whether there is a held-out set: every task but XOR's four points."""
+        return not self.four_points
 
     def _draw(self, seed: int) -> tuple[np.ndarray, np.ndarray]:
         given = {name: value for name, value in (("n", self.n), ("noise", self.noise))
