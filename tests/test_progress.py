@@ -93,7 +93,10 @@ def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path):
         command + ["--seeds", "2000", "--epochs", "5000000", "--progress", "--json",
                    str(out / "r.json"), "--gallery", str(out / "g.png"), "--save-failed",
                    str(out / "failed")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # a suite started in the background by a shell inherits SIGINT ignored, and so would
+        # the CLI: give it the default disposition, as a terminal's Ctrl-C finds it
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     line = process.stderr.readline()
     while line and "of 5,000,000 epochs" not in line:  # the arm's first progress line
         line = process.stderr.readline()
