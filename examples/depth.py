@@ -3,8 +3,8 @@
     python examples/depth.py --readme README.md   # the full study (about 5 minutes on 2
                                                   # cores), its JSON, figure and README section
     python examples/depth.py --quick              # depths 1 and 8, 64 seeds: about 15 s
-    python examples/depth.py --activation tanh    # the same for tanh hidden layers (about
-                                                  # 10 minutes: tanh is not vectorised)
+    python examples/depth.py --activation tanh    # the same for tanh hidden layers (2.5 to 3
+                                                  # times as long: tanh is not vectorised)
     python examples/depth.py --render --readme README.md   # the section from the JSON alone
 
 MLPs of hidden layers of 16 units, 1 to 32 of them, learn two concentric circles by minibatch
@@ -21,8 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,6 +28,7 @@ from tinynet import plots
 from tinynet.activations import ACTIVATIONS
 from tinynet.xor.depth import (DEPTH_SETUP, DEPTHS, QUICK_DEPTHS, QUICK_SETUP, DepthStudy,
                                run_depth_study)
+from xor_studies import timed  # examples/, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "examples" / "results"
@@ -72,14 +71,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def run(activation: str, quick: bool, seeds: int | None) -> dict:
-    """The study, as JSON-ready data with the machine and the time it took."""
+    """The study, as JSON-ready data with the run's record (:func:`xor_studies.timed`: the
+    machine, its load and the time it took)."""
     setup = replace(QUICK_SETUP if quick else DEPTH_SETUP, activation=activation)
-    load = os.getloadavg()[0]
-    started = time.perf_counter()
-    study = run_depth_study(setup, QUICK_DEPTHS if quick else DEPTHS, seeds=seeds)
-    return {"run": {"cores": os.cpu_count(), "load_average_1min": round(load, 2),
-                    "seconds": round(time.perf_counter() - started, 1)},
-            **study.to_dict()}
+    study, record = timed(run_depth_study, setup, QUICK_DEPTHS if quick else DEPTHS,
+                          seeds=seeds)
+    return {"run": record, **study.to_dict()}
 
 
 def study_of(data: dict) -> DepthStudy:
@@ -155,7 +152,7 @@ def render_study(data: dict, results: Path) -> str:
         f"output, MSE, minibatch SGD (batches of {setup.batch_size}, lr {setup.lr:g}, "
         f"{setup.epochs} epochs, shuffled), {study.n} seeds per cell; each cell: success rate "
         f"[95 % interval]. The successful seeds' median held-out accuracy (a second draw of "
-        f"{len(setup.task.held_out_data()[0])} samples) is " + (
+        f"{setup.task.samples} samples) is " + (
             f"{100 * held_out[0]:.1f} % in every cell that has one." if len(set(held_out)) == 1
             else f"{100 * min(held_out):.1f} % to {100 * max(held_out):.1f} % across cells."),
         "",

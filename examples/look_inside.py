@@ -59,12 +59,7 @@ def main() -> None:
 
     plots.seed_gallery(study, seeds=10, path=args.out / FIGURES[1])
     plots.seed_gallery(study, seeds=10, which="failed", path=args.out / FIGURES[2])
-    curves = Figure(figsize=(11.0, 4.2))
-    for ax, arm in zip(curves.subplots(1, 2, sharey=True), study.results):
-        plots.loss_curves(arm, ax=ax, title=arm.arm.name)
-    curves.suptitle(f"{study.setup.shape}: loss of the first {min(100, args.seeds)} seeds")
-    curves.tight_layout()
-    curves.savefig(args.out / FIGURES[3], dpi=110)
+    plots.study_curves(study, path=args.out / FIGURES[3])
     print("wrote " + ", ".join(str(args.out / name) for name in FIGURES))
 
 

@@ -1,11 +1,16 @@
 """Fixtures shared by the test modules, and the suite's thread settings."""
 
 import os
+import sys
+from pathlib import Path
 
 # One BLAS thread, set before NumPy loads: with two, OpenBLAS slows 10-70x whenever the other
 # core is busy (Numba's threads, a second process), which made the suite's time erratic.
 for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
+
+# The example scripts import one another (examples/ is on the path when one runs); so here.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 
 import pytest  # noqa: E402
 

@@ -27,7 +27,7 @@ def one_cell_depth_study() -> DepthStudy:
     """A depth study of one arm ("He") at one depth, made by hand."""
     return DepthStudy(setup=DEPTH_SETUP, depths=[1], arms=["He"], n=1, successes=[[1]],
                       intervals=[[(0.2, 1.0)]], moments=[[1.0]], measured=[[1.0]],
-                      held_out=[[None]], seconds=0.0)
+                      held_out=[[None]])
 
 
 def net():

@@ -249,3 +249,16 @@ def test_a_boundary_needs_two_inputs_one_output_and_fitting_targets(study):
         plots.decision_boundary(study.network(0, 0), X, y[:3])
     with pytest.raises(ValueError, match="margin"):
         plots.decision_boundary(study.network(0, 0), margin=float("nan"))
+
+
+def test_every_outcome_has_a_colour_and_the_label_of_its_failure_kind():
+    from tinynet.xor import FAILURES, OUTCOMES
+    assert list(plots.OUTCOME_COLORS) == list(OUTCOMES) == list(plots.OUTCOME_LABELS)
+    assert all(plots.OUTCOME_LABELS[kind] == label for kind, (label, _) in FAILURES.items())
+
+
+def test_a_boundary_drawn_without_data_shows_xors_points_in_their_classes():
+    net = tinynet.mlp([2, 3, 1], seed=0)
+    ax = plots.decision_boundary(net).axes[0]
+    colours = [tuple(c) for c in ax.collections[-1].get_facecolors()]
+    assert len(set(colours)) == 2 and colours[0] == colours[3] != colours[1] == colours[2]

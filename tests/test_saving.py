@@ -127,7 +127,7 @@ def test_a_single_array_file_is_not_a_network(tmp_path):
 def test_load_adds_the_suffix_as_save_does(trained, tmp_path):
     trained.save(tmp_path / "plain")
     assert tinynet.load(tmp_path / "plain").sizes == trained.sizes
-    assert not list(tmp_path.glob("*.partial"))
+    assert [path.name for path in tmp_path.iterdir()] == ["plain.npz"]  # no partial file
 
 
 def test_an_initializer_that_cannot_be_named_is_refused_at_save(tmp_path):
@@ -196,3 +196,19 @@ def test_drawn_biases_round_trip_as_format_2(tmp_path):
 def test_constant_biases_are_still_written_as_format_1(trained, tmp_path):
     with np.load(trained.save(tmp_path / "net.npz")) as archive:
         assert int(archive["version"]) == 1 and "bias_initializers" not in archive.files
+
+
+def test_an_interrupted_save_leaves_the_old_file_and_no_partial_one(trained, tmp_path,
+                                                                   monkeypatch):
+    path = trained.save(tmp_path / "net.npz")
+    before = path.read_bytes()
+
+    def interrupted(file, **arrays):
+        file.write(b"half")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        trained.save(path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["net.npz"]

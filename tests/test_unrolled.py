@@ -6,6 +6,7 @@ chunks; the block-width rule; the cache of sources; and vector code with no call
 import multiprocessing
 import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -230,3 +231,32 @@ def test_the_step_uncut_trains_the_same(monkeypatch):
     np.testing.assert_array_equal(a.final_loss, b.final_loss)
     for net_a, net_b in zip(nets_a, nets_b):
         same_parameters(net_a, net_b)
+
+
+def _tinynet_imports(root: Path, name: str) -> list[str]:
+    """The tinynet modules (paths under ``root``) that the module ``name`` imports relatively."""
+    package = list(Path(name).parent.parts)
+    found = []
+    for dots, module, names in re.findall(r"^from (\.+)([\w.]*) import ([\w, ]+)",
+                                          (root / name).read_text(), re.MULTILINE):
+        base = package[:len(package) - (len(dots) - 1)]
+        targets = [module] if module else [n.strip() for n in names.split(",")]
+        found += ["/".join(base + target.split(".")) + ".py" for target in targets]
+    return found
+
+
+def test_the_fingerprint_covers_every_tinynet_module_a_kernel_imports():
+    """What a generated kernel imports from tinynet, and what those modules import from
+    tinynet in turn, is what codegen.fingerprint hashes (but for Python-only input checks)."""
+    root = Path(tinynet.__file__).resolve().parent
+    header = codegen.module_header("test", layout(tinynet.mlp([2, 2, 1])), 1, 4, False, ["x"])
+    todo = [name.replace(".", "/") + ".py"
+            for name in re.findall(r"^from tinynet\.([\w.]+) import", header, re.MULTILINE)]
+    found = set()
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo += _tinynet_imports(root, name)
+    # activations.py imports its input checks from validation.py, which no kernel compiles in
+    assert found - {"validation.py"} == set(codegen.COMPILED_IN)

@@ -9,8 +9,8 @@ Written to be read: every layer's forward and backward pass sit side by side, an
 initializer can say what variance it targets and why.
 """
 
-from . import (activations, data, dense, diagnostics, experiments, init, losses, plots, saving,
-               shuffle, stats, xor)
+from . import (activations, checking, data, dense, diagnostics, experiments, init, losses, plots,
+               saving, shuffle, stats, xor)
 from .activations import get_activation
 from .checking import GradcheckReport, gradcheck
 from .layers import Layer
@@ -28,8 +28,8 @@ Network.save = save
 
 __all__ = ["Layer", "Network", "mlp", "fit", "fit_ensemble", "predict", "History",
            "EnsembleResult", "save", "load", "FileFormatError", "ShapeError", "UnknownNameError",
-           "get_activation", "gradcheck", "GradcheckReport", "activations", "data", "dense",
-           "diagnostics", "experiments", "init", "losses", "plots", "saving", "shuffle", "stats",
-           "xor"]
+           "get_activation", "gradcheck", "GradcheckReport", "activations", "checking", "data",
+           "dense", "diagnostics", "experiments", "init", "losses", "plots", "saving", "shuffle",
+           "stats", "xor"]
 
 __version__ = "0.1.0"

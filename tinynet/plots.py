@@ -12,7 +12,7 @@ What each draws:
 * :func:`seed_gallery`: many seeds' decision boundaries, each framed in the colour of what the
   seed did (:data:`OUTCOME_COLORS`), a row of seeds per arm of an XOR study;
 * :func:`loss_curves`: many seeds' loss against the epoch, on a log scale, with the plateaus
-  failed XOR seeds sit on (1/8, 1/6 and 1/4) marked;
+  failed XOR seeds sit on (1/8, 1/6 and 1/4) marked; :func:`study_curves`, a panel per arm;
 * :func:`rates`: success rates with their 95 % intervals, per arm and shape;
 * :func:`depth`: success rate against depth per initializer, beside the second moment of the
   last hidden layer at initialisation (:mod:`tinynet.xor.depth`);
@@ -34,6 +34,7 @@ from .network import Network
 from .results import EnsembleResult
 from .validation import as_float_matrix, check_choice, check_float, check_instance, check_int, \
     check_training_data
+from .xor.outcome import FAILURES
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -44,15 +45,14 @@ if TYPE_CHECKING:
     from .xor.depth import DepthStudy
 
 __all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "decision_boundary",
-           "seed_gallery", "loss_curves", "layer_histograms", "rates", "depth", "signal",
-           "histograms"]
+           "seed_gallery", "loss_curves", "study_curves", "layer_histograms", "rates", "depth",
+           "signal", "histograms"]
 
 OUTCOME_COLORS = {"solved": "#2ca02c", "one_wrong": "#ff7f0e", "two_wrong": "#d62728",
                   "three_or_more_wrong": "#9467bd", "diverged": "#000000"}
 """Frame and line colour of each seed outcome (:data:`tinynet.xor.OUTCOMES`)."""
 
-OUTCOME_LABELS = {"solved": "solved", "one_wrong": "1 wrong", "two_wrong": "2 wrong",
-                  "three_or_more_wrong": "3+ wrong", "diverged": "diverged"}
+OUTCOME_LABELS = {"solved": "solved", **{kind: label for kind, (label, _) in FAILURES.items()}}
 """How each seed outcome is named in legends and titles."""
 
 PLATEAUS = {1 / 8: "1/8: two outputs at 0.5, two exact",
@@ -142,14 +142,17 @@ def decision_boundary(net: Network, X: object = None, y: object = None, *,
                       title: str | None = None) -> "Figure":
     """The network's output over the plane of its two inputs (blue 0 to red 1), the 0.5
     contour where it changes class, and the samples X (B, 2), coloured by their targets y
-    (B, 1) when given. Default X: the four XOR points. The plane spans the samples plus
-    ``margin`` on every side, on a ``resolution`` x ``resolution`` grid."""
+    (B, 1) when given. Default: the four XOR points and their targets. The plane spans the
+    samples plus ``margin`` on every side, on a ``resolution`` x ``resolution`` grid."""
     check_instance("net", net, Network, "a tinynet Network")
     if net.n_in != 2 or net.n_out != 1:
         raise ValueError(f"net must have 2 inputs and 1 output to draw its decision boundary "
                          f"in a plane, got a network {net.n_in} -> {net.n_out}")
-    X = data.xor()[0] if X is None else as_float_matrix("X", X, columns=2)
-    if y is not None:
+    if X is None:
+        X, y = data.xor() if y is None else (data.xor()[0], y)
+    if y is None:
+        X = as_float_matrix("X", X, columns=2)
+    else:
         X, y = check_training_data(X, y, 2, 1)
     resolution = check_int("resolution", resolution, minimum=2)
     margin = check_float("margin", margin, minimum=0.0, inclusive=True)
@@ -219,8 +222,9 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
                               fontsize=8, transform=grid[row, 0].transAxes)
         row += rows
     _outcome_legend(fig, columns)
-    fig.suptitle(f"XOR, {study.setup.shape}: decision boundaries of trained seeds "
-                 f"({'failed only' if which == 'failed' else 'first seeds'})", fontsize=10)
+    shown = "failed only" if which == "failed" else "first seeds"
+    fig.suptitle(f"{study.setup.task.name}, {study.setup.shape}: decision boundaries of "
+                 f"trained seeds ({shown})", fontsize=10)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     if path is not None:
         fig.savefig(path, dpi=100)
@@ -296,6 +300,24 @@ def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | 
 
 # --- studies and diagnostics ------------------------------------------------------------------
 
+def study_curves(study: "Study", *, seeds: int = 100,
+                 path: str | Path | None = None) -> "Figure":
+    """:func:`loss_curves` of the first ``seeds`` seeds of every arm of ``study`` (run with
+    ``record_every``), a panel per arm side by side on one loss scale; XOR's plateaus only on
+    its four points."""
+    from .xor import Study
+    check_instance("study", study, Study, "a tinynet.xor Study")
+    seeds = check_int("seeds", seeds, minimum=1)
+    fig = _figure(figsize=(5.5 * len(study.results), 4.2))
+    for ax, result in zip(fig.subplots(1, len(study.results), sharey=True, squeeze=False)[0],
+                          study.results):
+        loss_curves(result, seeds=seeds, ax=ax, title=result.arm.name,
+                    plateaus=study.setup.task.four_points)
+    fig.suptitle(f"{study.setup.task.name}, {study.setup.shape}: loss of the first "
+                 f"{min(seeds, study.setup.seeds)} seeds")
+    return _finish(fig, path, 110)
+
+
 def rates(studies: "list[Study]", path: str | Path | None = None, *,
           ax: "Axes | None" = None) -> "Figure":
     """Bar chart of success rates with 95 % Wilson intervals, one group of bars per study
@@ -323,8 +345,7 @@ def rates(studies: "list[Study]", path: str | Path | None = None, *,
     else:
         ax.set_xticks(range(len(names)), names, rotation=20, ha="right")
     ax.set_ylim(0, 105)
-    task = studies[0].setup.task
-    name = "XOR" if task.data == "xor" else task.data
+    name = studies[0].setup.task.name
     ax.set_ylabel(f"seeds that learn {name} (%)")
     ax.set_title(f"{name} success rate, {studies[0].setup.seeds} seeds per bar, 95 % intervals")
     if ax.get_legend_handles_labels()[0]:
@@ -354,7 +375,7 @@ def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
         ax.set_xticks(depths, [str(d) for d in depths])
         ax.set_xlabel(f"hidden layers of {study.width} ({study.setup.activation})")
     rate_ax.set_ylim(-3, 103)
-    rate_ax.set_ylabel(f"seeds reaching {study.setup.task.accuracy:.0%} training accuracy (%)")
+    rate_ax.set_ylabel(f"seeds reaching {study.setup.task.criterion:.0%} training accuracy (%)")
     rate_ax.set_title(f"{study.setup.task.data}: success rate, {study.n} seeds per point, "
                       "95 % bands", fontsize="medium")
     rate_ax.legend(fontsize="small")
@@ -396,14 +417,14 @@ def layer_histograms(study: "Study", arms: Sequence[str | int] | None = None, *,
                      what: str = "weights", trained: bool = True, seeds: int = 100,
                      path: str | Path | None = None) -> "Figure":
     """:func:`histograms` of a study's networks, a row per arm (default: every arm): each
-    layer's weights (``what="weights"``) or outputs on the four XOR inputs
+    layer's weights (``what="weights"``) or outputs on the study's training inputs
     (``"activations"``), pooled over the first ``seeds`` seeds, as trained or as initialised
     (``trained=False``)."""
     from .xor import Study
     check_instance("study", study, Study, "a tinynet.xor Study")
     what = check_choice("what", what, ("weights", "activations"))
     seeds = check_int("seeds", seeds, minimum=1)
-    X = data.xor()[0]
+    X, _ = study.setup.task.training_data()
     rows = {}
     for index in study.arm_indices(arms):
         name = f"{index}: {study.results[index].arm.name}"
@@ -417,8 +438,9 @@ def layer_histograms(study: "Study", arms: Sequence[str | int] | None = None, *,
             rows[name] = [np.concatenate([out[k] for out in outputs])
                           for k in range(len(outputs[0]))]
     state = "trained" if trained else "initialised"
-    return histograms(rows, path, f"XOR, {study.setup.shape}: each layer's {what}, {state}, "
-                                  f"first {min(seeds, study.setup.seeds)} seeds pooled")
+    return histograms(rows, path, f"{study.setup.task.name}, {study.setup.shape}: each layer's "
+                                  f"{what}, {state}, first {min(seeds, study.setup.seeds)} "
+                                  "seeds pooled")
 
 
 def _layer_outputs(net: Network, X: np.ndarray) -> list[np.ndarray]:

@@ -54,13 +54,13 @@ import numpy as np
 from . import dense, losses
 from .activations import Activation
 from .packing import layer_views, layout, pack, stack, unpack
-from .results import Record, Settings
+from .results import Record, Settings, run_in_chunks
 from .shuffle import orders_from
 
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["CHUNK_WORK", "sgd_step", "train", "fit_one", "fit_many", "predict"]
+__all__ = ["CHUNK_WORK", "sgd_step", "train", "fit_one", "fit_many", "forward_many", "predict"]
 
 Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Activation]]
 """Per layer ``(W, b, dW, db, activation)``: W and b are views into ``theta``, dW and db into
@@ -170,15 +170,19 @@ def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.
     theta = stack(networks)
     table = layout(networks[0]).table
     activations = [layer.activation for layer in networks[0].layers]
-    for part in settings.chunks(max(1, CHUNK_WORK // theta.size // len(X))):
-        train(theta, table, activations, X, y, seeds, part, record)
-        if progress is not None:
-            progress(part.first_epoch + part.epochs - settings.first_epoch)
-        if np.all(record.diverged_epoch >= 0):
-            break
+    run_in_chunks(settings, theta.size * len(X), CHUNK_WORK,
+                  lambda part: train(theta, table, activations, X, y, seeds, part, record),
+                  record, progress)
     for net, row in zip(networks, theta):
         unpack(net, row)
-    outputs = np.broadcast_to(X, (len(networks), *X.shape))
+    return forward_many(theta, table, activations, X)
+
+
+def forward_many(theta: np.ndarray, table: np.ndarray, activations: list[Activation],
+                 X: np.ndarray) -> np.ndarray:
+    """The outputs on X (N, n_in) of S stacked networks, packed parameters ``theta`` (S, P) of
+    layout ``table``: (S, N, n_out), every layer for all members at once."""
+    outputs = np.broadcast_to(X, (len(theta), *X.shape))
     for (W, b), activation in zip(layer_views(theta, table), activations):
         _, outputs = dense.forward(outputs, W, b, activation)
     return outputs

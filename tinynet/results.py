@@ -24,13 +24,13 @@ Per run:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["UPDATES", "Settings", "Record", "History", "EnsembleResult"]
+__all__ = ["UPDATES", "Settings", "run_in_chunks", "Record", "History", "EnsembleResult"]
 
 UPDATES = ("after_backward", "during_backward")
 """When SGD updates a layer's W and b (``update`` in :func:`tinynet.fit`): after the whole
@@ -64,6 +64,21 @@ class Settings(NamedTuple):
         for start in range(0, self.epochs, epochs):
             yield self._replace(first_epoch=self.first_epoch + start,
                                 epochs=min(epochs, self.epochs - start))
+
+
+def run_in_chunks(settings: Settings, work_per_epoch: int, chunk_work: int,
+                  train: Callable[[Settings], None], record: "Record",
+                  progress: Callable[[int], None] | None) -> None:
+    """Run ``settings`` as ``train(part)`` over :meth:`Settings.chunks` of about
+    ``chunk_work`` work each (``work_per_epoch`` per epoch), calling ``progress(epochs_done)``
+    after each if given, and stopping once every member of ``record`` has diverged: the
+    ensemble loop both backends share."""
+    for part in settings.chunks(max(1, chunk_work // work_per_epoch)):
+        train(part)
+        if progress is not None:
+            progress(part.first_epoch + part.epochs - settings.first_epoch)
+        if np.all(record.diverged_epoch >= 0):
+            break
 
 
 class Record(NamedTuple):

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from . import init
+from .files import write_whole
 from .layers import Layer
 from .network import Network
 from .validation import FileFormatError, UnknownNameError, check_instance
@@ -85,14 +86,12 @@ def save(net: Network, path: str | os.PathLike) -> Path:
     }
     for i, layer in enumerate(net.layers):
         arrays[f"W{i}"], arrays[f"b{i}"] = layer.W, layer.b
-    partial = path.with_name(path.name + ".partial")
-    try:
-        with open(partial, "wb") as file:
-            np.savez(file, **arrays)
-        os.replace(partial, path)
-    finally:  # interrupted (even by Ctrl-C): no partial file left behind
-        partial.unlink(missing_ok=True)
-    return path
+    return write_whole(path, lambda partial: _savez(partial, arrays))
+
+
+def _savez(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    with open(path, "wb") as file:  # a file object: np.savez would add ".npz" to a name
+        np.savez(file, **arrays)
 
 
 def _read(path: Path) -> dict[str, np.ndarray]:

@@ -44,7 +44,7 @@ from . import compiled, reference
 from .activations import COMPILED
 from .network import Network
 from .results import UPDATES, EnsembleResult, History, Record, Settings, history
-from .validation import (as_float_matrix, check_backend, check_choice,
+from .validation import (as_float_matrix, check_backend, check_callable, check_choice,
                          check_compiled_activations, check_instance, check_int, check_members,
                          check_seed, check_seeds, check_training_data, check_training_settings)
 
@@ -86,16 +86,14 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     run = _backend(backend, net)
 
     record = Record.empty(1, epochs, every)
-    chunk = print_every or epochs
+    settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
     with np.errstate(all="ignore"):  # divergence is an outcome, reported without warnings
-        for first in range(0, epochs, chunk):
-            part = min(chunk, epochs - first)
-            run.fit_one(net, X, y, seed,
-                        Settings(first, part, lr, batch_size, shuffle, threshold, every, during),
-                        record)
+        for part in settings.chunks(print_every or epochs):
+            run.fit_one(net, X, y, seed, part, record)
             diverged = record.diverged_epoch[0] >= 0
             if print_every:
-                last = record.diverged_epoch[0] + 1 if diverged else first + part
+                last = (record.diverged_epoch[0] + 1 if diverged
+                        else part.first_epoch + part.epochs)
                 print(f"epoch {last:>{len(str(epochs))}}/{epochs}  loss "
                       f"{record.final_loss[0]:.6g}{'  (diverged)' if diverged else ''}",
                       file=sys.stdout)
@@ -140,9 +138,7 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     during = check_choice("update", update, UPDATES) == "during_backward"
     seeds = check_seeds([net.seed for net in networks] if seeds is None else seeds,
                         len(networks))
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress must be a function of the number of epochs done, or None; "
-                        f"got {progress!r}")
+    check_callable("progress", progress, "a function of the number of epochs done")
     run = _backend(backend, networks[0])
 
     record = Record.empty(len(networks), epochs, every)

@@ -19,7 +19,8 @@ __all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "MAX_SEED", "BAC
            "check_int", "check_seed", "check_float", "check_bool", "check_probability",
            "check_counts", "check_backend", "check_choice", "as_float_matrix",
            "check_training_data", "check_training_settings", "check_members", "check_instance",
-           "check_compiled_activations", "check_sequence", "check_seeds"]
+           "check_compiled_activations", "check_sequence", "check_seeds", "check_accuracy",
+           "check_callable"]
 
 
 class ShapeError(ValueError):
@@ -138,6 +139,13 @@ def check_accuracy(name: str, value: object) -> float:
     value = check_float(name, value, minimum=0.0, inclusive=False)
     if value > 1.0:
         raise ValueError(f"{name} must be a fraction in (0, 1], got {value!r}")
+    return value
+
+
+def check_callable(name: str, value: object, expected: str) -> object:
+    """Return ``value`` if it is callable or None; ``expected`` says what it should be."""
+    if value is not None and not callable(value):
+        raise TypeError(f"{name} must be {expected}, or None; got {value!r}")
     return value
 
 

@@ -11,7 +11,7 @@ import numba
 import numpy as np
 
 from ..packing import layout, pack, stack, unpack
-from ..results import Record, Settings
+from ..results import Record, Settings, run_in_chunks
 from . import codegen, fused, lanes, single, unrolled
 
 if TYPE_CHECKING:
@@ -37,9 +37,9 @@ CHUNK_WORK = 1 << 30
 """A run of many networks is cut into chunks of about this much work, counted as members x
 samples x parameters per epoch (about a second on 2 cores for XOR networks of 2-2-1), so
 that Python regains control between them: to report progress and to stop at Ctrl-C. The
-parameters stay packed from chunk to chunk. Each chunk costs some 0.2 ms per block of lanes
-(copies in and out, the call): chunks 4 times smaller than these cost 4-7 % on 5000 XOR seeds
-(``benchmarks/bench_chunks.py``)."""
+parameters stay packed from chunk to chunk. What chunks cost: ``benchmarks/bench_chunks.py``
+(on 5000 XOR seeds, chunks 8 times smaller than these took a median 8 % (2-2-2-1) and 21 %
+(2-2-1) longer than one chunk; these, within the run-to-run noise)."""
 
 
 def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
@@ -54,17 +54,14 @@ def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.
     theta = np.ascontiguousarray(stack(networks).T)  # (P, S): members side by side
     predictions = np.empty((len(networks), len(X), y.shape[1]))
     net_layout = layout(networks[0])
-    generated = codegen.supports(net_layout, settings.batch_size)
-    for part in settings.chunks(max(1, CHUNK_WORK // theta.size // len(X))):
-        if generated:
+    if codegen.supports(net_layout, settings.batch_size):
+        def train(part: Settings) -> None:
             unrolled.fit_lanes(theta, net_layout, X, y, seeds, part, record, predictions,
                                numba.get_num_threads())
-        else:
+    else:
+        def train(part: Settings) -> None:
             lanes.fit_lanes(theta, net_layout, X, y, seeds, part, record, predictions)
-        if progress is not None:
-            progress(part.first_epoch + part.epochs - settings.first_epoch)
-        if np.all(record.diverged_epoch >= 0):
-            break
+    run_in_chunks(settings, theta.size * len(X), CHUNK_WORK, train, record, progress)
     for net, column in zip(networks, theta.T):
         unpack(net, column)
     return predictions

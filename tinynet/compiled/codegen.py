@@ -15,9 +15,11 @@ scalar functions), so the generated kernels are bit-identical to them.
 
 Generated sources are written to :func:`kernel_dir` (``$TINYNET_KERNEL_DIR``, or
 ``~/.cache/tinynet/kernels``), named by a hash of their text, and compiled with numba's
-``cache=True``: a layout is compiled once per machine, and a change of the generator writes
-new files. Layouts with more than :data:`MAX_UNROLLED_WORK` multiply-adds per SGD step are
-left to the generic kernels, whose compile time does not grow with the network.
+``cache=True``: a kernel is compiled once per machine for each of what its text holds (the
+layout, batch size, sample count, update order and, for ensembles, the lanes per block), and a
+change of the generator writes new files. Layouts with more than :data:`MAX_UNROLLED_WORK`
+multiply-adds per SGD step are left to the generic kernels, whose compile time does not grow
+with the network.
 """
 
 from __future__ import annotations
@@ -35,18 +37,19 @@ from types import ModuleType
 import numpy as np
 
 from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
+from ..files import write_whole
 from ..packing import Layout
 
 __all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "step", "forward",
            "is_exp", "names_used", "name_defined", "module_header", "indent", "kernel_dir",
-           "fingerprint",
-           "announce_compiling", "load_module"]
+           "COMPILED_IN", "fingerprint", "announce_compiling", "layout_of", "kernel",
+           "load_module"]
 
 MAX_UNROLLED_WORK = 160
 """Generate a kernel for a layout when one SGD step has at most this many multiply-adds in its
 weight products (forward, dW and dX: 3 · batch size · Σ n_in · n_out). Above it, the generic
-kernels. Chosen by compile time, which grows with the unrolled code: measured cold on a 2-core
-machine, 3 s for 2-2-1 (18 multiply-adds), 6 s for 2-16-1 (144), 16 s for 2-8-8-8-1 (456)."""
+kernels. Chosen by compile time, which grows with the unrolled code (the committed benchmark's
+cold start, README "Performance", includes one such compile)."""
 
 
 def step_work(layout: Layout, batch_size: int) -> int:
@@ -234,18 +237,22 @@ def _kernel_dir(chosen: str | None, cache_home: str | None) -> Path:
                   "TINYNET_KERNEL_DIR")
 
 
+COMPILED_IN = ("compiled/lanes.py", "compiled/scalars.py", "compiled/orders.py",
+               "shuffle.py", "activations.py")
+"""The sources a generated kernel compiles in besides its own, under ``tinynet/``: what its
+header imports (:func:`module_header`) and what those import in turn."""
+
+
 @functools.cache
 def fingerprint() -> str:
-    """A hash of the sources a generated kernel compiles in besides its own: the modules of
-    :mod:`tinynet.compiled`, :mod:`tinynet.shuffle` and :mod:`tinynet.activations`. Numba's
-    cache checks only a kernel's own file, so each generated source names this hash: when
-    tinynet changes, its kernels get new files and are compiled anew, not loaded stale."""
-    package = Path(__file__).resolve().parent
-    files = sorted(package.glob("*.py")) + [package.parent / "shuffle.py",
-                                            package.parent / "activations.py"]
+    """A hash of the sources :data:`COMPILED_IN`. Numba's cache checks only a kernel's own
+    file, so each generated source names this hash: when one of them changes, the kernels get
+    new files and are compiled anew, not loaded stale. (A change of the generators changes
+    the generated text, and so its file name, by itself.)"""
+    root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.read_bytes())
+    for name in COMPILED_IN:
+        digest.update((root / name).read_bytes())
     return digest.hexdigest()[:16]
 
 
@@ -268,6 +275,21 @@ def announce_compiling(kernel: object, layout: Layout) -> None:
               f"{Path(kernel.py_func.__code__.co_filename).parent}", file=sys.stderr, flush=True)
 
 
+def layout_of(table: bytes, codes: bytes) -> Layout:
+    """The layout whose table and activation codes are ``table`` and ``codes`` as bytes (the
+    hashable key the kernel caches use)."""
+    return Layout(np.frombuffer(table, dtype=np.int64).reshape(-1, 4),
+                  np.frombuffer(codes, dtype=np.int64), np.zeros(len(codes)))
+
+
+def kernel(text: str, entry: str, layout: Layout, directory: Path) -> object:
+    """The function ``entry`` of the generated module with source ``text`` (:func:`load_module`),
+    after saying on stderr if it is about to compile (:func:`announce_compiling`)."""
+    function = getattr(load_module(text, directory), entry)
+    announce_compiling(function, layout)
+    return function
+
+
 def load_module(text: str, directory: Path) -> ModuleType:
     """The generated module with source ``text``, written to ``directory`` once (named by a
     hash of the text) and imported once per process."""
@@ -276,9 +298,8 @@ def load_module(text: str, directory: Path) -> ModuleType:
     if str(path) not in _LOADED:
         if not path.exists() or path.read_text() != text:
             directory.mkdir(parents=True, exist_ok=True)  # in case it went since it was found
-            partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-            partial.write_text(text)
-            os.replace(partial, path)  # another process may write the same text: both win
+            write_whole(path, lambda partial: partial.write_text(text))  # a racing process
+            # writing the same text: both win
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # numba's cache finds a kernel's module by name

@@ -100,12 +100,9 @@ def _kernel(table: bytes, codes: bytes, batch_size: int, samples: int, during: b
             directory: Path):
     """The compiled ``fit_network`` for a layout given by its table and codes (as bytes, to be
     a key), written, imported and compiled once per process and kernel directory."""
-    layout = Layout(np.frombuffer(table, dtype=np.int64).reshape(-1, 4),
-                    np.frombuffer(codes, dtype=np.int64), np.zeros(len(codes)))
-    kernel = codegen.load_module(source(layout, batch_size, samples, during),
-                                 directory).fit_network
-    codegen.announce_compiling(kernel, layout)
-    return kernel
+    layout = codegen.layout_of(table, codes)
+    return codegen.kernel(source(layout, batch_size, samples, during), "fit_network", layout,
+                          directory)
 
 
 def fit_network(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray, seed: int,

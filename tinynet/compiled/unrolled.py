@@ -214,12 +214,9 @@ def _kernel(table: bytes, codes: bytes, batch_size: int, samples: int, during: b
     """The compiled ``fit_block`` for a layout given by its table and codes (as bytes, to be a
     key): written, imported and compiled once per process and kernel directory, so that a
     short fit pays no Python per call for its source."""
-    layout = Layout(np.frombuffer(table, dtype=np.int64).reshape(-1, 4),
-                    np.frombuffer(codes, dtype=np.int64), np.zeros(len(codes)))
-    kernel = codegen.load_module(source(layout, batch_size, samples, during, lanes, cut),
-                                 directory).fit_block
-    codegen.announce_compiling(kernel, layout)
-    return kernel
+    layout = codegen.layout_of(table, codes)
+    return codegen.kernel(source(layout, batch_size, samples, during, lanes, cut), "fit_block",
+                          layout, directory)
 
 
 def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,

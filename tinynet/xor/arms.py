@@ -108,8 +108,7 @@ class Setup:
         check_seed("last seed (first_seed + seeds - 1)", self.first_seed + self.seeds - 1)
         check_backend(self.backend)
         check_instance("task", self.task, Task, "a tinynet.xor Task")
-        samples = len(self.task.training_data()[0])
-        check_int("batch_size", self.batch_size, minimum=1, maximum=samples)
+        check_int("batch_size", self.batch_size, minimum=1, maximum=self.task.samples)
 
     @classmethod
     def from_dict(cls, values: dict) -> "Setup":
@@ -120,6 +119,11 @@ class Setup:
         if isinstance(values.get("task"), dict):
             values["task"] = Task(**values["task"])
         return cls(**values)
+
+    @property
+    def seed_range(self) -> range:
+        """The seeds every arm trains from: ``seeds`` of them from ``first_seed``."""
+        return range(self.first_seed, self.first_seed + self.seeds)
 
     @property
     def sizes(self) -> list[int]:

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..network import Network
-from ..packing import stack
-from ..training import fit_ensemble, predict
+from .. import reference
+from ..packing import layout, stack
+from ..training import fit_ensemble
 from ..validation import check_instance, check_sequence
 from .arms import DEFAULT_SETUP, Arm, Setup, build_network
 from .outcome import THRESHOLD, ArmResult, wrong_outputs
@@ -73,11 +74,10 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
                          f"{names}")
     X, y = setup.task.training_data()
     held_out = setup.task.held_out_data()
-    seeds = range(setup.first_seed, setup.first_seed + setup.seeds)
     started = time.perf_counter()
     results = []
     for index, arm in enumerate(arms):
-        nets = [build_network(setup, arm, seed) for seed in seeds]
+        nets = [build_network(setup, arm, seed) for seed in setup.seed_range]
         label = f"[{index + 1}/{len(arms)}] {arm.name}"
         reporter = (ArmProgress(label, setup.epochs, setup.seeds * len(X))
                     if progress or (progress is None and sys.stderr.isatty()) else None)
@@ -92,18 +92,23 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
             if reporter is not None:
                 reporter.close()
         seconds = time.perf_counter() - arm_started
+        trained = stack(nets)
         results.append(ArmResult.from_ensemble(
             arm, outcome, y, [layer.init_std() for layer in nets[0].layers], seconds,
-            trained=stack(nets), accuracy=setup.task.accuracy,
-            held_out=None if held_out is None else _accuracies(nets, *held_out, setup.backend)))
+            trained=trained, accuracy=setup.task.criterion,
+            held_out=None if held_out is None else _accuracies(nets[0], trained, *held_out)))
         if progress or (progress is None and time.perf_counter() - started > 1.0):
             print(f"{label}: {results[-1].successes}/{setup.seeds} solved ({seconds:.1f} s)",
                   file=sys.stderr)
     return Study(setup, results, compare(results))
 
 
-def _accuracies(nets: list[Network], X: np.ndarray, y: np.ndarray, backend: str) -> np.ndarray:
-    """Each network's accuracy on X (N, 2), y (N, 1): the fraction of outputs on the same side
-    of the threshold as their targets (:func:`wrong_outputs`: NaN outputs count as wrong)."""
-    outputs = np.stack([predict(net, X, backend) for net in nets])
+def _accuracies(like: Network, trained: np.ndarray, X: np.ndarray,
+                y: np.ndarray) -> np.ndarray:
+    """The accuracy on X (N, 2), y (N, 1) of each network of ``trained`` (S, P, packed
+    parameters of networks like ``like``): the fraction of outputs on the same side of the
+    threshold as their targets (:func:`wrong_outputs`: NaN outputs count as wrong)."""
+    with np.errstate(all="ignore"):  # a diverged member's outputs overflow to NaN
+        outputs = reference.forward_many(trained, layout(like).table,
+                                         [layer.activation for layer in like.layers], X)
     return 1.0 - wrong_outputs(outputs, y, THRESHOLD) / y.size

@@ -31,11 +31,11 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import data, init, plots
+from ..files import write_whole
 from ..activations import ACTIVATIONS
 from .arms import DEFAULT_SETUP, Arm, Setup
 from .task import Task
@@ -44,9 +44,6 @@ from .presets import PRESETS, get_preset
 from .ranges import run_seed_ranges
 from .report import Study, finite_or_none
 from .sweep import Sweep, run_sweep
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 __all__ = ["main", "parse_args", "split_specs"]
 
@@ -241,16 +238,11 @@ def _design(parser: argparse.ArgumentParser,
     if task.get("data", base.task.data) != base.task.data:
         # another data set: its own defaults, not the base's
         task = {"n": None, "noise": None, "accuracy": None, **task}
-    merged = {**asdict(base.task), **task}
-    if args.accuracy is None and (merged["data"] == "xor" and merged["n"] is None) \
-            != base.task.four_points:
-        merged["accuracy"] = None  # four points <-> drawn samples: that one's default
-    task = Task(**merged)
-    samples = len(task.training_data()[0])
-    if args.batch_size is None and base.batch_size > samples:
+    task = Task(**{**asdict(base.task), **task})
+    if args.batch_size is None and base.batch_size > task.samples:
         parser.error(f"the batch size {base.batch_size} of "
                      f"{'--preset ' + preset.name if preset else '99mlp'} is more than the "
-                     f"{samples} samples of the data; give --batch-size")
+                     f"{task.samples} samples of the data; give --batch-size")
     setup = replace(base, task=task, **{
         name: value for name in ("hidden", "activation", "alpha", "lr", "epochs", "seeds",
                                  "first_seed", "backend", "batch_size")
@@ -323,21 +315,15 @@ def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
                    lambda path: plots.seed_gallery(study, path=path), written)
         if args.curves:
             _whole(_per_shape(args.curves, study, sweep),
-                   lambda path: _curves(study).savefig(path, dpi=110), written)
+                   lambda path: plots.study_curves(study, path=path), written)
         if args.save_failed:
             _save_failed(study, args.save_failed / study.setup.shape, written)
 
 
 def _whole(path: Path, write: Callable[[Path], object], written: list[Path]) -> None:
-    """``write(partial)`` to a file beside ``path``, then renamed to ``path``: an interrupted
-    run leaves no half-written file. ``path`` is added to ``written``."""
-    partial = path.with_name(f".{path.stem}.{os.getpid()}.partial{path.suffix}")
-    try:
-        write(partial)
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
-    written.append(path)
+    """``path`` written whole by ``write`` (:func:`tinynet.files.write_whole`), then added to
+    ``written``."""
+    written.append(write_whole(path, write))
 
 
 def _text(path: Path, text: str, written: list[Path]) -> None:
@@ -353,19 +339,6 @@ def _per_shape(path: Path, study: Study, sweep: Sweep) -> Path:
     if len(sweep.studies) == 1:
         return path
     return path.with_name(f"{path.stem}-{study.setup.shape}{path.suffix}")
-
-
-def _curves(study: Study) -> "Figure":
-    """One panel of loss curves per arm of ``study``, side by side."""
-    from matplotlib.figure import Figure
-    fig = Figure(figsize=(5.5 * len(study.results), 4.2))
-    for ax, result in zip(fig.subplots(1, len(study.results), sharey=True, squeeze=False)[0],
-                          study.results):
-        plots.loss_curves(result, ax=ax, title=result.arm.name,
-                          plateaus=study.setup.task.four_points)
-    fig.suptitle(f"{study.setup.task.describe()}, {study.setup.shape}: loss of the first seeds")
-    fig.tight_layout()
-    return fig
 
 
 def _save_failed(study: Study, directory: Path, written: list[Path]) -> None:

@@ -21,7 +21,6 @@ kept in memory as ``sweep``), so that it can be written to JSON and read back wh
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 
@@ -111,7 +110,6 @@ class DepthStudy:
     moments: list[list[float]]
     measured: list[list[float]]
     held_out: list[list[float | None]]
-    seconds: float
     sweep: Sweep | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -199,9 +197,7 @@ def run_depth_study(setup: Setup = DEPTH_SETUP, depths: Sequence[int] = DEPTHS,
         check_sequence("arms", arms, Arm, "tinynet.xor Arm")
     base = replace(setup, hidden=(setup.hidden[0],))
     setups = [replace(base, hidden=(base.hidden[0],) * depth) for depth in depths]
-    started = time.perf_counter()
     sweep = run_sweep(arms, setups, progress)
-    seconds = time.perf_counter() - started
     moments = [[last_hidden_moment(s, arm) for s in setups] for arm in arms]
     results = [[study.results[a] for study in sweep.studies] for a in range(len(arms))]
     return DepthStudy(
@@ -212,4 +208,4 @@ def run_depth_study(setup: Setup = DEPTH_SETUP, depths: Sequence[int] = DEPTHS,
         measured=[[m[1] for m in row] for row in moments],
         held_out=[[None if r.held_out_quartiles is None else r.held_out_quartiles[1]
                    for r in row] for row in results],
-        seconds=seconds, sweep=sweep)
+        sweep=sweep)

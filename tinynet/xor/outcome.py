@@ -87,7 +87,7 @@ def outcomes(result: EnsembleResult, y: np.ndarray, accuracy: float = 1.0) -> np
     solved (:func:`solves` at ``accuracy``, without diverging), diverged, or how many outputs
     ended on the wrong side of ``result.threshold`` (one, two, three or more)."""
     wrong = wrong_outputs(result.predictions, y, result.threshold)
-    solved = solves(result.predictions, y, result.threshold, accuracy) & ~result.diverged
+    solved = (wrong <= allowed_wrong(accuracy, np.size(y))) & ~result.diverged
     kinds = np.select([solved, result.diverged, wrong == 1, wrong == 2],
                       ["solved", "diverged", "one_wrong", "two_wrong"], "three_or_more_wrong")
     return kinds.astype(object)
@@ -161,8 +161,8 @@ class ArmResult:
         finite = np.isfinite(result.final_loss)
         return cls(arm=arm, n=result.members, successes=successes,
                    interval=stats.wilson_interval(successes, result.members),
-                   solved_epoch_quartiles=(_quartiles(solved_epochs(result, y)[solved])
-                                           if accuracy == 1.0 else None),
+                   solved_epoch_quartiles=(_quartiles(result.last_wrong_epoch[solved] + 1)
+                                           if accuracy == 1.0 else None),  # solved_epochs
                    final_loss_quartiles=_quartiles(result.final_loss[finite]),
                    diverged=failures["diverged"], failures=failures, init_stds=init_stds,
                    seconds=seconds,

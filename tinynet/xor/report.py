@@ -102,37 +102,44 @@ class Study:
         epoch of success only if success means every sample right, the held-out accuracy only
         if the task has a held-out set). Failures on XOR's four points by how many outputs are
         wrong; on other tasks, below the criterion or diverged."""
-        four_points = self.setup.task.four_points
-        rows = [["arm", "solved", "rate", "95% CI", "notes", "solved by epoch (q1 / med / q3)",
-                 "failures 1/2/3+ wrong, diverged" if four_points else
-                 "failures below criterion, diverged", "init std by layer",
-                 "held-out acc. of successes (q1 / med / q3)"]]
-        for r in self.results:
-            epochs = ("-" if r.solved_epoch_quartiles is None else
-                      " / ".join(f"{q:,.0f}" for q in r.solved_epoch_quartiles))
+        task = self.setup.task
+
+        def quartiles(values: list[float] | None, form: str) -> str:
+            return "-" if values is None else " / ".join(format(q, form) for q in values)
+
+        def failures(r: ArmResult) -> str:
             f = r.failures
-            rows.append([
-                r.arm.name, f"{r.successes}/{r.n}", f"{r.rate:.1%}",
-                f"[{r.interval[0]:.1%}, {r.interval[1]:.1%}]",
-                "" if r.arm.reported_rate is None else f"{r.arm.reported_rate:.0%}",
-                epochs,
-                f"{f['one_wrong']}/{f['two_wrong']}/{f['three_or_more_wrong']}, {f['diverged']}"
-                if four_points else f"{r.n - r.successes - r.diverged}, {r.diverged}",
-                ", ".join("?" if s is None else f"{s:.3g}" for s in r.init_stds),
-                "-" if r.held_out_quartiles is None else
-                " / ".join(f"{q:.1%}" for q in r.held_out_quartiles)])
-        dropped = {4} if all(r.arm.reported_rate is None for r in self.results) else set()
-        if self.setup.task.accuracy < 1.0:
-            dropped.add(5)  # the epoch of success is known only when every sample counts
-        if four_points:
-            dropped.add(8)
-        return table([[cell for i, cell in enumerate(row) if i not in dropped] for row in rows])
+            if task.four_points:
+                return (f"{f['one_wrong']}/{f['two_wrong']}/{f['three_or_more_wrong']}, "
+                        f"{f['diverged']}")
+            return f"{r.n - r.successes - r.diverged}, {r.diverged}"
+
+        columns = [  # (header, cell, shown)
+            ("arm", lambda r: r.arm.name, True),
+            ("solved", lambda r: f"{r.successes}/{r.n}", True),
+            ("rate", lambda r: f"{r.rate:.1%}", True),
+            ("95% CI", lambda r: f"[{r.interval[0]:.1%}, {r.interval[1]:.1%}]", True),
+            ("notes", lambda r: "" if r.arm.reported_rate is None else
+             f"{r.arm.reported_rate:.0%}",
+             any(r.arm.reported_rate is not None for r in self.results)),
+            ("solved by epoch (q1 / med / q3)",
+             lambda r: quartiles(r.solved_epoch_quartiles, ",.0f"), task.criterion == 1.0),
+            ("failures 1/2/3+ wrong, diverged" if task.four_points else
+             "failures below criterion, diverged", failures, True),
+            ("init std by layer",
+             lambda r: ", ".join("?" if s is None else f"{s:.3g}" for s in r.init_stds), True),
+            ("held-out acc. of successes (q1 / med / q3)",
+             lambda r: quartiles(r.held_out_quartiles, ".1%"), task.has_held_out),
+        ]
+        shown = [(header, cell) for header, cell, show in columns if show]
+        return table([[header for header, _ in shown],
+                      *([cell(r) for _, cell in shown] for r in self.results)])
 
     def report(self) -> str:
         """The setup line, the table, the failure legend, and the pairwise verdicts."""
         legend = ("; ".join(f"{label}: {text}" for label, text in FAILURES.values())
                   if self.setup.task.four_points else  # the plateaus are XOR's
-                  f"below criterion: training accuracy below {self.setup.task.accuracy:.0%}; "
+                  f"below criterion: training accuracy below {self.setup.task.criterion:.0%}; "
                   f"diverged: {FAILURES['diverged'][1]}")
         lines = [self.setup.describe(), "", self.table(), "", "failures: " + legend]
         if len(self.results) == 1:
@@ -174,7 +181,7 @@ class Study:
                          f"{r.rate:.4f}", f"{r.interval[0]:.4f}", f"{r.interval[1]:.4f}",
                          "" if r.arm.reported_rate is None else r.arm.reported_rate,
                          "" if median is None else median, *r.failures.values(),
-                         self.setup.task.data, self.setup.task.accuracy,
+                         self.setup.task.data, self.setup.task.criterion,
                          "" if r.held_out_quartiles is None else r.held_out_quartiles[1]])
         return rows
 
@@ -185,7 +192,7 @@ class Study:
     @property
     def seeds(self) -> range:
         """The seeds every arm was trained from, in the order of its per-seed arrays."""
-        return range(self.setup.first_seed, self.setup.first_seed + self.setup.seeds)
+        return self.setup.seed_range
 
     def result(self, arm: str | int) -> ArmResult:
         """The result of the arm named ``arm`` (its :attr:`Arm.name`), or at index ``arm``."""

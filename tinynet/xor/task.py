@@ -13,6 +13,7 @@ drawn by the same generator from a second seed::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -32,7 +33,8 @@ class Task:
     """A data set of :data:`tinynet.data.DATASETS`, drawn with ``n`` samples, ``noise`` and
     ``seed`` (None: the generator's default; XOR without ``n`` is its four points), and the
     training accuracy a seed must reach to count as a success (1.0: every sample on the right
-    side of 0.5; None: 1.0 on XOR's four points, :data:`DRAWN_ACCURACY` on drawn samples).
+    side of 0.5; None, kept as given like ``n`` and ``noise``: :attr:`criterion` is then 1.0
+    on XOR's four points and :data:`DRAWN_ACCURACY` on drawn samples).
 
     The held-out set is a second draw with ``held_out_seed``; the four-point XOR has none (a
     second draw is the same four points).
@@ -56,10 +58,9 @@ class Task:
         if self.held_out_seed == self.seed and self.has_held_out:
             raise ValueError(f"held_out_seed must differ from seed ({self.seed}), or the "
                              f"held-out set is the training set; got {self.held_out_seed!r}")
-        if self.accuracy is None:
-            object.__setattr__(self, "accuracy", DRAWN_ACCURACY if self.has_held_out else 1.0)
-        check_accuracy("accuracy", self.accuracy)
-        self.training_data()  # the generator's own checks (noise without n for XOR, ...)
+        if self.accuracy is not None:
+            check_accuracy("accuracy", self.accuracy)
+        _ = self._training  # drawn now: the generator's own checks (noise without n for XOR)
 
     @property
     def four_points(self) -> bool:
@@ -74,27 +75,52 @@ class Task:
     def _draw(self, seed: int) -> tuple[np.ndarray, np.ndarray]:
         given = {name: value for name, value in (("n", self.n), ("noise", self.noise))
                  if value is not None}
-        if self.data == "xor" and self.n is None:
-            return data.xor(**given)
-        return data.DATASETS[self.data](**given, seed=seed)
+        return data.DATASETS[self.data](**given, seed=seed)  # XOR's four points ignore seed
 
-    def training_data(self) -> tuple[np.ndarray, np.ndarray]:
-        """X (n, 2) and y (n, 1), drawn with ``seed``."""
+    @cached_property
+    def _training(self) -> tuple[np.ndarray, np.ndarray]:
         return self._draw(self.seed)
 
-    def held_out_data(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """X (n, 2) and y (n, 1), drawn with ``held_out_seed``; None for the four-point XOR."""
+    @cached_property
+    def _held_out(self) -> tuple[np.ndarray, np.ndarray] | None:
         return self._draw(self.held_out_seed) if self.has_held_out else None
+
+    @property
+    def criterion(self) -> float:
+        """The training accuracy a seed must reach: ``accuracy``, or its default for the task."""
+        if self.accuracy is not None:
+            return self.accuracy
+        return DRAWN_ACCURACY if self.has_held_out else 1.0
+
+    @property
+    def name(self) -> str:
+        """The data set's name in text: ``"XOR"`` or the generator's name."""
+        return "XOR" if self.data == "xor" else self.data
+
+    @property
+    def samples(self) -> int:
+        """How many samples the training set has."""
+        return len(self._training[0])
+
+    def training_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """X (n, 2) and y (n, 1), drawn with ``seed`` (once; each call returns a copy)."""
+        X, y = self._training
+        return X.copy(), y.copy()
+
+    def held_out_data(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """X (n, 2) and y (n, 1), drawn with ``held_out_seed`` (once; each call returns a
+        copy); None for the four-point XOR."""
+        return None if self._held_out is None else tuple(a.copy() for a in self._held_out)
 
     def describe(self) -> str:
         """The data set in a few words, such as ``"circles (128 samples, seed 0)"``, and the
         success criterion when it is not every sample right."""
-        name = "XOR" if self.data == "xor" else self.data
+        name = self.name
         if self.has_held_out:
             noise = "" if self.noise is None else f", noise {self.noise:g}"
-            name += f" ({len(self.training_data()[0])} samples{noise}, seed {self.seed})"
-        if self.accuracy < 1.0:
-            name += f", success: accuracy >= {self.accuracy:.0%}"
+            name += f" ({self.samples} samples{noise}, seed {self.seed})"
+        if self.criterion < 1.0:
+            name += f", success: accuracy >= {self.criterion:.0%}"
         return name
 
 
