@@ -9,8 +9,10 @@ from pathlib import Path
 for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(variable, "1")
 
-# The example scripts import one another (examples/ is on the path when one runs); so here.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+# The example scripts import one another (examples/ is on the path when one runs); so here,
+# with tutorial/ for its notebook maker.
+for folder in ("examples", "tutorial"):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / folder))
 
 import pytest  # noqa: E402
 

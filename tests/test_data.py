@@ -103,12 +103,3 @@ def test_the_example_draws_every_data_set_for_the_readme(tmp_path):
     assert (tmp_path / "datasets.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "(examples/figures/datasets.png)" in (root / "README.md").read_text()
     assert (root / "examples" / "figures" / "datasets.png").is_file()
-
-
-def test_the_readme_snippet_draws_a_held_out_set():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme[readme.index("## Data sets beyond XOR"):readme.index("## In a classroom")]
-    namespace = {"tinynet": tinynet}
-    exec(section.split("```python\n")[1].split("```")[0], namespace)
-    assert namespace["X"].shape == namespace["X_test"].shape == (200, 2)
-    assert not np.array_equal(namespace["X"], namespace["X_test"])

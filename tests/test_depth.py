@@ -258,13 +258,3 @@ def test_the_committed_full_studies_have_the_textbook_picture(activation, trains
         assert study.intervals[small][d][1] < study.intervals[good][d][0]
     if activation == "relu":  # He keeps the input's second moment at every depth
         assert math.isclose(study.moments[good][-1], study.input_moment, rel_tol=1e-9)
-
-
-def test_the_readme_snippet_runs_a_study_on_the_moons(capsys):
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Data sets beyond XOR"):
-                     readme.index("## Where initialization decides")]
-    exec(section.split("```python\n")[2].split("```")[0], {})
-    out = capsys.readouterr().out
-    assert out.startswith("moons (200 samples, seed 0), success: accuracy >= 95%, 2-16-16-1")
-    assert "held-out acc. of successes" in out and "he_normal, shuffled" in out

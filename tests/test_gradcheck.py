@@ -3,7 +3,6 @@ told apart from bugs."""
 
 import importlib
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -232,13 +231,3 @@ def test_bad_inputs_name_the_argument(arguments, error, message):
         arguments = (tinynet.mlp([2, 2, 2, 1]), *arguments[1:])
     with pytest.raises(error, match=message):
         gradcheck(*arguments)
-
-
-def test_the_readme_report_is_what_gradcheck_prints():
-    """The README's example report of XOR at initialisation, printed again and compared."""
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    section = readme[readme.index("## Checking the backward pass"):]
-    block = section.split("```python\n")[1].split("```")[0].splitlines()
-    printed = "\n".join(block[2:])  # after the two >>> lines
-    X, y = tinynet.data.xor()
-    assert str(tinynet.gradcheck(tinynet.mlp([2, 2, 2, 1]), X, y)) == printed

@@ -172,19 +172,9 @@ def test_the_example_writes_the_figures_the_readme_shows(tmp_path):
         assert (ROOT / "examples" / "figures" / name).is_file()
 
 
-def test_the_readme_code_of_look_inside_runs(capsys):
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Look inside the seeds"):readme.index("## In a classroom")]
-    code = section.split("```python\n")[1].split("```")[0]
-    namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)
-    assert isinstance(namespace["net"], tinynet.Network)
-    assert namespace["study"].result("normal").ensemble.loss.shape == (100, 200)
-
-
 def test_a_figure_shows_itself_in_jupyter(study):
     """Jupyter displays a cell's value through its _repr_png_ when pyplot registered nothing."""
-    for fig in (plots.decision_boundary(study.network(0, 0)),
+    for fig in (plots.figure(), plots.decision_boundary(study.network(0, 0)),
                 plots.seed_gallery(study, seeds=2), plots.loss_curves(study.result(0))):
         assert fig._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
 

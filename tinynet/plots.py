@@ -5,7 +5,7 @@ the cell's value, with no ``plt.show()``. ``path`` (optional) also writes it to 
 by default. No screen is needed, and pyplot's global backend and figure list are left alone.
 Functions that draw one panel take ``ax``, an Axes to draw into (its figure is returned).
 
-What each draws:
+What each draws (:func:`figure` gives an empty one, for pictures of your own):
 
 * :func:`decision_boundary`: a network's output over the input plane, its 0.5 contour and the
   samples;
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from .xor import ArmResult, Study
     from .xor.depth import DepthStudy
 
-__all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "decision_boundary",
+__all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "figure", "decision_boundary",
            "seed_gallery", "loss_curves", "study_curves", "layer_histograms", "rates", "depth",
            "signal", "histograms"]
 
@@ -62,10 +62,11 @@ PLATEAUS = {1 / 8: "1/8: two outputs at 0.5, two exact",
 that give them (targets 0, 1, 1, 0): value -> meaning. :func:`loss_curves` draws them."""
 
 
-def _figure(**kwargs) -> "Figure":
-    """A matplotlib Figure, detached from pyplot (``fig.savefig`` renders it with Agg), that
-    Jupyter shows as a PNG when it is a cell's value (:func:`_png`): without pyplot, no
-    display hook for Figures is registered."""
+def figure(**kwargs) -> "Figure":
+    """A new matplotlib Figure (``kwargs`` as for :class:`~matplotlib.figure.Figure`, e.g.
+    ``figsize``), detached from pyplot (``fig.savefig`` renders it with Agg), that Jupyter
+    shows as a PNG when it is a cell's value: without pyplot no display hook for Figures is
+    registered, so this one carries its own (:func:`_png`). Draw on ``fig.subplots()``."""
     from matplotlib.figure import Figure
     fig = Figure(**kwargs)
     fig._repr_png_ = lambda: _png(fig)
@@ -83,7 +84,7 @@ def _png(fig: "Figure") -> bytes:
 def _axes(ax: "Axes | None", **figure_kwargs) -> "Axes":
     """``ax``, or the single Axes of a new figure."""
     if ax is None:
-        return _figure(**figure_kwargs).subplots()
+        return figure(**figure_kwargs).subplots()
     from matplotlib.axes import Axes
     return check_instance("ax", ax, Axes, "a matplotlib Axes")
 
@@ -198,7 +199,7 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
                                 np.ones(len(result.outcomes), dtype=bool))[:seeds]
         chosen.append((result, picked))
     rows_per_arm = [max(1, -(-len(picked) // columns)) for _, picked in chosen]
-    fig = _figure(figsize=(1.6 * columns, 1.75 * sum(rows_per_arm) + 0.6))
+    fig = figure(figsize=(1.6 * columns, 1.75 * sum(rows_per_arm) + 0.6))
     grid = fig.subplots(sum(rows_per_arm), columns, squeeze=False)
     row = 0
     X, y = study.setup.task.training_data()
@@ -308,7 +309,7 @@ def study_curves(study: "Study", *, seeds: int = 100,
     from .xor import Study
     check_instance("study", study, Study, "a tinynet.xor Study")
     seeds = check_int("seeds", seeds, minimum=1)
-    fig = _figure(figsize=(5.5 * len(study.results), 4.2))
+    fig = figure(figsize=(5.5 * len(study.results), 4.2))
     for ax, result in zip(fig.subplots(1, len(study.results), sharey=True, squeeze=False)[0],
                           study.results):
         loss_curves(result, seeds=seeds, ax=ax, title=result.arm.name,
@@ -358,7 +359,7 @@ def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
     its 95 % interval as a band, and the second moment E[a²] of the last hidden layer at
     initialisation that :func:`tinynet.diagnostics.propagate` predicts (lines; the first
     seed's measured values as dots; the input's E[x²] dashed). Arms keep one colour in both."""
-    fig = _figure(figsize=(11.0, 4.4))
+    fig = figure(figsize=(11.0, 4.4))
     rate_ax, moment_ax = fig.subplots(1, 2)
     depths = np.array(study.depths)
     for a, (name, color) in enumerate(zip(study.arms, _colors())):
@@ -392,7 +393,7 @@ def signal(reports: "dict[str, SignalReport]", path: str | Path | None = None,
            title: str = "") -> "Figure":
     """Second moments against depth, one line per report: forward E[a²] and backward
     E[(dL/da)²], measured (solid, dots) and predicted (dashed), on log scales."""
-    fig = _figure(figsize=(11, 4.5))
+    fig = figure(figsize=(11, 4.5))
     forward, backward = fig.subplots(1, 2, sharex=True)
     colors = _colors() * 3
     for (label, report), color in zip(reports.items(), colors):
@@ -461,7 +462,7 @@ def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path | No
     network's) are left out and counted in the panel."""
     rows = len(activations)
     columns = max(len(layers) for layers in activations.values())
-    fig = _figure(figsize=(2.4 * columns, 2.0 * rows))
+    fig = figure(figsize=(2.4 * columns, 2.0 * rows))
     axes = fig.subplots(rows, columns, squeeze=False)
     for row, (label, layers) in enumerate(activations.items()):
         for column, values in enumerate(layers):

@@ -1,0 +1,127 @@
+"""Every Python block of the README runs alone, as a new user would paste it, and prints what
+the README shows.
+
+A block is one of two kinds:
+
+* a script: it runs in a new Python process; if the README follows it with the line "prints"
+  and a plain fenced block, its standard output must equal that block, numbers included; if
+  not, it must print nothing;
+* a doctest (its first line starts with ``>>>``): it runs through ``python -m doctest``, which
+  compares every output with the one shown.
+
+Each runs in an empty folder (what it writes stays there), with matplotlib headless.
+"""
+
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.MULTILINE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A Python block of the README: where it starts, its code, and the output it shows
+    (None: it prints nothing, or it is a doctest)."""
+
+    line: int
+    code: str
+    shown: str | None
+
+    @property
+    def doctest(self) -> bool:
+        return self.code.lstrip().startswith(">>>")
+
+
+def python_blocks(text: str) -> list[Block]:
+    """The Python blocks of ``text``, each with the plain block that follows it after a line
+    "prints", if any."""
+    fences = list(FENCE.finditer(text))
+    blocks = []
+    for fence, following in zip(fences, fences[1:] + [None]):
+        if fence.group(1) != "python":
+            continue
+        shown = None
+        if following is not None and following.group(1) == "" and \
+                text[fence.end():following.start()].strip() == "prints":
+            shown = following.group(2)
+        blocks.append(Block(text.count("\n", 0, fence.start()) + 1, fence.group(2), shown))
+    return blocks
+
+
+BLOCKS = python_blocks(README.read_text())
+
+
+def run(arguments: list[str], folder: Path) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "MPLBACKEND": "Agg",
+                   "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
+                                                               os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, *arguments], cwd=folder, env=environment,
+                          capture_output=True, text=True, timeout=600)
+
+
+def check(block: Block, folder: Path) -> None:
+    """Run ``block`` in ``folder``; fail unless it succeeds and prints what it shows."""
+    if block.doctest:
+        (folder / "block.txt").write_text(block.code)
+        done = run(["-m", "doctest", "block.txt"], folder)
+        assert done.returncode == 0, f"README line {block.line}:\n{done.stdout}{done.stderr}"
+        return
+    (folder / "block.py").write_text(block.code)
+    done = run(["block.py"], folder)
+    assert done.returncode == 0, f"README line {block.line} failed:\n{done.stderr}"
+    assert done.stdout == (block.shown or ""), (
+        f"README line {block.line}: what the block prints is not what the README shows"
+        if block.shown is not None else
+        f"README line {block.line} prints, but the README shows no output after it")
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[f"line {block.line}" for block in BLOCKS])
+def test_the_block_runs_alone_and_prints_what_the_readme_shows(block, tmp_path):
+    check(block, tmp_path)
+
+
+def test_the_readme_has_python_blocks_of_both_kinds_with_outputs():
+    assert len(BLOCKS) >= 8
+    assert any(block.doctest for block in BLOCKS)
+    assert sum(block.shown is not None for block in BLOCKS) >= 3
+
+
+def changed(text: str) -> str:
+    """``text`` with the first digit after "final_loss=" or "std = " changed."""
+    edited = re.sub(r"(final_loss=|std = )(\d)",
+                    lambda m: f"{m.group(1)}{(int(m.group(2)) + 1) % 10}", text, count=1)
+    assert edited != text
+    return edited
+
+
+def test_a_script_whose_shown_output_stops_matching_fails(tmp_path):
+    block = next(block for block in BLOCKS if block.shown and "final_loss=" in block.shown)
+    with pytest.raises(AssertionError, match="not what the README shows"):
+        check(Block(block.line, block.code, changed(block.shown)), tmp_path)
+
+
+def test_a_doctest_whose_shown_output_stops_matching_fails(tmp_path):
+    block = next(block for block in BLOCKS if block.doctest and "std = " in block.code)
+    with pytest.raises(AssertionError, match="Failed example"):
+        check(Block(block.line, changed(block.code), None), tmp_path)
+
+
+def test_a_script_that_prints_without_a_shown_output_fails(tmp_path):
+    with pytest.raises(AssertionError, match="shows no output"):
+        check(Block(1, "print('hello')\n", None), tmp_path)
+
+
+def test_blocks_are_found_with_their_outputs():
+    text = ("intro\n```python\nprint(1)\n```\n\nprints\n\n```\n1\n```\n"
+            "```python\n>>> 1 + 1\n2\n```\n```bash\nls\n```\n```python\nx = 1\n```\n")
+    blocks = python_blocks(text)
+    assert [(b.line, b.shown, b.doctest) for b in blocks] == \
+        [(2, "1\n", False), (11, None, True), (18, None, False)]
