@@ -3,7 +3,6 @@ told apart from bugs."""
 
 import importlib
 
-
 import numpy as np
 import pytest
 

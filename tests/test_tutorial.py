@@ -1,10 +1,12 @@
 """The tutorial's lessons run from the command line and as notebooks, through the same code
-a student runs (tutorial/make_notebooks.py), with small settings; the README's lesson block
-is the committed run's."""
+a student runs (tutorial/make_notebooks.py), with small settings; so does every exercise;
+the README's lesson block is the committed run's, and the numbers the lessons' text quotes
+are what they printed in it."""
 
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +16,7 @@ import pytest
 import make_notebooks  # tutorial/ is on the path (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[1]
-LESSONS = make_notebooks.LESSONS
+LESSONS = {lesson.stem: lesson for lesson in make_notebooks.LESSONS}
 
 SMALL = {  # settings that keep each run to a few seconds
     "01_a_network_by_hand": {"EPOCHS": 300},
@@ -25,65 +27,177 @@ SMALL = {  # settings that keep each run to a few seconds
     "05_distributions_and_fans": {"SAMPLES": 10_000, "LAYERS": 6},
 }
 
+EXERCISES = [  # (lesson, what the exercise says, settings it changes, (line, changed line))
+    ("01_a_network_by_hand", "Set `SEED = 0`", {"SEED": 0}, None),
+    ("01_a_network_by_hand", "`report = tinynet.gradcheck(tinynet.mlp([2, 2, 2, 1], seed=SEED), X, y)`",
+     {}, ("report = tinynet.gradcheck(net, X, y)",
+          "report = tinynet.gradcheck(tinynet.mlp([2, 2, 2, 1], seed=SEED), X, y)")),
+    ("01_a_network_by_hand", "change `z > 0` to `z >= 0`", {},
+     ("np.where(z > 0, 1.0, ALPHA)", "np.where(z >= 0, 1.0, ALPHA)")),
+    ("02_many_seeds", "Set `SEEDS = 10_000`", {"SEEDS": 10_000, "GROUP": 100}, None),
+    ("02_many_seeds", 'use `Arm("normal", shuffle=True)`', {},
+     ('run_study([Arm("normal")]', 'run_study([Arm("normal", shuffle=True)]')),
+    ("02_many_seeds", "`[(0.406, 0.425)]`", {},
+     ("[(0.45, 0.55), (0.40, 0.45), (0.40, 0.41), (0.91, 0.98)]", "[(0.406, 0.425)]")),
+    ("03_when_he_is_normal", '`INITS = ("normal", "he_leaky", "xavier_normal")`',
+     {"INITS": ("normal", "he_leaky", "xavier_normal")}, None),
+    ("03_when_he_is_normal", "Set `WIDTHS = (16, 32, 64)`", {"WIDTHS": (16, 32, 64)}, None),
+    ("03_when_he_is_normal", "`Setup(hidden=(width, width), seeds=SEEDS)`", {},
+     ("Setup(hidden=(width,), seeds=SEEDS)", "Setup(hidden=(width, width), seeds=SEEDS)")),
+    ("04_depth", 'Set `ACTIVATION = "tanh"`', {"ACTIVATION": "tanh"}, None),
+    ("04_depth", "Set `DEPTHS = (1, 2, 4, 8, 16)`", {"DEPTHS": (1, 2, 4, 8, 16)}, None),
+    ("04_depth", "Set `SIGNAL_DEPTH = 32`", {"SIGNAL_DEPTH": 32}, None),
+    ("05_distributions_and_fans", "Set `N = 1024`", {"N": 1024}, None),
+    ("05_distributions_and_fans", "Set `CUT = 1.0`", {"CUT": 1.0}, None),
+    ("05_distributions_and_fans", 'Set `ACTIVATION = "relu"`', {"ACTIVATION": "relu"}, None),
+]
+
+QUOTED = {  # per lesson: (what its text says, what its default run printed), both verbatim
+    "01_a_network_by_hand": [("is exactly one such step",
+                              "layer 0 W after one step, largest difference: 0\n")],
+    "02_many_seeds": [("4 of the 20 intervals miss", "4 of 20 intervals miss"),
+                      ("A p-value of 0.16", "against 55/100: p = 0.16"),
+                      ("Ten points need about 400", "45% against 55%: 391 seeds"),
+                      ("five about 1,500", "40% against 45%: 1,533 seeds"),
+                      ("one point about 38,000", "40% against 41%: 37,826 seeds"),
+                      ("from 91 % to 98 %, only about 160", "91% against 98%: 165 seeds")],
+    "03_when_he_is_normal": [("`he_leaky`'s std is 0.99995", "std = 0.99995"),
+                             ("about a quarter of the time", "2-2-1   23% [20%, 27%]"),
+                             ("From width 8 on, He's rate is higher", "2-8-1   91% [89%, 94%]  98% [96%, 99%]"),
+                             ("by more than the intervals", "2-16-1  89% [86%, 91%]  100% [99%, 100%]")],
+    "04_depth": [("below the 10th percentile", "10th to 90th percentile 0.0029"),
+                 ("lie far below the predictions", "He          E[a²] after 16 hidden layers: predicted     0.316, measured  0.000338"),
+                 ("not at all with eight", "8      0% [0%, 6%]       0% [0%, 6%]"),
+                 ("trains with one hidden layer", "1      100% [94%, 100%]  0% [0%, 6%]")],
+    "05_distributions_and_fans": [("At c = 2 that is 0.7737", "theory γ = 0.7737"),
+                                  ("almost a quarter of the variance is gone",
+                                   "variance left 0.7735"),
+                                  ("Only the geometric mean makes that exactly 1",
+                                   "multiplies E[a²] by m·n/fan² = 1.000")],
+}
+
+
+def environment() -> dict:
+    """The environment a lesson runs in: this checkout's tinynet, headless matplotlib."""
+    return {**os.environ, "MPLBACKEND": "Agg",
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
+                                                        os.environ.get("PYTHONPATH")]))}
+
+
+def words(text: str) -> str:
+    """``text`` with its comment marks and line breaks folded into single spaces."""
+    return " ".join(text.replace("\n# ", " ").replace("\n#", " ").split())
+
+
+def run_script(text: str, name: str, folder: Path) -> subprocess.CompletedProcess:
+    (folder / name).write_text(text)
+    return subprocess.run([sys.executable, name], cwd=folder, capture_output=True, text=True,
+                          timeout=600, env=environment())
+
 
 def test_there_are_five_lessons_each_with_small_settings_and_a_readme_figure():
-    names = [lesson.stem for lesson in LESSONS]
+    names = list(LESSONS)
     assert len(names) == 5 and names == sorted(names)
-    assert set(SMALL) == set(names) == set(make_notebooks.README_FIGURES)
+    assert set(SMALL) == set(names) == set(make_notebooks.README_FIGURES) == set(QUOTED)
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.stem)
-def test_the_lesson_runs_as_a_script(lesson, tmp_path):
-    script = tmp_path / lesson.name
-    script.write_text(make_notebooks.as_script(
-        make_notebooks.with_parameters(lesson, SMALL[lesson.stem])))
-    done = subprocess.run([sys.executable, script.name], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=600,
-                          env={**os.environ, "MPLBACKEND": "Agg",
-                               "PYTHONPATH": os.pathsep.join(
-                                   filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))})
+@pytest.mark.parametrize("name", LESSONS)
+def test_the_lesson_runs_as_a_script(name, tmp_path):
+    lesson = LESSONS[name]
+    text = make_notebooks.script(lesson, SMALL[name])
+    settings = "# %%\n" + "".join(f"{k} = {v!r}\n" for k, v in SMALL[name].items()) + "\n"
+    assert text.replace(settings, "", 1) == lesson.read_text()  # the lesson, plus the settings
+    assert make_notebooks.script(lesson) == lesson.read_text()
+    done = run_script(text, lesson.name, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()
-    figure, _ = make_notebooks.README_FIGURES[lesson.stem]
+    figure, _ = make_notebooks.README_FIGURES[name]
     assert (tmp_path / figure).stat().st_size > 10_000
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.stem)
-def test_the_lesson_runs_as_a_notebook(lesson, tmp_path):
+@pytest.mark.parametrize("name", LESSONS)
+def test_the_lesson_runs_as_a_notebook(name, tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", environment()["PYTHONPATH"])  # the kernel inherits it
     notebook = make_notebooks.execute(
-        make_notebooks.with_parameters(lesson, SMALL[lesson.stem]), tmp_path)
+        make_notebooks.with_parameters(LESSONS[name], SMALL[name]), tmp_path)
     outputs = [output for cell in notebook.cells if cell.cell_type == "code"
                for output in cell.outputs]
     assert not [output for output in outputs if output.output_type == "error"]
     assert any("image/png" in output.get("data", {}) for output in outputs)  # shown inline
-    figure, _ = make_notebooks.README_FIGURES[lesson.stem]
+    assert make_notebooks.printed(notebook).strip()
+    figure, _ = make_notebooks.README_FIGURES[name]
     assert (tmp_path / figure).exists()
 
 
-def test_the_injected_settings_are_the_ones_used(tmp_path):
+@pytest.mark.parametrize("name,says,settings,change", EXERCISES,
+                         ids=[f"{name[:2]}-{i}" for i, (name, *_) in enumerate(EXERCISES)])
+def test_every_exercise_runs(name, says, settings, change, tmp_path):
+    """Each exercise's change, as its lesson states it, on top of the small settings."""
+    lesson = LESSONS[name]
+    assert words(says) in words(lesson.read_text().split("# ## Exercises")[1])
+    text = make_notebooks.script(lesson, {**SMALL[name], **settings})
+    if change is not None:
+        line, changed = change
+        assert text.count(line) == 1
+        text = text.replace(line, changed)
+    done = run_script(text, lesson.name, tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+def test_lesson_4_runs_with_leaky_relu_as_its_settings_say(tmp_path):
+    lesson = LESSONS["04_depth"]
+    assert "relu, leaky_relu or tanh" in lesson.read_text()
+    done = run_script(make_notebooks.script(lesson, {**SMALL["04_depth"],
+                                                     "ACTIVATION": "leaky_relu"}),
+                      lesson.name, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "He-leaky" in done.stdout
+
+
+def test_the_injected_settings_are_the_ones_used(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", environment()["PYTHONPATH"])
     notebook = make_notebooks.execute(make_notebooks.with_parameters(
-        LESSONS[4], {"SAMPLES": 1000, "LAYERS": 2}), tmp_path)
-    printed = "".join(output.get("text", "") for cell in notebook.cells
-                      if cell.cell_type == "code" for output in cell.outputs)
+        LESSONS["05_distributions_and_fans"], {"SAMPLES": 1000, "LAYERS": 2}), tmp_path)
+    printed = make_notebooks.printed(notebook)
     assert "after 2 layers" in printed and "after 20 layers" not in printed
 
 
 def test_an_unknown_setting_is_refused():
-    with pytest.raises(ValueError, match="has no parameter SEED; its parameters are SAMPLES"):
-        make_notebooks.with_parameters(LESSONS[4], {"SEED": 1})
+    lesson = LESSONS["05_distributions_and_fans"]
+    for make in (make_notebooks.with_parameters, make_notebooks.script):
+        with pytest.raises(ValueError, match="has no parameter SEED; its parameters are SAMPLES"):
+            make(lesson, {"SEED": 1})
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.stem)
-def test_the_lesson_has_settings_a_title_and_two_or_three_exercises(lesson):
-    notebook = make_notebooks.with_parameters(lesson)
+@pytest.mark.parametrize("name", LESSONS)
+def test_the_lesson_has_settings_a_title_and_two_or_three_exercises(name):
+    notebook = make_notebooks.with_parameters(LESSONS[name])
     assert make_notebooks.parameter_names(notebook)
-    assert make_notebooks.title(lesson)
+    assert make_notebooks.title(LESSONS[name])
     exercises = [cell.source for cell in notebook.cells
                  if cell.cell_type == "markdown" and "## Exercises" in cell.source]
     assert len(exercises) == 1
-    numbered = [line for line in exercises[0].splitlines() if line[:2] in ("1.", "2.", "3.")]
+    numbered = [line for line in exercises[0].splitlines() if re.match(r"\d+\.", line)]
     assert 2 <= len(numbered) <= 3
-    ast.parse(make_notebooks.as_script(notebook))  # the script is valid Python
+    assert len([e for e in EXERCISES if e[0] == name]) == len(numbered)
+    ast.parse(LESSONS[name].read_text())
+
+
+def test_the_command_builds_the_chosen_lesson_and_leaves_tracked_files_alone(tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", environment()["PYTHONPATH"])
+    tracked = {path: path.read_bytes() for path in make_notebooks.FIGURES.iterdir()}
+    make_notebooks.main(["5", "--out", str(tmp_path)])
+    notebook = json.loads((tmp_path / "05_distributions_and_fans.ipynb").read_text())
+    assert any(output.get("output_type") == "execute_result"
+               for cell in notebook["cells"] for output in cell.get("outputs", []))
+    assert {path: path.read_bytes() for path in make_notebooks.FIGURES.iterdir()} == tracked
+    with pytest.raises(SystemExit):
+        make_notebooks.main(["9", "--out", str(tmp_path)])
+    with pytest.raises(SystemExit):  # the README's record needs every lesson, timed cold
+        make_notebooks.main(["5", "--readme", "README.md"])
+    with pytest.raises(ValueError, match="has no tutorial block"):
+        make_notebooks.put_between(tmp_path / "05_distributions_and_fans.ipynb", "x")
 
 
 def test_the_readme_block_is_the_committed_run():
@@ -92,7 +206,16 @@ def test_the_readme_block_is_the_committed_run():
     shown = readme[readme.index(start) + len(start) + 1:readme.index(end)]
     record = json.loads(make_notebooks.RECORD.read_text())
     assert shown == make_notebooks.render(record)
-    assert set(record["lessons"]) == set(SMALL)
+    assert set(record["lessons"]) == set(LESSONS)
     for figure, _ in make_notebooks.README_FIGURES.values():
         assert (make_notebooks.FIGURES / figure).exists()
         assert f"tutorial/figures/{figure}" in shown
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_what_the_lesson_says_is_what_its_default_run_printed(name):
+    text = words(LESSONS[name].read_text())
+    printed = json.loads(make_notebooks.RECORD.read_text())["lessons"][name]["output"]
+    for says, shown in QUOTED[name]:
+        assert words(says) in text, f"{name} no longer says {says!r}"
+        assert shown in printed, f"{name}'s default run did not print {shown!r}"

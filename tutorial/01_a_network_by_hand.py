@@ -102,9 +102,10 @@ dW1, db1 = dZ1.T @ X, dZ1.sum(axis=0)
 y_hat_net = net.forward(X)
 net.backward(2 * (y_hat_net - y) / len(X))  # fills every layer's dW and db
 print(f"loss {loss:.6f}")
-for name, mine, layer in [("layer 0", dW1, net.layers[0]), ("layer 1", dW2, net.layers[1]),
-                          ("layer 2", dW3, net.layers[2])]:
-    print(f"{name} dW, largest difference from tinynet: {np.abs(mine - layer.dW).max():.2g}")
+for index, (dW, db) in enumerate([(dW1, db1), (dW2, db2), (dW3, db3)]):
+    layer = net.layers[index]
+    print(f"layer {index}: largest difference from tinynet's dW "
+          f"{np.abs(dW - layer.dW).max():.2g}, db {np.abs(db - layer.db).max():.2g}")
 
 # %% [markdown]
 # ## One step of gradient descent
@@ -163,6 +164,6 @@ fig
 #    `report = tinynet.gradcheck(tinynet.mlp([2, 2, 2, 1], seed=SEED), X, y)`. With zero
 #    biases the sample (0, 0) puts every hidden unit exactly at LeakyReLU's kink, z = 0: read
 #    what the report says about it.
-# 3. Change `ALPHA = 0.01` to `ALPHA = 0.2`: the hand-written pass no longer matches tinynet's.
-#    Which layer's `alpha` would you change to make them agree again (`tinynet.mlp` takes
-#    `alpha=`)?
+# 3. LeakyReLU has no derivative at z = 0; tinynet takes the slope there to be α. In
+#    `leaky_relu_slope`, change `z > 0` to `z >= 0` (slope 1 at the kink): which gradients stop
+#    matching tinynet's, and why only those? (Which sample has z = 0, and what are its inputs?)

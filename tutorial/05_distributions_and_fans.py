@@ -62,6 +62,7 @@ ax.set_xlabel("w (std 1 for all three)")
 ax.set_ylabel("density")
 ax.legend()
 fig.tight_layout()
+fig.savefig("05_distributions.png")
 fig
 
 # %% [markdown]
@@ -69,9 +70,8 @@ fig
 #
 # Draw N(0, 1) and keep only the values within ±c: the variance that is left is
 # `γ(c) = 1 − 2c·φ(c) / (2Φ(c) − 1)`, with φ and Φ the normal density and distribution
-# function. At c = 2 that is 0.7737: a quarter of the variance is gone. To get variance s²
-# back, draw with σ = s / √γ, which is what tinynet's `truncated_normal` does. PyTorch's
-# `trunc_normal_(std=1, a=-2, b=2)` does not, and so draws with variance 0.77.
+# function. At c = 2 that is 0.7737: almost a quarter of the variance is gone. To get
+# variance s² back, draw with σ = s / √γ, which is what tinynet's `truncated_normal` does.
 
 # %%
 normal = rng.normal(size=SAMPLES)

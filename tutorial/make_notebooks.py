@@ -8,10 +8,12 @@
 Each lesson (``tutorial/NN_*.py``, Jupytext percent format) is read as a notebook and run
 cell by cell in a Jupyter kernel with its default settings, in the output folder, where it
 writes its figures; the notebook is saved there with every output (``NN_*.ipynb``). The
-figure of each lesson that the README shows is copied to ``tutorial/figures/``. With
-``--cold`` each lesson also runs first with empty kernel caches, and a build of every lesson
-records both times in ``tutorial/figures/lessons.json``; ``--readme`` rewrites the README's
-"Teaching with tinynet" block from that record (tests/test_tutorial.py keeps the two equal).
+With ``--cold`` each lesson first runs with empty kernel caches, and both times are kept.
+``--cold --readme README.md`` (every lesson) also keeps the run: its record (times and what
+each lesson printed) in ``tutorial/figures/lessons.json``, the figure of each lesson that the
+README shows in ``tutorial/figures/``, and the README's "Teaching with tinynet" block
+rendered from the record (tests/test_tutorial.py keeps the two equal, and the lessons' text
+in step with what they printed).
 
 The tests run the lessons through :func:`with_parameters` too, with small settings: a cell
 that sets them follows the lesson's cell tagged ``parameters``, papermill's convention.
@@ -48,6 +50,9 @@ README_FIGURES = {
 
 MARKERS = ("<!-- tutorial: start -->", "<!-- tutorial: end -->")
 
+PARAMETERS_CELL = '# %% tags=["parameters"]\n'
+"""How a lesson's settings cell starts."""
+
 CACHES = ("TINYNET_KERNEL_DIR", "NUMBA_CACHE_DIR")
 """Where the compiled kernels are cached: tinynet's generated ones, and Numba's."""
 
@@ -69,23 +74,29 @@ def parameter_names(notebook) -> list[str]:
     if len(cells) != 1:
         raise ValueError(f"a lesson needs exactly one cell tagged 'parameters', found "
                          f"{len(cells)}")
-    tree = ast.parse(cells[0].source)
-    return [target.id for node in tree.body if isinstance(node, ast.Assign)
-            for target in node.targets if isinstance(target, ast.Name)]
+    names = []
+    for node in ast.parse(cells[0].source).body:
+        for target in node.targets if isinstance(node, ast.Assign) else []:
+            names += [name.id for name in ast.walk(target) if isinstance(name, ast.Name)]
+    return names
+
+
+def check_parameters(lesson: Path, parameters: dict) -> None:
+    """Refuse a name that is not one of the lesson's parameters."""
+    names = parameter_names(_jupytext().read(lesson))
+    unknown = sorted(set(parameters) - set(names))
+    if unknown:
+        raise ValueError(f"{lesson.name} has no parameter {', '.join(unknown)}; its "
+                         f"parameters are {', '.join(names)}")
 
 
 def with_parameters(lesson: Path, parameters: dict | None = None):
     """The lesson as a notebook (``nbformat.NotebookNode``); with ``parameters``, followed
     after its ``parameters`` cell by a cell that sets them. Every name must be one of the
     lesson's parameters."""
-    jupytext = _jupytext()
-    notebook = jupytext.read(lesson)
-    names = parameter_names(notebook)
+    notebook = _jupytext().read(lesson)
     if parameters:
-        unknown = sorted(set(parameters) - set(names))
-        if unknown:
-            raise ValueError(f"{lesson.name} has no parameter {', '.join(unknown)}; its "
-                             f"parameters are {', '.join(names)}")
+        check_parameters(lesson, parameters)
         from nbformat.v4 import new_code_cell
         index = next(i for i, cell in enumerate(notebook.cells)
                      if "parameters" in cell.get("metadata", {}).get("tags", []))
@@ -95,9 +106,17 @@ def with_parameters(lesson: Path, parameters: dict | None = None):
     return notebook
 
 
-def as_script(notebook) -> str:
-    """The notebook as a Python script (Jupytext percent format), as a student runs it."""
-    return _jupytext().writes(notebook, fmt="py:percent")
+def script(lesson: Path, parameters: dict | None = None) -> str:
+    """The lesson's own text; with ``parameters``, lines that set them follow its
+    ``parameters`` cell, as :func:`with_parameters` does for the notebook."""
+    text = lesson.read_text()
+    if not parameters:
+        return text
+    check_parameters(lesson, parameters)
+    start = text.index(PARAMETERS_CELL)
+    end = text.index("\n# %%", start + len(PARAMETERS_CELL)) + 1
+    lines = "".join(f"{name} = {value!r}\n" for name, value in parameters.items())
+    return f"{text[:end]}# %%\n{lines}\n{text[end:]}"
 
 
 def execute(notebook, folder: Path, timeout: int = 900):
@@ -120,40 +139,57 @@ def _run(lesson: Path, out: Path) -> tuple[object, float]:
     return notebook, time.perf_counter() - started
 
 
+def printed(notebook) -> str:
+    """Everything the notebook's cells printed to stdout, in order."""
+    return "".join(output.get("text", "") for cell in notebook.cells
+                   if cell.cell_type == "code" for output in cell.outputs
+                   if output.output_type == "stream" and output.name == "stdout")
+
+
 def build(lessons: list[Path], out: Path, cold: bool = False) -> dict:
-    """Execute ``lessons`` as notebooks in ``out`` with their defaults, save each there with
-    its outputs, copy each README figure to ``tutorial/figures/``; return the run record.
+    """Execute ``lessons`` as notebooks in ``out`` with their defaults and save each there
+    with its outputs; return the run record: per lesson its time, the load when it started
+    and what it printed.
 
     With ``cold``, each lesson first runs with empty kernel caches of its own (tinynet's and
     Numba's: a machine that has compiled nothing), then again with what that run cached; the
     record keeps both times."""
     import nbformat
     out.mkdir(parents=True, exist_ok=True)
-    FIGURES.mkdir(exist_ok=True)
     record = {"machine": {"cores": os.cpu_count(), "python": platform.python_version()},
               "lessons": {}}
     for lesson in lessons:
         entry = {"load_average_1min": round(os.getloadavg()[0], 2)}
-        with tempfile.TemporaryDirectory() as caches:
+        if cold:
             saved = {name: os.environ.get(name) for name in CACHES}
-            if cold:  # the kernel process inherits this environment
+            with tempfile.TemporaryDirectory() as caches:
                 os.environ.update({name: str(Path(caches) / name) for name in CACHES})
-                entry["cold_seconds"] = round(_run(lesson, out)[1], 1)
-            try:
-                notebook, seconds = _run(lesson, out)
-            finally:
-                for name, value in saved.items():
-                    if value is None:
-                        os.environ.pop(name, None)
-                    else:
-                        os.environ[name] = value
+                try:  # the kernel process inherits this environment
+                    entry["cold_seconds"] = round(_run(lesson, out)[1], 1)
+                    notebook, seconds = _run(lesson, out)
+                finally:
+                    for name, value in saved.items():
+                        if value is None:
+                            os.environ.pop(name, None)
+                        else:
+                            os.environ[name] = value
+        else:
+            notebook, seconds = _run(lesson, out)
         entry["seconds"] = round(seconds, 1)
+        entry["output"] = printed(notebook)
         nbformat.write(notebook, out / f"{lesson.stem}.ipynb")
-        figure, _ = README_FIGURES[lesson.stem]
-        shutil.copyfile(out / figure, FIGURES / figure)
         record["lessons"][lesson.stem] = entry
         print(f"{lesson.name}: {seconds:.1f} s -> {out / lesson.stem}.ipynb", file=sys.stderr)
     return record
+
+
+def publish(record: dict, out: Path) -> None:
+    """Keep a build of every lesson: its record in ``tutorial/figures/lessons.json``, and the
+    figure of each lesson that the README shows copied from ``out``."""
+    FIGURES.mkdir(exist_ok=True)
+    for figure, _ in README_FIGURES.values():
+        shutil.copyfile(out / figure, FIGURES / figure)
+    RECORD.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
 
 
 def title(lesson: Path) -> str:
@@ -166,23 +202,22 @@ def title(lesson: Path) -> str:
 
 
 def render(record: dict) -> str:
-    """The README's block: the lessons in order with their figures and run times."""
+    """The README's block: the lessons in order, each with its run times and figure."""
     lines = []
     for index, lesson in enumerate(LESSONS, start=1):
         entry = record["lessons"][lesson.stem]
-        lines.append(f"{index}. [{title(lesson)}](tutorial/{lesson.name}) ({entry['seconds']:.0f} "
-                     f"s; {entry['cold_seconds']:.0f} s on a first run)")
-    loads = [entry["load_average_1min"] for entry in record["lessons"].values()]
-    lines += ["", f"Run times: each lesson executed as a notebook with its default settings, "
-                  f"kernel start included (`python tutorial/make_notebooks.py --cold`): first "
-                  f"with empty kernel caches (a first run compiles the kernels its networks "
-                  f"need), then again with what that run cached; on "
-                  f"{record['machine']['cores']} cores at a 1-minute load average of "
-                  f"{min(loads):.1f} to {max(loads):.1f} when the lessons started (Python "
-                  f"{record['machine']['python']}).", ""]
-    for lesson in LESSONS:
         figure, alt = README_FIGURES[lesson.stem]
-        lines.append(f"![{alt}](tutorial/figures/{figure})")
+        lines += [f"{index}. [{title(lesson)}](tutorial/{lesson.name}) ({entry['seconds']:.0f} "
+                  f"s; {entry['cold_seconds']:.0f} s on a first run)", "",
+                  f"   ![{alt}](tutorial/figures/{figure})", ""]
+    loads = [entry["load_average_1min"] for entry in record["lessons"].values()]
+    lines.append(f"Run times: each lesson executed as a notebook with its default settings, "
+                 f"kernel start included (`python tutorial/make_notebooks.py --cold`): first "
+                 f"with empty kernel caches (a first run compiles the kernels its networks "
+                 f"need), then again with what that run cached; on "
+                 f"{record['machine']['cores']} cores at a 1-minute load average of "
+                 f"{min(loads):.1f} to {max(loads):.1f} when the lessons started (Python "
+                 f"{record['machine']['python']}).")
     return "\n".join(lines) + "\n"
 
 
@@ -190,6 +225,9 @@ def put_between(readme: Path, markdown: str) -> None:
     """Replace what stands between the README's tutorial markers with ``markdown``."""
     start, end = MARKERS
     text = readme.read_text()
+    if start not in text or end not in text:
+        raise ValueError(f"{readme} has no tutorial block: expected the lines {start} and "
+                         f"{end}")
     after = text.index(start) + len(start)
     readme.write_text(text[:after] + "\n" + markdown + text[text.index(end):])
 
@@ -205,16 +243,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--readme", type=Path,
                         help="rewrite this README's tutorial block from the record")
     args = parser.parse_args(argv)
-    chosen = [lesson for lesson in LESSONS
-              if not args.lessons or any(lesson.stem.startswith(name) for name in args.lessons)]
+    chosen = [lesson for lesson in LESSONS if not args.lessons or any(
+        lesson.stem.startswith(name) or name.isdigit() and int(lesson.stem[:2]) == int(name)
+        for name in args.lessons)]
     if not chosen:
         parser.error(f"no lesson matches {args.lessons}; the lessons are "
                      f"{', '.join(lesson.stem for lesson in LESSONS)}")
+    if args.readme and not (args.cold and len(chosen) == len(LESSONS)):
+        parser.error("--readme needs a timed build of every lesson: --cold, no lesson names")
     record = build(chosen, args.out, args.cold)
-    if len(chosen) == len(LESSONS) and args.cold:
-        RECORD.write_text(json.dumps(record, indent=2) + "\n")
     if args.readme:
-        put_between(args.readme, render(json.loads(RECORD.read_text())))
+        publish(record, args.out)
+        put_between(args.readme, render(record))
 
 
 if __name__ == "__main__":
