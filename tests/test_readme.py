@@ -18,6 +18,7 @@ RESULTS = ROOT / "examples" / "results"
     ("before-after", "before_after_issue17.md", "| cold start"),
     ("chunks", "bench_chunks.md", "| numba 2-2-1, 5000 seeds"),
     ("depth-bench", "bench_depth.md", "| 2-16x32-1 |"),
+    ("cluster", "bench_cluster.md", "| Dask, 2 workers x 1 thread | 16,384 |"),
 ])
 def test_the_benchmark_tables_are_the_committed_runs(marker, committed, part):
     readme = (ROOT / "README.md").read_text()

@@ -25,7 +25,7 @@ Per run:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
@@ -159,6 +159,26 @@ class EnsembleResult:
         return history(Record(self.loss, self.final_loss, self.diverged_epoch,
                               self.last_wrong_epoch), member, self.epochs, self.record_every,
                        self.threshold)
+
+    @classmethod
+    def concatenate(cls, parts: "list[EnsembleResult]") -> "EnsembleResult":
+        """The members of ``parts`` in order, as one result: every per-member array joined
+        along its first axis (S₁ + S₂ + ... members). The runs must share ``epochs``,
+        ``record_every`` and ``threshold``."""
+        if not parts:
+            raise ValueError("parts must hold at least one EnsembleResult, got none")
+        first = parts[0]
+        settings = {f.name for f in fields(cls) if not isinstance(getattr(first, f.name),
+                                                                 np.ndarray)}
+        for index, part in enumerate(parts):
+            if any(getattr(part, name) != getattr(first, name) for name in settings):
+                raise ValueError(f"parts[{index}] ran with "
+                                 f"{ {name: getattr(part, name) for name in sorted(settings)} }, "
+                                 f"parts[0] with "
+                                 f"{ {name: getattr(first, name) for name in sorted(settings)} }")
+        return cls(**{f.name: np.concatenate([getattr(part, f.name) for part in parts])
+                      if f.name not in settings else getattr(first, f.name)
+                      for f in fields(cls)})
 
     def __repr__(self) -> str:
         return (f"EnsembleResult(members={self.members}, epochs={self.epochs}, "

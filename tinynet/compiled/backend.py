@@ -67,6 +67,14 @@ def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.
     return predictions
 
 
+def use_threads(threads: int) -> int:
+    """Train on ``threads`` threads from now on, in the calling thread (Numba's setting, which
+    the ensemble kernels follow); return the number it replaces."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    return previous
+
+
 def predict(net: "Network", X: np.ndarray) -> np.ndarray:
     """The network's output for X (B, n_in): (B, n_out)."""
     scratch = np.empty((len(net.layers), len(X) * max(net.sizes)))

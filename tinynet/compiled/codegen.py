@@ -238,7 +238,7 @@ def _kernel_dir(chosen: str | None, cache_home: str | None) -> Path:
 
 
 COMPILED_IN = ("compiled/lanes.py", "compiled/scalars.py", "compiled/orders.py",
-               "shuffle.py", "activations.py")
+               "compiled/simd.py", "shuffle.py", "activations.py")
 """The sources a generated kernel compiles in besides its own, under ``tinynet/``: what its
 header imports (:func:`module_header`) and what those import in turn."""
 

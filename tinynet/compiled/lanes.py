@@ -21,14 +21,13 @@ import numpy as np
 from numba import njit, prange
 
 from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
+from .simd import LANES
 from .orders import splitmix64
 from .scalars import activate, activate_derivative
 
 __all__ = ["LANES", "fit_lanes", "lane_orders", "order_scratch", "record_scratch",
            "record_epoch", "restore_diverged"]
 
-LANES = 64
-"""Networks per block: two AVX-512 registers of float64, or four AVX2 ones."""
 
 
 @njit(cache=True, error_model="numpy")

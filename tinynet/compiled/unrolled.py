@@ -246,8 +246,9 @@ def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,
             part[first:first + kept.stop] = new[kept]
         predictions[first:first + kept.stop] = outputs[kept]
 
-    if blocks == 1:
-        run(0)
+    if cores == 1:  # inline: a pool of one thread would queue every caller's blocks on it
+        for block in range(blocks):
+            run(block)
         return
     list(_pool(cores).map(run, range(blocks)))
 

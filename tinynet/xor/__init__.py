@@ -17,18 +17,21 @@ accuracy on a held-out draw.
 A *sweep* runs the same arms on several shapes (:func:`run_sweep`); the *presets* are the
 designs the notes call for (:func:`get_preset`); :func:`run_seed_ranges` checks that disjoint
 ranges of seeds give the same rate; :func:`run_depth_study` finds where initialization decides
-(:mod:`~tinynet.xor.depth`). From a shell: ``python -m tinynet.xor --help``.
+(:mod:`~tinynet.xor.depth`). Each takes an ``executor`` (a ``concurrent.futures`` executor or
+a Dask client) to train in blocks of seeds elsewhere, bit for bit the same
+(:mod:`~tinynet.xor.blocks`). From a shell: ``python -m tinynet.xor --help``.
 
 Modules: :mod:`~tinynet.xor.task` (what is learned), :mod:`~tinynet.xor.arms` (what a study
 compares), :mod:`~tinynet.xor.outcome`
 (success and failure), :mod:`~tinynet.xor.report` (comparisons, tables, files),
-:mod:`~tinynet.xor.bench` (running a study), :mod:`~tinynet.xor.sweep`,
-:mod:`~tinynet.xor.presets`, :mod:`~tinynet.xor.ranges`, :mod:`~tinynet.xor.depth` and
-:mod:`~tinynet.xor.cli`.
+:mod:`~tinynet.xor.bench` (running a study), :mod:`~tinynet.xor.blocks` (in seed blocks),
+:mod:`~tinynet.xor.sweep`, :mod:`~tinynet.xor.presets`, :mod:`~tinynet.xor.ranges`,
+:mod:`~tinynet.xor.depth` and :mod:`~tinynet.xor.cli`.
 """
 
 from .arms import DEFAULT_SETUP, Arm, Setup, build_network
 from .bench import run_study
+from .blocks import BLOCK_SEEDS, BlockError
 from .depth import DEPTH_SETUP, DEPTHS, DepthStudy, depth_arms, run_depth_study
 from .outcome import (FAILURES, OUTCOMES, THRESHOLD, ArmResult, decode_solved, encode_solved,
                       outcomes, solved_epochs, solves, wrong_outputs)
@@ -44,4 +47,5 @@ __all__ = ["Arm", "Setup", "DEFAULT_SETUP", "ArmResult", "Comparison", "Study", 
            "wrong_outputs", "Sweep", "run_sweep", "Preset", "PRESETS", "get_preset", "WIDTHS",
            "WIDTH_INITS", "CANDIDATE_ARMS", "SeedRanges", "run_seed_ranges", "encode_solved",
            "decode_solved", "OUTCOMES", "outcomes", "build_network", "Task", "XOR",
-           "DepthStudy", "run_depth_study", "depth_arms", "DEPTHS", "DEPTH_SETUP"]
+           "DepthStudy", "run_depth_study", "depth_arms", "DEPTHS", "DEPTH_SETUP",
+           "BLOCK_SEEDS", "BlockError"]

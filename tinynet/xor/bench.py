@@ -9,12 +9,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..network import Network
 from .. import reference
-from ..packing import layout, stack
-from ..training import fit_ensemble
-from ..validation import check_instance, check_sequence
+from ..network import Network
+from ..packing import layout
+from ..results import EnsembleResult
+from ..validation import check_instance, check_int, check_sequence
 from .arms import DEFAULT_SETUP, Arm, Setup, build_network
+from .blocks import run_blocks, train
 from .outcome import THRESHOLD, ArmResult, wrong_outputs
 from .report import Study, compare
 
@@ -56,13 +57,21 @@ class ArmProgress:
 
 
 def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
-              progress: bool | None = None, record_every: int | None = None) -> Study:
+              progress: bool | None = None, record_every: int | None = None,
+              executor: object | None = None, block_seeds: int | None = None) -> Study:
     """Train every arm on ``setup.seeds`` seeds on the setup's task and compare the arms.
+
+    By default in this process, on every core. With ``executor`` (a ``dask.distributed.Client``
+    or a ``concurrent.futures`` process pool) the seeds go out in blocks of ``block_seeds``
+    (default: :func:`~tinynet.xor.blocks.block_size`) and the study is bit for bit the same
+    (:mod:`tinynet.xor.blocks`); each arm's ``seconds`` is then the workers' time summed over
+    its blocks.
 
     ``progress=True`` reports on stderr how far each arm's training has got
     (:class:`ArmProgress`) and a line per arm when it is done; ``None`` (the default) does the
     first on a terminal only and the second once the study has run for more than a second;
-    ``False`` prints nothing. ``record_every=k`` keeps every seed's loss every k epochs
+    ``False`` prints nothing; with an executor, progress is how many blocks are done.
+    ``record_every=k`` keeps every seed's loss every k epochs
     (``study.result(arm).ensemble.loss``: 8 bytes per seed and record; off by default). The
     trained parameters are kept either way (``study.network(arm, seed)``).
     """
@@ -72,35 +81,47 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
     if len(set(names)) < len(names):
         raise ValueError(f"arms must have different names (give one a label=...), got "
                          f"{names}")
-    X, y = setup.task.training_data()
+    if executor is None and block_seeds is not None:
+        raise ValueError(f"block_seeds cuts the seeds into tasks for an executor; without one "
+                         f"it has no use, got block_seeds={block_seeds} and executor=None")
+    if record_every is not None:  # checked here, before any work goes out
+        check_int("record_every", record_every, minimum=1)
+    y = setup.task.training_data()[1]  # the targets the outcomes are judged on
     held_out = setup.task.held_out_data()
     started = time.perf_counter()
+    remote = None if executor is None else iter(run_blocks(
+        list(arms), setup, executor, block_seeds, record_every,
+        progress=bool(progress or (progress is None and sys.stderr.isatty()))))
     results = []
     for index, arm in enumerate(arms):
-        nets = [build_network(setup, arm, seed) for seed in setup.seed_range]
         label = f"[{index + 1}/{len(arms)}] {arm.name}"
-        reporter = (ArmProgress(label, setup.epochs, setup.seeds * len(X))
-                    if progress or (progress is None and sys.stderr.isatty()) else None)
-        arm_started = time.perf_counter()
-        try:
-            outcome = fit_ensemble(nets, X, y, epochs=setup.epochs, lr=setup.lr,
-                                   batch_size=setup.batch_size, shuffle=arm.shuffle,
-                                   update=arm.update,
-                                   backend=setup.backend, threshold=THRESHOLD,
-                                   record_every=record_every, progress=reporter)
-        finally:
-            if reporter is not None:
-                reporter.close()
-        seconds = time.perf_counter() - arm_started
-        trained = stack(nets)
+        if remote is not None:
+            outcome, trained, seconds = next(remote)
+        else:
+            outcome, trained, seconds = _train_here(arm, setup, record_every, label, progress)
+        like = build_network(setup, arm, setup.first_seed)
         results.append(ArmResult.from_ensemble(
-            arm, outcome, y, [layer.init_std() for layer in nets[0].layers], seconds,
+            arm, outcome, y, [layer.init_std() for layer in like.layers], seconds,
             trained=trained, accuracy=setup.task.criterion,
-            held_out=None if held_out is None else _accuracies(nets[0], trained, *held_out)))
+            held_out=None if held_out is None else _accuracies(like, trained, *held_out)))
         if progress or (progress is None and time.perf_counter() - started > 1.0):
             print(f"{label}: {results[-1].successes}/{setup.seeds} solved ({seconds:.1f} s)",
                   file=sys.stderr)
     return Study(setup, results, compare(results))
+
+
+def _train_here(arm: Arm, setup: Setup, record_every: int | None, label: str,
+                progress: bool | None) -> tuple[EnsembleResult, np.ndarray, float]:
+    """:func:`~tinynet.xor.blocks.train` in this process, with :class:`ArmProgress` if asked."""
+    reporter = (ArmProgress(label, setup.epochs, setup.seeds * setup.task.samples)
+                if progress or (progress is None and sys.stderr.isatty()) else None)
+    started = time.perf_counter()
+    try:
+        outcome, trained = train(arm, setup, record_every, reporter)
+    finally:
+        if reporter is not None:
+            reporter.close()
+    return outcome, trained, time.perf_counter() - started
 
 
 def _accuracies(like: Network, trained: np.ndarray, X: np.ndarray,

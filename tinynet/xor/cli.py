@@ -11,6 +11,8 @@ per initializer.
     python -m tinynet.xor --preset depth          # where initialization decides (circles)
     python -m tinynet.xor --data moons --samples 200 --accuracy 0.95 --hidden 16,16 \
         --activation relu --batch-size 32 --lr 0.1 --epochs 300 --init normal,he_normal --shuffle
+    python -m tinynet.xor --preset notes --seeds 100000 --workers 2     # a local Dask cluster
+    python -m tinynet.xor --preset notes --seeds 100000 --scheduler tcp://host:8786
 
 Defaults are the notes' 99mlp: two hidden LeakyReLU(0.01) layers of width 2, a sigmoid output,
 MSE, per-sample SGD at lr 0.01 for 20,000 epochs, zero initial biases, 100 seeds, on XOR's four
@@ -25,10 +27,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
 import os
 import re
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -38,10 +43,11 @@ from .. import data, init, plots
 from ..files import write_whole
 from ..activations import ACTIVATIONS
 from .arms import DEFAULT_SETUP, Arm, Setup
+from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds
 from .task import Task
 from ..results import UPDATES
 from .presets import PRESETS, get_preset
-from .ranges import run_seed_ranges
+from .ranges import SeedRanges, run_seed_ranges
 from .report import Study, finite_or_none
 from .sweep import Sweep, run_sweep
 
@@ -49,6 +55,12 @@ __all__ = ["main", "parse_args", "split_specs"]
 
 DEFAULT_INIT = "he_leaky"
 """The initializer of the single arm run without --init."""
+
+CONNECT_TIMEOUT = "10s"
+"""How long --scheduler tries to reach the scheduler."""
+
+DASK_MISSING = ('--scheduler and --workers run the study on Dask, which is not installed: '
+                'pip install "dask[distributed]" (in a tinynet checkout: pip install ".[dask]")')
 
 
 def split_specs(text: str) -> list[str]:
@@ -192,6 +204,15 @@ def parse_args(argv: list[str] | None = None,
     parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="report each arm's progress on stderr (default: on a terminal "
                              "only)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="train on a local Dask cluster of N single-threaded worker "
+                             "processes, started for this run and closed after it")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help="train on the Dask cluster whose scheduler is at ADDRESS, such as "
+                             "tcp://host:8786 (its workers need tinynet installed)")
+    parser.add_argument("--block-seeds", type=int, default=None, metavar="N",
+                        help="with --workers or --scheduler: seeds per task, a multiple of 64 "
+                             f"(default: two tasks per worker thread, at most {BLOCK_SEEDS})")
     parser.add_argument("--import", dest="modules", action="append", default=[],
                         metavar="MODULE", help="import MODULE first, e.g. one that registers "
                                                "your own initializer; repeatable")
@@ -206,6 +227,19 @@ def parse_args(argv: list[str] | None = None,
             parser.error(f"--{name} writes a PNG file; '-' (stdout) is for --json and --csv")
     if str(args.json) == "-" and str(args.csv) == "-":
         parser.error("--json - and --csv - cannot both write to stdout; give one a file")
+    if args.workers is not None and args.scheduler is not None:
+        parser.error("--workers starts a cluster of its own; it cannot be combined with "
+                     "--scheduler, which names one")
+    if args.workers is not None and args.workers < 1:
+        parser.error(f"--workers must be at least 1, got {args.workers}")
+    if args.block_seeds is not None:
+        if args.workers is None and args.scheduler is None:
+            parser.error("--block-seeds cuts the seeds into tasks for a cluster; give --workers "
+                         "or --scheduler")
+        try:
+            check_block_seeds(args.block_seeds, "--block-seeds")
+        except ValueError as error:
+            parser.error(str(error))
     if args.save_failed is not None:
         target = args.save_failed.resolve()
         existing = target if target.exists() else target.parent
@@ -275,7 +309,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         parser.error(str(error))
     written: list[Path] = []
     try:
-        _run(args, arms, setups, written)
+        with _cluster(parser, args) as executor:
+            _run(args, arms, setups, written, executor)
     except KeyboardInterrupt:
         print("interrupted: " + ("nothing was written" if not written else
                                  "wrote only " + ", ".join(map(str, written))),
@@ -284,19 +319,94 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
+    except BlockError as error:  # a task failed on the cluster: not a bad argument
+        parser.exit(1, f"{parser.prog}: error: {error}\n")
     except (ValueError, TypeError, OSError) as error:
         parser.error(f"{type(error).__name__}: {error}")
 
 
+@contextmanager
+def _cluster(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Iterator[object]:
+    """The Dask client to train on (--workers: a local cluster, closed on the way out;
+    --scheduler: a running one), or None to train in this process."""
+    if args.workers is None and args.scheduler is None:
+        yield None
+        return
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        parser.error(DASK_MISSING)
+    if args.workers is not None:
+        # The workers start with SIGINT ignored (they inherit that): a Ctrl-C reaches every
+        # process of the terminal's group, and it is this one's to handle, by closing them.
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1,
+                                   processes=True, dashboard_address=None,
+                                   silence_logs=logging.ERROR)
+        finally:
+            signal.signal(signal.SIGINT, handler)
+        with cluster, Client(cluster) as client:
+            _send_modules(parser, client, args.modules)
+            yield client
+        return
+    try:
+        client = Client(args.scheduler, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as error:
+        parser.error(f"--scheduler {args.scheduler}: cannot reach it ({error})")
+    with client:
+        _send_modules(parser, client, args.modules)
+        yield client
+
+
+def _send_modules(parser: argparse.ArgumentParser, client: object, modules: list[str]) -> None:
+    """Have every worker, now and joining later, import the --import modules too (from their
+    source, sent along), so that the initializers they register are known where the networks
+    are built. Importing is idempotent: a module a worker has already imported is kept."""
+    if not modules:
+        return
+    from distributed.diagnostics.plugin import WorkerPlugin
+    sources = {}
+    for name in modules:
+        path = getattr(sys.modules[name], "__file__", None)
+        if path is None or not path.endswith(".py"):
+            parser.error(f"--import {name}: only a module in one .py file can be sent to the "
+                         f"workers; start them with dask worker --preload {name} instead")
+        sources[name] = Path(path).read_text()
+
+    class ImportModules(WorkerPlugin):
+        name = "tinynet-import"
+
+        def __init__(self, sources: dict[str, str]):
+            self.sources = sources
+
+        def setup(self, worker) -> None:
+            folder = Path(worker.local_directory) / "tinynet-import"
+            folder.mkdir(exist_ok=True)
+            for module, text in self.sources.items():
+                if module not in sys.modules:
+                    (folder / f"{module}.py").write_text(text)
+            if str(folder) not in sys.path:
+                sys.path.insert(0, str(folder))
+            for module in self.sources:
+                importlib.import_module(module)
+
+    client.register_plugin(ImportModules(sources))
+
+
 def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
-         written: list[Path]) -> None:
-    """Train, report, and write every file asked for, adding each to ``written``."""
+         written: list[Path], executor: object | None = None) -> None:
+    """Train (on ``executor`` if given), report, and write every file asked for, adding each
+    to ``written``."""
+    blocks = {} if executor is None else {"executor": executor, "block_seeds": args.block_seeds}
     if args.seed_ranges is not None:
-        _check_seed_ranges(arms, setups[0], args, written)
+        check = run_seed_ranges(arms, setups[0], args.seed_ranges, args.progress, **blocks)
+        _report_seed_ranges(check, args, written)
         return
     record_every = (max(1, setups[0].epochs // 200) if args.curves or args.save_failed
                     else None)
-    sweep = run_sweep(arms, setups, progress=args.progress, record_every=record_every)
+    sweep = run_sweep(arms, setups, progress=args.progress, record_every=record_every,
+                      **blocks)
     report = sys.stderr if "-" in (str(args.json), str(args.csv)) else sys.stdout
     for study in sweep.studies:
         print(study.report(), end="\n\n", file=report)
@@ -366,10 +476,9 @@ def _file_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "arm"
 
 
-def _check_seed_ranges(arms: list[Arm], setup: Setup, args: argparse.Namespace,
-                       written: list[Path]) -> None:
-    """--seed-ranges: run the arms on each range, print the report, write what was asked."""
-    check = run_seed_ranges(arms, setup, args.seed_ranges)
+def _report_seed_ranges(check: SeedRanges, args: argparse.Namespace,
+                        written: list[Path]) -> None:
+    """--seed-ranges: print the report, write what was asked."""
     print(check.report(), file=sys.stderr if "-" in (str(args.json), str(args.csv))
           else sys.stdout)
     if args.json:

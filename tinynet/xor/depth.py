@@ -179,13 +179,14 @@ class DepthStudy:
 
 def run_depth_study(setup: Setup = DEPTH_SETUP, depths: Sequence[int] = DEPTHS,
                     arms: Sequence[Arm] | None = None, seeds: int | None = None,
-                    progress: bool | None = None) -> DepthStudy:
+                    progress: bool | None = None, executor: object | None = None,
+                    block_seeds: int | None = None) -> DepthStudy:
     """Train ``arms`` (default :func:`depth_arms` of the setup's activation) on networks of
     ``depths`` hidden layers as wide as ``setup.hidden[0]``, ``seeds`` seeds each (default:
     the setup's), and measure each cell's success rate and second moments.
 
     The studies run on the compiled ensemble path, one per depth (:func:`run_sweep`);
-    ``progress`` is as for :func:`~tinynet.xor.run_study`.
+    ``progress``, ``executor`` and ``block_seeds`` are as for :func:`~tinynet.xor.run_study`.
     """
     check_instance("setup", setup, Setup, "a tinynet.xor Setup")
     _check_hidden(setup)
@@ -197,7 +198,7 @@ def run_depth_study(setup: Setup = DEPTH_SETUP, depths: Sequence[int] = DEPTHS,
         check_sequence("arms", arms, Arm, "tinynet.xor Arm")
     base = replace(setup, hidden=(setup.hidden[0],))
     setups = [replace(base, hidden=(base.hidden[0],) * depth) for depth in depths]
-    sweep = run_sweep(arms, setups, progress)
+    sweep = run_sweep(arms, setups, progress, executor=executor, block_seeds=block_seeds)
     moments = [[last_hidden_moment(s, arm) for s in setups] for arm in arms]
     results = [[study.results[a] for study in sweep.studies] for a in range(len(arms))]
     return DepthStudy(

@@ -104,9 +104,12 @@ class Preset:
 
     def run(self, setup: Setup | None = None, shuffle: bool | None = None,
             bias_init: str | None = None, update: str | None = None,
-            progress: bool | None = None) -> Sweep:
-        """Run the :meth:`design`: a sweep of one study per setup."""
-        return run_sweep(*self.design(setup, shuffle, bias_init, update), progress)
+            progress: bool | None = None, executor: object | None = None,
+            block_seeds: int | None = None) -> Sweep:
+        """Run the :meth:`design`: a sweep of one study per setup (on ``executor`` in blocks
+        of ``block_seeds``, if given: :func:`~tinynet.xor.run_study`)."""
+        return run_sweep(*self.design(setup, shuffle, bias_init, update), progress,
+                         executor=executor, block_seeds=block_seeds)
 
     def __repr__(self) -> str:
         return f"Preset({self.name!r}: {self.summary})"

@@ -71,7 +71,10 @@ def _arm_names(study: Study) -> list[str]:
 
 
 def run_sweep(arms: Sequence[Arm], setups: Sequence[Setup],
-              progress: bool | None = None, record_every: int | None = None) -> Sweep:
-    """:func:`~tinynet.xor.run_study` of ``arms`` on each of ``setups``, in order."""
+              progress: bool | None = None, record_every: int | None = None,
+              executor: object | None = None, block_seeds: int | None = None) -> Sweep:
+    """:func:`~tinynet.xor.run_study` of ``arms`` on each of ``setups``, in order (on
+    ``executor`` in blocks of ``block_seeds``, if given)."""
     setups = check_sequence("setups", setups, Setup, "tinynet.xor Setup")
-    return Sweep([run_study(arms, setup, progress, record_every) for setup in setups])
+    return Sweep([run_study(arms, setup, progress, record_every, executor, block_seeds)
+                  for setup in setups])
