@@ -148,6 +148,27 @@ def test_sweeps_seed_ranges_and_presets_take_the_executor(client):
             assert_same_study(a, b)
 
 
+def loaded_kernels() -> list[tuple[str, int, int]]:
+    """In this process, each generated kernel: its module, how many signatures were loaded
+    from the cache, how many compiled."""
+    return [(name, sum(module.fit_block.stats.cache_hits.values()),
+             sum(module.fit_block.stats.cache_misses.values()))
+            for name, module in list(sys.modules.items())
+            if name.startswith("tinynet_kernel_") and hasattr(module, "fit_block")]
+
+
+def test_fresh_workers_load_their_kernels_from_the_cache(client):
+    """After one study has compiled (or loaded) the kernels, new worker processes load them
+    from the disk cache: on each, every kernel it used was loaded, none compiled."""
+    setup = Setup(seeds=128, epochs=10)
+    run_study(ARMS[:1], setup, progress=False, executor=client, block_seeds=64)
+    client.restart()  # new worker processes, the caches on disk kept
+    run_study(ARMS[:1], setup, progress=False, executor=client, block_seeds=64)
+    used = [kernels for kernels in client.run(loaded_kernels).values() if kernels]
+    assert used, "no worker trained a block"
+    assert all(hits >= 1 and compiled == 0 for kernels in used for _, hits, compiled in kernels)
+
+
 def test_a_failing_block_names_its_arm_and_seeds_in_one_line(client, restore_registry):
     @tinynet.init.register("only_here")
     def only_here(shape, rng):  # registered in this process, unknown to the workers
@@ -255,7 +276,10 @@ def test_ctrl_c_during_a_local_cluster_run_is_one_line_and_status_130(tmp_path):
                             "2000000", "--workers", "2", "--block-seeds", "64", "--progress",
                             "--json", str(tmp_path / "out.json")],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                           start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                           # SIGINT's default: a suite started in the background by a shell
+                           # inherits it ignored, and the CLI would never see the Ctrl-C
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not re.search(r"[0-3] of 4 blocks", line := run.stderr.readline()):  # training
         assert line and time.monotonic() < deadline, "no progress line while training"
