@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tinynet import files
+
 __all__ = ["put_between", "publish"]
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -14,10 +16,8 @@ RESULTS = Path(__file__).resolve().parent / "results"
 
 def put_between(readme: Path, start: str, end: str, markdown: str) -> None:
     """Replace what stands between the markers ``start`` and ``end`` of ``readme`` with
-    ``markdown``."""
-    text = readme.read_text()
-    after = text.index(start) + len(start)
-    readme.write_text(text[:after] + "\n" + markdown + text[text.index(end):])
+    ``markdown`` on a line of its own (:func:`tinynet.files.put_between`)."""
+    files.put_between(readme, start, end, "\n" + markdown)
 
 
 def publish(name: str, data: object, markdown: str, readme: Path | None, start: str,

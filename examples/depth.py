@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from tinynet import plots
+from tinynet.files import put_between
 from tinynet.activations import ACTIVATIONS
 from tinynet.xor.depth import (DEPTH_SETUP, DEPTHS, QUICK_DEPTHS, QUICK_SETUP, DepthStudy,
                                run_depth_study)
@@ -201,14 +202,6 @@ def render(results: Path) -> str:
 MARKERS = ("<!-- depth start -->\n", "<!-- depth end -->")
 
 
-def put_in_readme(path: Path, markdown: str) -> None:
-    """Replace the depth section of the README at ``path`` with ``markdown``."""
-    text = path.read_text()
-    start, end = MARKERS
-    head, rest = text.split(start)
-    path.write_text(head + start + markdown + end + rest.split(end, 1)[1])
-
-
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if not args.render:
@@ -223,7 +216,7 @@ def main(argv: list[str] | None = None) -> None:
             args.figure.parent.mkdir(parents=True, exist_ok=True)
             plots.depth(study, args.figure)
     if args.readme:
-        put_in_readme(args.readme, render(RESULTS))
+        put_between(args.readme, *MARKERS, render(RESULTS))
         print(f"wrote the depth section into {args.readme}")
 
 

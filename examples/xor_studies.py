@@ -34,6 +34,7 @@ import numba
 import numpy as np
 
 from tinynet import plots, stats
+from tinynet.files import put_between
 from tinynet.xor import Arm, Setup, decode_solved, get_preset, run_seed_ranges, run_study
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -428,16 +429,6 @@ def sections(text: str) -> dict[str, str]:
     return found
 
 
-def put_in_readme(path: Path, rendered: dict[str, str]) -> None:
-    """Replace each section between its markers with its rendering."""
-    text = path.read_text()
-    for name, markdown in rendered.items():
-        start, end = markers(name)
-        head, rest = text.split(start)
-        text = head + start + markdown + end + rest.split(end, 1)[1]
-    path.write_text(text)
-
-
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if not args.render:
@@ -452,7 +443,8 @@ def main(argv: list[str] | None = None) -> None:
     for name, markdown in rendered.items():
         print(f"\n<!-- {name} -->\n{markdown}")
     if args.readme:
-        put_in_readme(args.readme, rendered)
+        for name, markdown in rendered.items():
+            put_between(args.readme, *markers(name), markdown)
         print(f"wrote the study sections into {args.readme}")
 
 

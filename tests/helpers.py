@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -40,3 +44,19 @@ class Softplus(Activation):
 
     def derivative(self, z):
         return 1 / (1 + np.exp(-z))
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def checkout_environment(*paths: Path) -> dict:
+    """The environment for a Python started by a test: this checkout's tinynet (and
+    ``paths``) first on the path, matplotlib headless."""
+    return {**os.environ, "MPLBACKEND": "Agg", "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(ROOT), *map(str, paths), os.environ.get("PYTHONPATH")]))}
+
+
+def run_python(arguments: list[str], folder: Path) -> subprocess.CompletedProcess:
+    """``python *arguments`` in ``folder`` with :func:`checkout_environment`, output captured."""
+    return subprocess.run([sys.executable, *arguments], cwd=folder, capture_output=True,
+                          text=True, timeout=600, env=checkout_environment())

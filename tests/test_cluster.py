@@ -15,10 +15,11 @@ import sys
 import threading
 import time
 from dataclasses import fields, replace
-from pathlib import Path
 
 import numpy as np
 import pytest
+
+from helpers import checkout_environment
 from dask.distributed import Client, LocalCluster
 
 import tinynet
@@ -27,7 +28,6 @@ from tinynet.xor import Arm, Setup, Task, get_preset, run_seed_ranges, run_study
 from tinynet.xor.blocks import BLOCK_SEEDS, BlockError, block_size, blocks
 from tinynet.xor.cli import DASK_MISSING, main
 
-ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.unrolled  # the default kernels, on the workers as here
 
 ARMS = [Arm("normal"), Arm("he_leaky", shuffle=True)]
@@ -253,7 +253,7 @@ def test_the_cli_starts_a_local_cluster_with_the_imported_initializers(tmp_path)
         "def mine(shape, rng):\n    return rng.normal(0.0, 0.7, size=shape)\n")
     arguments = [sys.executable, "-m", "tinynet.xor", "--import", "mine", "--init", "mine",
                  "--seeds", "128", "--epochs", "500"]
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path)])}
+    environment = checkout_environment(tmp_path)
     alone = subprocess.run([*arguments, "--json", "alone.json"], capture_output=True,
                            text=True, env=environment, timeout=300, cwd=tmp_path)
     clustered = subprocess.run([*arguments, "--json", "cluster.json", "--workers", "2",
@@ -276,7 +276,7 @@ def test_ctrl_c_during_a_local_cluster_run_is_one_line_and_status_130(tmp_path):
                             "2000000", "--workers", "2", "--block-seeds", "64", "--progress",
                             "--json", str(tmp_path / "out.json")],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                           start_new_session=True, env=checkout_environment(),
                            # SIGINT's default: a suite started in the background by a shell
                            # inherits it ignored, and the CLI would never see the Ctrl-C
                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

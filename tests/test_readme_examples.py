@@ -12,14 +12,13 @@ A block is one of two kinds:
 Each runs in an empty folder (what it writes stays there), with matplotlib headless.
 """
 
-import os
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from helpers import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -59,23 +58,15 @@ def python_blocks(text: str) -> list[Block]:
 BLOCKS = python_blocks(README.read_text())
 
 
-def run(arguments: list[str], folder: Path) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "MPLBACKEND": "Agg",
-                   "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
-                                                               os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, *arguments], cwd=folder, env=environment,
-                          capture_output=True, text=True, timeout=600)
-
-
 def check(block: Block, folder: Path) -> None:
     """Run ``block`` in ``folder``; fail unless it succeeds and prints what it shows."""
     if block.doctest:
         (folder / "block.txt").write_text(block.code)
-        done = run(["-m", "doctest", "block.txt"], folder)
+        done = run_python(["-m", "doctest", "block.txt"], folder)
         assert done.returncode == 0, f"README line {block.line}:\n{done.stdout}{done.stderr}"
         return
     (folder / "block.py").write_text(block.code)
-    done = run(["block.py"], folder)
+    done = run_python(["block.py"], folder)
     assert done.returncode == 0, f"README line {block.line} failed:\n{done.stderr}"
     assert done.stdout == (block.shown or ""), (
         f"README line {block.line}: what the block prints is not what the README shows"

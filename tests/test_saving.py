@@ -212,3 +212,14 @@ def test_an_interrupted_save_leaves_the_old_file_and_no_partial_one(trained, tmp
         trained.save(path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["net.npz"]
+
+
+def test_put_between_replaces_one_section_whole_and_names_missing_markers(tmp_path):
+    from tinynet.files import put_between
+    readme = tmp_path / "README.md"
+    readme.write_text("a\n<!-- s -->old<!-- e -->\nb <!-- e -->\n")
+    put_between(readme, "<!-- s -->", "<!-- e -->", "\nnew\n")
+    assert readme.read_text() == "a\n<!-- s -->\nnew\n<!-- e -->\nb <!-- e -->\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["README.md"]  # no partial file left
+    with pytest.raises(ValueError, match="has no section between '<!-- x -->' and '<!-- e -->'"):
+        put_between(readme, "<!-- x -->", "<!-- e -->", "y")

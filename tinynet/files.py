@@ -8,7 +8,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["write_whole"]
+__all__ = ["write_whole", "put_between"]
 
 
 def write_whole(path: Path, write: Callable[[Path], object]) -> Path:
@@ -24,3 +24,17 @@ def write_whole(path: Path, write: Callable[[Path], object]) -> Path:
     finally:
         partial.unlink(missing_ok=True)
     return path
+
+
+def put_between(path: Path, start: str, end: str, text: str) -> None:
+    """Replace what stands between the first ``start`` in the file ``path`` and the ``end``
+    after it with ``text`` (the markers stay), writing the file whole. How the README's
+    generated sections are kept."""
+    path = Path(path)
+    content = path.read_text()
+    if start not in content or end not in content[content.index(start):]:
+        raise ValueError(f"{path} has no section between {start.strip()!r} and "
+                         f"{end.strip()!r}")
+    head = content.index(start) + len(start)
+    tail = content.index(end, head)
+    write_whole(path, lambda partial: partial.write_text(content[:head] + text + content[tail:]))

@@ -7,7 +7,7 @@
 
 Each lesson (``tutorial/NN_*.py``, Jupytext percent format) is read as a notebook and run
 cell by cell in a Jupyter kernel with its default settings, in the output folder, where it
-writes its figures; the notebook is saved there with every output (``NN_*.ipynb``). The
+writes its figures; the notebook is saved there with every output (``NN_*.ipynb``).
 With ``--cold`` each lesson first runs with empty kernel caches, and both times are kept.
 ``--cold --readme README.md`` (every lesson) also keeps the run: its record (times and what
 each lesson printed) in ``tutorial/figures/lessons.json``, the figure of each lesson that the
@@ -31,6 +31,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from unittest.mock import patch
+
+from tinynet.files import put_between
 
 HERE = Path(__file__).resolve().parent
 LESSONS = sorted(HERE.glob("[0-9][0-9]_*.py"))
@@ -160,19 +163,11 @@ def build(lessons: list[Path], out: Path, cold: bool = False) -> dict:
               "lessons": {}}
     for lesson in lessons:
         entry = {"load_average_1min": round(os.getloadavg()[0], 2)}
-        if cold:
-            saved = {name: os.environ.get(name) for name in CACHES}
-            with tempfile.TemporaryDirectory() as caches:
-                os.environ.update({name: str(Path(caches) / name) for name in CACHES})
-                try:  # the kernel process inherits this environment
-                    entry["cold_seconds"] = round(_run(lesson, out)[1], 1)
-                    notebook, seconds = _run(lesson, out)
-                finally:
-                    for name, value in saved.items():
-                        if value is None:
-                            os.environ.pop(name, None)
-                        else:
-                            os.environ[name] = value
+        if cold:  # the kernel process inherits this environment
+            with tempfile.TemporaryDirectory() as caches, patch.dict(
+                    os.environ, {name: str(Path(caches) / name) for name in CACHES}):
+                entry["cold_seconds"] = round(_run(lesson, out)[1], 1)
+                notebook, seconds = _run(lesson, out)
         else:
             notebook, seconds = _run(lesson, out)
         entry["seconds"] = round(seconds, 1)
@@ -221,17 +216,6 @@ def render(record: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def put_between(readme: Path, markdown: str) -> None:
-    """Replace what stands between the README's tutorial markers with ``markdown``."""
-    start, end = MARKERS
-    text = readme.read_text()
-    if start not in text or end not in text:
-        raise ValueError(f"{readme} has no tutorial block: expected the lines {start} and "
-                         f"{end}")
-    after = text.index(start) + len(start)
-    readme.write_text(text[:after] + "\n" + markdown + text[text.index(end):])
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("lessons", nargs="*",
@@ -254,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
     record = build(chosen, args.out, args.cold)
     if args.readme:
         publish(record, args.out)
-        put_between(args.readme, render(record))
+        put_between(args.readme, *MARKERS, "\n" + render(record))
 
 
 if __name__ == "__main__":

@@ -246,7 +246,8 @@ def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,
             part[first:first + kept.stop] = new[kept]
         predictions[first:first + kept.stop] = outputs[kept]
 
-    if cores == 1:  # inline: a pool of one thread would queue every caller's blocks on it
+    if cores == 1 or blocks == 1:  # inline: a pool of one thread would queue every caller's
+        # blocks on it, and one block gains nothing from a pool
         for block in range(blocks):
             run(block)
         return

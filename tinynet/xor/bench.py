@@ -89,16 +89,16 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
     y = setup.task.training_data()[1]  # the targets the outcomes are judged on
     held_out = setup.task.held_out_data()
     started = time.perf_counter()
-    remote = None if executor is None else iter(run_blocks(
-        list(arms), setup, executor, block_seeds, record_every,
-        progress=bool(progress or (progress is None and sys.stderr.isatty()))))
+    live = sys.stderr.isatty() if progress is None else progress  # training progress shown
+    remote = None if executor is None else run_blocks(list(arms), setup, executor, block_seeds,
+                                                      record_every, live)
     results = []
     for index, arm in enumerate(arms):
         label = f"[{index + 1}/{len(arms)}] {arm.name}"
         if remote is not None:
-            outcome, trained, seconds = next(remote)
+            outcome, trained, seconds = remote[index]
         else:
-            outcome, trained, seconds = _train_here(arm, setup, record_every, label, progress)
+            outcome, trained, seconds = _train_here(arm, setup, record_every, label, live)
         like = build_network(setup, arm, setup.first_seed)
         results.append(ArmResult.from_ensemble(
             arm, outcome, y, [layer.init_std() for layer in like.layers], seconds,
@@ -111,10 +111,11 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
 
 
 def _train_here(arm: Arm, setup: Setup, record_every: int | None, label: str,
-                progress: bool | None) -> tuple[EnsembleResult, np.ndarray, float]:
-    """:func:`~tinynet.xor.blocks.train` in this process, with :class:`ArmProgress` if asked."""
-    reporter = (ArmProgress(label, setup.epochs, setup.seeds * setup.task.samples)
-                if progress or (progress is None and sys.stderr.isatty()) else None)
+                live: bool) -> tuple[EnsembleResult, np.ndarray, float]:
+    """:func:`~tinynet.xor.blocks.train` in this process, with :class:`ArmProgress` if
+    ``live``."""
+    reporter = ArmProgress(label, setup.epochs, setup.seeds * setup.task.samples) if live \
+        else None
     started = time.perf_counter()
     try:
         outcome, trained = train(arm, setup, record_every, reporter)

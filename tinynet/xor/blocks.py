@@ -35,7 +35,7 @@ from .arms import Arm, Setup, build_network
 from .outcome import THRESHOLD
 
 __all__ = ["BLOCK_SEEDS", "Block", "BlockError", "train", "train_block", "block_size",
-           "run_blocks"]
+           "check_block_seeds", "run_blocks"]
 
 BLOCK_SEEDS = 4096
 """The most seeds a block gets unless told otherwise (:func:`block_size`): on 2 workers, 1,024
