@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import weakref
 
 import numpy as np
 
@@ -38,7 +39,10 @@ class Layer:
     drawn at construction from ``rng`` (a ``numpy.random.Generator`` or an int seed, default 0);
     a :class:`~tinynet.network.Network` draws them again from its own generator, so pass ``rng``
     only for a layer used on its own (two such layers with the same seed and shape start
-    equal). ``alpha`` is LeakyReLU's slope when ``activation`` is given by name.
+    equal); ``rng=None`` draws nothing and leaves W and b at zero, for a caller that sets them
+    (as :func:`tinynet.load` does). A layer belongs to the one Network built from it: a second
+    Network of the same Layer objects is refused (it would redraw the first one's weights).
+    ``alpha`` is LeakyReLU's slope when ``activation`` is given by name.
 
     Biases start at ``bias_init``: a number (every bias that value; 0 by default, as in the
     notes) or an initializer, as ``init``, that draws them as the weights of an extra input
@@ -48,7 +52,7 @@ class Layer:
 
     def __init__(self, n_in: int, n_out: int, activation: str | Activation = "leaky_relu",
                  init: initializers.InitSpec = "auto", alpha: float = 0.01,
-                 rng: np.random.Generator | int = 0,
+                 rng: np.random.Generator | int | None = 0,
                  bias_init: float | initializers.InitSpec = 0.0) -> None:
         self.n_in = check_int("n_in", n_in, minimum=1)
         self.n_out = check_int("n_out", n_out, minimum=1)
@@ -61,7 +65,9 @@ class Layer:
         self.db = np.zeros_like(self.b)
         self._X: np.ndarray | None = None
         self._Z: np.ndarray | None = None
-        self.reset_parameters(rng)
+        self._network: weakref.ref | None = None  # the Network this layer belongs to
+        if rng is not None:
+            self.reset_parameters(rng)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -147,6 +153,11 @@ class Layer:
     def gradients(self) -> list[np.ndarray]:
         """``[dW, db]`` from the last backward pass, matching :meth:`parameters`."""
         return [self.dW, self.db]
+
+    def __getstate__(self) -> dict:
+        """A copy or a pickle belongs to no network (a weak reference cannot be pickled); a
+        copied Network claims its copied layers again."""
+        return {**self.__dict__, "_network": None}
 
     def __repr__(self) -> str:
         std = self.init_std()

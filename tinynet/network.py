@@ -15,6 +15,7 @@ The model knows nothing of how it is trained, run fast or stored: ``net.fit``,
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,10 +36,27 @@ class Network:
     then every layer's biases (drawn only for a bias initializer; constants draw nothing), so
     the seed alone fixes the initial network and the weights do not depend on ``bias_init``.
     Nothing uses NumPy's global random state.
+
+    ``parameters=[W0, b0, W1, b1, ...]`` (the order of :meth:`parameters`) sets the weights
+    and biases to copies of those arrays instead, running no initializer (how
+    :func:`tinynet.load` rebuilds a network).
+
+    The network owns its layers: a Layer already in another (live) Network is refused, since
+    building this one would redraw that one's weights; build new layers, or ``copy.deepcopy``
+    the other network.
     """
 
-    def __init__(self, layers: Sequence[Layer], seed: int = 0) -> None:
+    def __init__(self, layers: Sequence[Layer], seed: int = 0,
+                 parameters: Sequence[np.ndarray] | None = None) -> None:
         layers = check_sequence("layers", layers, Layer, "tinynet Layer", distinct=True)
+        for index, layer in enumerate(layers):
+            owner = layer._network() if layer._network is not None else None
+            if owner is not None:
+                raise ValueError(
+                    f"layers[{index}] ({layer!r}) already belongs to a Network (seed "
+                    f"{owner.seed}); a Layer belongs to one Network, since building a second "
+                    "would redraw the first one's weights: build new Layers, or "
+                    "copy.deepcopy the first network")
         for index in range(1, len(layers)):
             previous, layer = layers[index - 1], layers[index]
             if layer.n_in != previous.n_out:
@@ -46,9 +64,25 @@ class Network:
                     f"layers[{index}] takes {layer.n_in} inputs but layers[{index - 1}] gives "
                     f"{previous.n_out} outputs (weight shapes {previous.shape} then "
                     f"{layer.shape}, as (n_out, n_in))")
-        self.layers = layers
         self.seed = check_seed("seed", seed)
-        self.reset_parameters()
+        if parameters is not None:
+            parameters = _checked_parameters(parameters, layers)
+        self.layers = layers
+        self._claim_layers()
+        if parameters is None:
+            self.reset_parameters()
+        else:
+            for target, value in zip(self.parameters(), parameters):
+                target[...] = value
+
+    def _claim_layers(self) -> None:
+        for layer in self.layers:
+            layer._network = weakref.ref(self)
+
+    def __setstate__(self, state: dict) -> None:
+        """A copied or unpickled network owns its (copied) layers."""
+        self.__dict__.update(state)
+        self._claim_layers()
 
     def reset_parameters(self) -> None:
         """Redraw every layer's weights, then every layer's biases, from a fresh generator
@@ -114,6 +148,23 @@ class Network:
                          str(layer.W.size + layer.b.size)))
         return (f"Network {'-'.join(map(str, self.sizes))}: {self.n_parameters} parameters, "
                 f"seed {self.seed}\n" + table([header, *rows]))
+
+
+def _checked_parameters(parameters: object, layers: list[Layer]) -> list[np.ndarray]:
+    """``parameters`` as float64 arrays [W0, b0, ...] if each has its layer's shape."""
+    shapes = [shape for layer in layers for shape in (layer.shape, (layer.n_out,))]
+    if isinstance(parameters, np.ndarray) or not isinstance(parameters, Sequence) or \
+            len(parameters) != len(shapes):
+        raise TypeError(f"parameters must be a list of {len(shapes)} arrays [W0, b0, W1, ...] "
+                        f"of shapes {shapes}, got {type(parameters).__name__}")
+    arrays = []
+    for index, (value, shape) in enumerate(zip(parameters, shapes)):
+        array = np.asarray(value)
+        if array.shape != shape or array.dtype.kind not in "iuf":
+            raise ShapeError(f"parameters[{index}] must be a real array of shape {shape}, got "
+                             f"{array.dtype} {array.shape}")
+        arrays.append(array)
+    return arrays
 
 
 def mlp(sizes: Sequence[int], activation: str | Activation = "leaky_relu",

@@ -30,10 +30,13 @@ class ShapeError(ValueError):
 class UnknownNameError(ValueError):
     """A name (activation, initializer, backend...) that tinynet does not know."""
 
-    def __init__(self, kind: str, name: object, valid: Iterable[str], hint: str = "") -> None:
+    def __init__(self, kind: str, name: object, valid: Iterable[str], hint: str = "",
+                 suggestion: str | None = None) -> None:
+        """``suggestion``: the valid name to offer; by default the closest by spelling."""
         valid = sorted(valid)
-        close = (difflib.get_close_matches(str(name), valid, n=1) or
-                 [v for v in valid if str(name) and v.startswith(str(name))][:1])
+        close = [suggestion] if suggestion is not None else (
+            difflib.get_close_matches(str(name), valid, n=1) or
+            [v for v in valid if str(name) and v.startswith(str(name))][:1])
         message = f"unknown {kind} {name!r}; expected one of: {', '.join(valid)}"
         if close:
             message += f" (did you mean {close[0]!r}?)"
