@@ -20,6 +20,8 @@ NAMES = tinynet.init.available() + [
     "normal(std=0.5)", "uniform(std=2.0)", "truncated_normal(std=0.3)", "xavier_uniform(gain=2)",
     "he_leaky(alpha=0.3)", "he_leaky_uniform(alpha=0.5)", "orthogonal(gain=2.0)",
     "constant(value=0.3)", "variance_scaling(scale=3, mode='fan_out', distribution='uniform')",
+    "kaiming_normal(a=0.2)", "kaiming_uniform(mode='fan_out', nonlinearity='tanh')",
+    "he_truncated_normal(nonlinearity='relu', mode='fan_out')",
 ]
 KURTOSIS = {"normal": 3.0, "uniform": 1.8, "truncated_normal": 2.3655, None: 3.0}
 BIG_SHAPES = [(300, 500), (500, 300)]  # non-square both ways, so a fan_in/fan_out swap shows
@@ -117,6 +119,8 @@ def test_kolmogorov_smirnov_tells_the_distributions_apart(sampled, reference):
 def test_the_name_says_the_distribution(name):
     base = name.split("(")[0]
     expected = next((d for d in ["truncated_normal", "uniform"] if base.endswith(d)), "normal")
+    if base == "torch_linear_default":  # named after what it copies: U(±1/sqrt(fan_in))
+        expected = "uniform"
     if base == "variance_scaling":
         expected = tinynet.init.parse_spec(name)[1].get("distribution", "normal")
     assert tinynet.init.get(name).distribution == expected
@@ -145,15 +149,50 @@ def test_every_entry_describes_itself(name):
 
 # --- building blocks ------------------------------------------------------------------
 
+# PyTorch's documented torch.nn.init.calculate_gain values.
+TORCH_GAINS = {"linear": 1.0, "identity": 1.0, "sigmoid": 1.0, "tanh": 5.0 / 3.0,
+               "relu": math.sqrt(2.0), "leaky_relu": math.sqrt(2.0 / (1.0 + 0.01 ** 2)),
+               "selu": 3.0 / 4.0,
+               **{f"conv{k}d": 1.0 for k in (1, 2, 3)},
+               **{f"conv_transpose{k}d": 1.0 for k in (1, 2, 3)}}
+
+
+@pytest.mark.parametrize("nonlinearity", sorted(TORCH_GAINS))
+def test_gain_values_are_pytorchs(nonlinearity):
+    assert calculate_gain(nonlinearity) == TORCH_GAINS[nonlinearity]
+
+
 def test_gain_values_are_exact():
-    assert calculate_gain("identity") == 1.0
-    assert calculate_gain("sigmoid") == 1.0
-    assert calculate_gain("tanh") == 5.0 / 3.0
-    assert calculate_gain("relu") == math.sqrt(2.0)
+    assert sorted(TORCH_GAINS) == list(tinynet.init.NONLINEARITIES)
     # The published bug sqrt(2 / 1 + alpha**2) would give sqrt(2.0001) here, not sqrt(2/1.0001).
     assert calculate_gain("leaky_relu") == math.sqrt(2.0 / 1.0001)
-    assert calculate_gain("leaky_relu", alpha=0.5) == math.sqrt(2.0 / 1.25)
+    assert calculate_gain("leaky_relu", 0.5) == math.sqrt(2.0 / 1.25)
+    assert calculate_gain("leaky_relu", param=0) == math.sqrt(2.0)
+    assert calculate_gain("leaky_relu", np.float64(0.2)) == math.sqrt(2.0 / 1.04)
+    # A tinynet Activation stands for its name; a LeakyReLU brings its own alpha.
     assert calculate_gain(get_activation("leaky_relu", alpha=0.2)) == math.sqrt(2.0 / 1.04)
+    assert calculate_gain(get_activation("tanh")) == 5.0 / 3.0
+    assert calculate_gain(get_activation("relu")) == math.sqrt(2.0)
+
+
+@pytest.mark.parametrize("args,exc,message", [
+    (("leaky_relu", True), TypeError, "param must be a real number, got True of type bool"),
+    (("leaky_relu", "0.1"), TypeError, "param must be a real number, got '0.1' of type str"),
+    (("leaky_relu", -0.1), ValueError, r"param must be a finite number >= 0.0, got -0.1"),
+    (("leaky_relu", float("nan")), ValueError, r"param must be a finite number >= 0.0, got nan"),
+    (("relu", 0.2), ValueError, r"param must be None for nonlinearity 'relu': only leaky_relu "
+                                r"takes one, its negative slope \(PyTorch ignores it\), got 0.2"),
+    ((get_activation("leaky_relu", alpha=0.2), 0.3), ValueError,
+     r"param must be None when nonlinearity is an Activation \(leaky_relu\(alpha=0.2\) brings "
+     r"its own alpha\), got 0.3"),
+    (("softplus",), UnknownNameError, r"unknown activation 'softplus'; expected one of: conv1d"),
+    (("Tanh",), UnknownNameError, r"unknown activation 'Tanh'.*did you mean 'tanh'"),
+    ((3,), UnknownNameError, r"unknown activation 3"),
+])
+def test_calculate_gain_refuses_bad_arguments(args, exc, message):
+    with pytest.raises(exc, match=message) as error:
+        calculate_gain(*args)
+    assert "\n" not in str(error.value)
 
 
 def test_second_moment_gains():
@@ -305,10 +344,77 @@ def test_register_an_initializer_instance(restore_registry):
     assert tinynet.init.get("half").std((3, 3), LEAKY) == 0.5
 
 
-@pytest.mark.parametrize("name", ["", "my init", "2x", None])
-def test_register_refuses_bad_names(name, restore_registry):
-    with pytest.raises(ValueError, match="name must be a Python identifier"):
+KEYWORD = r"name must be a Python identifier such as 'my_init' that is not a Python keyword " \
+    r"\(a spec cannot name it\), got "
+
+
+@pytest.mark.parametrize("name,exc,message", [
+    (None, TypeError, r"name must be a string, a Python identifier such as 'my_init', got None "
+                      r"of type NoneType"),
+    (True, TypeError, r"name must be a string, .* got True of type bool"),
+    (False, TypeError, r"name must be a string, .* got False of type bool"),
+    (42, TypeError, r"name must be a string, .* got 42 of type int"),
+    (b"my_init", TypeError, r"name must be a string, .* got b'my_init' of type bytes"),
+    ("None", ValueError, KEYWORD + "'None'"),
+    ("True", ValueError, KEYWORD + "'True'"),
+    ("False", ValueError, KEYWORD + "'False'"),
+    ("lambda", ValueError, KEYWORD + "'lambda'"),
+    ("class", ValueError, KEYWORD + "'class'"),
+    ("\ufb01_init", ValueError,
+     r"name must be a Python identifier in NFKC normal form, as Python reads identifiers, got "
+     r"'\ufb01_init' \(U\+FB01 LATIN SMALL LIGATURE FI\), which Python reads as 'fi_init'; "
+     r"register 'fi_init' instead"),
+    ("1abc", ValueError, r"name must be a Python identifier such as 'my_init', got '1abc'"),
+    ("", ValueError, r"name must be a Python identifier such as 'my_init', got ''"),
+    ("my init", ValueError, r"name must be a Python identifier such as 'my_init', got 'my init'"),
+])
+def test_register_refuses_bad_names(name, exc, message, restore_registry):
+    before = tinynet.init.available()
+    with pytest.raises(exc, match=f"^{message}$"):
         tinynet.init.register(name, lambda shape, rng: np.zeros(shape))
+    with pytest.raises(exc, match=f"^{message}$"):  # as a decorator, refused at once
+        tinynet.init.register(name)
+    assert tinynet.init.available() == before
+
+
+def test_the_ligature_name_is_one_get_could_not_find(restore_registry):
+    # Why 'ﬁ_init' is refused: the parser reads it as 'fi_init', with or without parameters.
+    assert tinynet.init.parse_spec("\ufb01_init") == ("fi_init", {})
+    assert tinynet.init.parse_spec("\ufb01_init(std=1)") == ("fi_init", {"std": 1})
+    with pytest.raises(UnknownNameError, match=r"unknown initializer 'fi_init'.*'\ufb01_init' reads "
+                                                r"as 'fi_init': Python NFKC-normalises"):
+        tinynet.init.get("\ufb01_init(std=1)")
+    tinynet.init.register("fi_init", lambda shape, rng, std=1.0: np.full(shape, std))
+    # Registered in normal form, it is found by either spelling, as Python finds a variable.
+    for spec in ["fi_init(std=2)", "\ufb01_init(std=2)"]:
+        assert np.all(tinynet.init.get(spec)((2, 3), np.random.default_rng(0), LEAKY) == 2)
+
+
+@pytest.mark.parametrize("name", ["match", "case", "type", "_", "_private", "\u00e9t\u00e9",
+                                  "Mixed_Case2"])
+def test_soft_keywords_and_other_identifiers_can_be_registered(name, restore_registry):
+    # Soft keywords parse as plain names, so get reads them back: allowed.
+    tinynet.init.register(name, lambda shape, rng, std=1.0: np.full(shape, std))
+    assert tinynet.init.parse_spec(f"{name}(std=0.5)") == (name, {"std": 0.5})
+    assert np.all(tinynet.init.get(f"{name}(std=0.5)")((2, 2), np.random.default_rng(0),
+                                                        LEAKY) == 0.5)
+
+
+def test_every_registered_name_round_trips_through_get():
+    for name in tinynet.init.available():
+        assert tinynet.init.check_name(name) == name
+        assert tinynet.init.parse_spec(name) == (name, {})
+        assert tinynet.init.parse_spec(f" {name}( ) ") == (name, {})
+
+
+def test_a_keyword_spec_says_why_it_is_not_a_name():
+    for spec in ["None", "True(std=1)", "lambda", "class(std=1)"]:
+        with pytest.raises(ValueError, match=r"is a Python keyword, which cannot name an "
+                                             r"initializer$"):
+            tinynet.init.get(spec)
+    with pytest.raises(TypeError, match=r"initializer spec must be a string such as "
+                                        r"'normal\(std=0.5\)', got 3 of type int"):
+        tinynet.init.parse_spec(3)
 
 
 @pytest.mark.parametrize("function", [lambda shape: np.zeros(shape),
@@ -330,7 +436,22 @@ def test_unknown_name_lists_the_valid_ones_and_the_closest():
     ("normal(std=__import__('os'))", ValueError, "must be a literal"),
     ("normal(", ValueError, "not of the form name or name"),
     ("normal(sd=0.5)", TypeError, "'normal' got unknown parameter\\(s\\) sd; it accepts std"),
-    ("he_normal(gain=2)", TypeError, "it accepts no parameters"),
+    ("he_normal(gain=2)", TypeError, "'he_normal' got unknown parameter\\(s\\) gain; it accepts "
+                                     "a, mode, nonlinearity"),
+    ("lecun_normal(gain=2)", TypeError, "it accepts no parameters"),
+    ("kaiming_normal(mode='fan_avg')", UnknownNameError,
+     r"unknown mode 'fan_avg'; expected one of: fan_in, fan_out .*variance_scaling\(mode=...\) "
+     r"takes the other fan modes"),
+    ("kaiming_uniform(mode=1)", UnknownNameError, r"unknown mode 1; expected one of: fan_in"),
+    ("kaiming_normal(nonlinearity='softplus')", UnknownNameError,
+     r"unknown nonlinearity 'softplus'; expected one of: conv1d, .*, tanh$"),
+    ("he_normal(nonlinearity='Relu')", UnknownNameError, r"did you mean 'relu'"),
+    ("kaiming_normal(a=-0.1)", ValueError, r"^a must be a finite number >= 0.0, got -0.1$"),
+    ("kaiming_normal(a='0.1')", TypeError, r"^a must be a real number, got '0.1' of type str$"),
+    ("kaiming_normal(a=1e101)", ValueError, r"^a must be at most 1e100, got 1e\+101$"),
+    ("kaiming_truncated_normal(a=0.1, nonlinearity='relu')", ValueError,
+     r"^a must be 0 unless nonlinearity='leaky_relu' \(a is its negative slope; PyTorch ignores "
+     r"it\), got a=0.1 with nonlinearity='relu'$"),
     ("normal(std=-1)", ValueError, "std must be a finite number > 0.0, got -1.0"),
     ("normal(std=1, std=2)", ValueError, "must name each parameter once"),
     ("normal(**{'std': 0.5})", ValueError, "must name each parameter once"),
@@ -350,6 +471,164 @@ def test_generic_variance_scaling_function():
     init = tinynet.init.variance_scaling(np.float64(2.0), "fan_out", "uniform")
     assert init.variance((4, 10), LEAKY) == 0.5
     assert init.distribution == "uniform"
+
+
+# --- PyTorch's and Keras's names ------------------------------------------------------
+
+def test_ones_is_every_weight_one():
+    ones = tinynet.init.get("ones")
+    for shape in [(1, 1), (3, 7), (7, 3)]:
+        w = tinynet.init.draw(ones, shape, np.random.default_rng(0), LEAKY)
+        assert w.shape == shape and np.all(w == 1.0)
+    assert ones.variance((3, 7), LEAKY) == 0 and ones.mean((3, 7), LEAKY) == 1
+    assert tinynet.init.get("ones").describe((3, 7), LEAKY).formula == "w = 1"
+
+
+@pytest.mark.parametrize("shape", BIG_SHAPES, ids=["300x500", "500x300"])
+def test_torch_linear_default_is_uniform_within_one_over_sqrt_fan_in(shape):
+    n_out, n_in = shape
+    init = tinynet.init.get("torch_linear_default")
+    # What it claims, exactly: Var = 1/(3 fan_in), and PyTorch's arithmetic for
+    # kaiming_uniform_(a=sqrt(5)): gain = calculate_gain('leaky_relu', sqrt(5)), std = gain /
+    # sqrt(fan_in), bound = sqrt(3) std (= 1/sqrt(fan_in) up to rounding).
+    assert init.variance(shape, LEAKY) == 1 / (3 * n_in)
+    torch_bound = math.sqrt(3.0) * math.sqrt(2.0 / (1 + math.sqrt(5) ** 2)) / math.sqrt(n_in)
+    assert init.bound(shape) == pytest.approx(torch_bound, rel=1e-15)
+    assert init.variance(shape, LEAKY) == pytest.approx(
+        tinynet.init.get(f"kaiming_uniform(a={math.sqrt(5)!r})").variance(shape, LEAKY),
+        rel=1e-15)
+    w = init(shape, np.random.default_rng(7), LEAKY)
+    bound = 1 / math.sqrt(n_in)
+    # Uniform on [-bound, bound): nothing beyond it, and N = 150,000 draws come within 0.1 % of
+    # both ends (a sample missing the top 0.05 % of the range has probability 0.9995^150000).
+    assert np.max(w) < bound and np.min(w) >= -bound
+    assert np.max(w) > 0.999 * bound and np.min(w) < -0.999 * bound
+    # The sample variance's relative standard error is sqrt((kurtosis - 1)/N) with kurtosis 1.8
+    # for a uniform: sqrt(0.8/150000) = 0.0023; we allow 5 of them (0.012). A fan_out mix-up
+    # (Var 1/(3 fan_out)) is 40 % off here, kaiming_uniform's default (2/fan_in) 500 % off.
+    assert abs(np.var(w) * 3 * n_in - 1) < 5 * math.sqrt(0.8 / w.size)
+    assert abs(np.mean(w)) < 5 * math.sqrt(1 / (3 * n_in) / w.size)
+
+
+def torch_kaiming_std(shape, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    """torch.nn.init.kaiming_normal_'s std, as its source computes it."""
+    n_out, n_in = shape
+    gain = math.sqrt(2.0 / (1 + a ** 2)) if nonlinearity == "leaky_relu" else \
+        TORCH_GAINS[nonlinearity]
+    return gain / math.sqrt(n_in if mode == "fan_in" else n_out)
+
+
+@pytest.mark.parametrize("family", ["kaiming", "he"])
+@pytest.mark.parametrize("distribution", sorted(DISTRIBUTIONS))
+@pytest.mark.parametrize("params", [
+    {}, {"a": 0.2}, {"a": 3.0}, {"mode": "fan_out"}, {"nonlinearity": "relu"},
+    {"nonlinearity": "tanh", "mode": "fan_out"}, {"nonlinearity": "linear"},
+    {"nonlinearity": "sigmoid"}, {"nonlinearity": "selu"}, {"nonlinearity": "conv2d"},
+    {"a": 0.5, "mode": "fan_out", "nonlinearity": "leaky_relu"},
+])
+def test_kaiming_parameters_give_torchs_std(family, distribution, params):
+    spec = f"{family}_{distribution}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+    init = tinynet.init.get(spec)
+    for shape in [(3, 7), (7, 3)]:  # non-square both ways, so fan_in and fan_out differ
+        assert init.std(shape, LEAKY) == pytest.approx(torch_kaiming_std(shape, **params),
+                                                       rel=1e-15)
+        assert init.distribution == distribution
+    if distribution == "uniform":  # torch's bound sqrt(3) std, on a big layer
+        w = init((300, 500), np.random.default_rng(0), LEAKY)
+        bound = math.sqrt(3.0) * torch_kaiming_std((300, 500), **params)
+        assert bound * 0.999 < np.max(np.abs(w)) <= bound * (1 + 1e-15)
+
+
+@pytest.mark.parametrize("distribution", sorted(DISTRIBUTIONS))
+def test_kaiming_defaults_are_he_bit_for_bit(distribution):
+    # PyTorch's defaults a=0, mode='fan_in', nonlinearity='leaky_relu' give gain sqrt(2): the
+    # draws stay what he_* drew before the parameters existed (Var = 2.0 / fan_in exactly).
+    shape = (30, 50)
+    reference = get_distribution(distribution).sample(np.random.default_rng(3), shape,
+                                                      math.sqrt(2.0 / 50))
+    if distribution == "normal":
+        np.testing.assert_array_equal(reference, np.random.default_rng(3).normal(
+            0.0, math.sqrt(2.0 / 50), size=shape))
+    for spec in [f"he_{distribution}", f"kaiming_{distribution}",
+                 f"kaiming_{distribution}(a=0, mode='fan_in', nonlinearity='leaky_relu')",
+                 f"he_{distribution}(a=0.0)", f"kaiming_{distribution}(nonlinearity='relu')"]:
+        np.testing.assert_array_equal(draw(spec, shape, seed=3), reference)
+        assert tinynet.init.get(spec).variance(shape, LEAKY) == 2.0 / 50
+
+
+@pytest.mark.parametrize("keras,suggestion,note", [
+    ("HeNormal", "he_normal", "Keras's HeNormal draws from a truncated normal (cut at ±2σ, σ "
+                              "divided by 0.8796 so the variance is exactly 2/fan_in); tinynet's "
+                              "he_normal is a plain normal of that variance: Keras's HeNormal is "
+                              "tinynet's he_truncated_normal"),
+    ("LecunNormal", "lecun_normal", "Keras's LecunNormal is tinynet's lecun_truncated_normal"),
+    ("GlorotNormal", "glorot_normal", "Keras's GlorotNormal is tinynet's glorot_truncated_normal"),
+    ("GlorotUniform", "glorot_uniform", None),
+    ("HeUniform", "he_uniform", None),
+    ("LecunUniform", "lecun_uniform", None),
+    ("VarianceScaling", "variance_scaling", "pass distribution='truncated_normal' for Keras's"),
+    ("Orthogonal", "orthogonal", None),
+    ("Zeros", "zeros", None),
+    ("Ones", "ones", None),
+    ("Constant", "constant", None),
+    ("RandomNormal", "normal", "Keras's RandomNormal defaults to stddev=0.05"),
+    ("random_normal", "normal", "Keras's RandomNormal defaults to stddev=0.05"),
+    ("RandomUniform", "uniform", "Keras's RandomUniform takes bounds"),
+    ("TruncatedNormal", "truncated_normal", "its std is 0.8796·s"),
+    ("HeNormal(seed=1)", "he_normal", "he_truncated_normal"),
+])
+def test_keras_names_suggest_their_snake_case_entry(keras, suggestion, note):
+    with pytest.raises(UnknownNameError) as error:
+        tinynet.init.get(keras)
+    message = str(error.value)
+    assert f"(did you mean {suggestion!r}?)" in message
+    if note is None:
+        assert "Keras's" not in message
+    else:
+        assert note in message
+    assert message.endswith("Register your own with tinynet.init.register(name, function)")
+    assert "\n" not in message
+
+
+def test_the_keras_truncation_constant_is_tinynets():
+    # Keras divides sqrt(scale / fan) by 0.87962566103423978, the std of N(0, 1) cut at ±2:
+    # the same correction as tinynet's truncated normal, so the notes' equivalences hold.
+    assert math.sqrt(TRUNCATED_VARIANCE_FACTOR) == pytest.approx(0.87962566103423978, rel=1e-15)
+
+
+def test_a_camel_case_name_of_the_users_is_suggested_too(restore_registry):
+    tinynet.init.register("my_init", lambda shape, rng: np.zeros(shape))
+    with pytest.raises(UnknownNameError, match=r"did you mean 'my_init'\?"):
+        tinynet.init.get("MyInit")
+    with pytest.raises(UnknownNameError, match=r"did you mean 'he_leaky'\?"):
+        tinynet.init.get("HeLeaky")
+
+
+def test_distinct_folds_the_aliases():
+    distinct = tinynet.init.distinct()
+    assert list(distinct) == sorted(distinct)
+    named = [name for key, aliases in distinct.items() for name in [key, *aliases]]
+    assert sorted(named) == tinynet.init.available()  # every name once
+    assert {key: aliases for key, aliases in distinct.items() if aliases} == {
+        f"{canonical}_{d}": [f"{alias}_{d}"] for d in DISTRIBUTIONS
+        for canonical, alias in [("he", "kaiming"), ("xavier", "glorot")]}
+    assert "auto" in distinct and "kaiming_normal" not in distinct
+    entries = {entry.name: entry for entry in tinynet.init.entries()}
+    for key, aliases in distinct.items():
+        assert entries[key].alias_of == ""
+        for alias in aliases:  # an alias draws what its entry draws, parameters and all
+            assert entries[alias].alias_of == key
+            params = {"he": "(a=0.3, mode='fan_out')", "xavier": "(gain=1.5)"}[key.split("_")[0]]
+            for suffix in ["", params]:
+                np.testing.assert_array_equal(draw(key + suffix, (5, 9), seed=2),
+                                              draw(alias + suffix, (5, 9), seed=2))
+
+
+def test_replacing_an_entry_unfolds_its_aliases(restore_registry):
+    tinynet.init.register("he_normal", lambda shape, rng: np.zeros(shape), override=True)
+    distinct = tinynet.init.distinct()
+    assert distinct["he_normal"] == [] and distinct["kaiming_normal"] == []
+    assert distinct["he_uniform"] == ["kaiming_uniform"]
 
 
 def test_readme_table_is_the_registry():

@@ -1,5 +1,6 @@
 """Weight initializers by name: ``get("he_leaky")``, ``get("normal(std=0.5)")``, ``available()``,
-``register(name, function)``, and ``describe``-able for every layer.
+``distinct()`` (each scheme once, aliases folded), ``register(name, function)``, and
+``describe``-able for every layer.
 
 Every scheme draws zero-mean weights with a variance chosen to keep the signal's second moment
 E[x²] steady through a layer: Var(w) = gain² / fan (see :mod:`tinynet.init.gains`,
@@ -13,19 +14,21 @@ from collections.abc import Callable
 import numpy as np
 
 from ..validation import check_float
-from .catalog import register_builtins
+from .catalog import KERAS_NAMES, register_builtins
 from .distributions import TRUNCATED_VARIANCE_FACTOR, get_distribution
 from .fans import FAN_MODES, fan, fans
-from .gains import calculate_gain, second_moment_gain
-from .registry import Entry, available, draw, entries, get, parse_spec, register
+from .gains import NONLINEARITIES, calculate_gain, second_moment_gain
+from .registry import (Entry, available, check_name, distinct, draw, entries, get, parse_spec,
+                       register)
 from .schemes import (Auto, Constant, Description, FixedStd, FunctionInitializer, Initializer,
-                      LeakyHe, Orthogonal, VarianceScaling)
+                      LeakyHe, Orthogonal, TorchLinearDefault, VarianceScaling)
 
 __all__ = ["Initializer", "Description", "FixedStd", "VarianceScaling", "LeakyHe", "Orthogonal",
-           "Constant", "Auto", "FunctionInitializer", "Entry", "available", "entries", "get",
-           "register", "parse_spec", "draw", "fans", "fan", "FAN_MODES", "calculate_gain",
-           "second_moment_gain", "get_distribution", "TRUNCATED_VARIANCE_FACTOR",
-           "variance_scaling", "InitSpec"]
+           "Constant", "Auto", "FunctionInitializer", "TorchLinearDefault", "Entry", "available",
+           "entries", "distinct", "get", "register", "check_name", "parse_spec", "draw", "fans",
+           "fan", "FAN_MODES", "calculate_gain", "NONLINEARITIES", "second_moment_gain",
+           "get_distribution", "TRUNCATED_VARIANCE_FACTOR", "variance_scaling", "InitSpec",
+           "KERAS_NAMES"]
 
 InitSpec = str | Initializer | Callable[..., np.ndarray]
 """What ``init=`` accepts: a registered name (optionally ``"name(key=value)"``), an

@@ -2,20 +2,30 @@
 
 Each variance-scaling family comes in three distributions with the same variance: ``_normal``,
 ``_uniform`` and ``_truncated_normal`` (variance-corrected). ``glorot_*`` and ``kaiming_*`` are
-aliases of ``xavier_*`` and ``he_*``. ``he_leaky`` (normal) keeps the notes' name.
+aliases of ``xavier_*`` and ``he_*`` (``Entry.alias_of``): the same scheme under PyTorch's and
+Keras's other names, drawing the same weights. ``he_leaky`` (normal) keeps the notes' name.
+
+The He/Kaiming entries take PyTorch's ``kaiming_*_`` parameters: ``a`` (leaky_relu's negative
+slope), ``mode`` (fan_in or fan_out) and ``nonlinearity``, Var(w) = gain(nonlinearity, a)² / fan,
+with PyTorch's defaults a=0, mode='fan_in', nonlinearity='leaky_relu' (gain sqrt(2)). Since
+``he_*`` and ``kaiming_*`` are one entry under two names, ``he_normal`` takes them as well.
+
+:data:`KERAS_NAMES` maps Keras's names to tinynet's, with what differs, for the suggestion an
+unknown name gets (``get("HeNormal")``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..validation import check_float
+from ..validation import UnknownNameError, check_float
 from .distributions import DISTRIBUTIONS
+from .gains import NONLINEARITIES, squared_gain, unknown_nonlinearity
 from .registry import Entry, add_entry
 from .schemes import (Auto, Constant, FixedStd, Initializer, LeakyHe, Orthogonal,
-                      VarianceScaling)
+                      TorchLinearDefault, VarianceScaling)
 
-__all__ = ["register_builtins"]
+__all__ = ["register_builtins", "KERAS_NAMES", "KAIMING_MODES", "kaiming_scale"]
 
 # prefix, alias prefix, scale, fan mode, when to use it, where it comes from
 _FAMILIES = [
@@ -52,6 +62,38 @@ def _scaled(name: str, scale: float, mode: str, distribution: str,
     else:
         def factory() -> VarianceScaling:
             return VarianceScaling(name, scale, mode, distribution)
+    return factory
+
+
+KAIMING_MODES = ("fan_in", "fan_out")
+"""The fan modes of ``torch.nn.init.kaiming_*_`` (``variance_scaling`` takes every fan mode)."""
+
+
+def kaiming_scale(a: object = 0.0, nonlinearity: object = "leaky_relu") -> float:
+    """gain² for ``kaiming_*(a=..., nonlinearity=...)``, as ``calculate_gain(nonlinearity, a)``
+    squared (2 / (1 + a²) for leaky_relu, exactly 2.0 at the default a = 0)."""
+    a = check_float("a", a, minimum=0.0, inclusive=True)
+    if a > 1e100:
+        raise ValueError(f"a must be at most 1e100, got {a!r}")
+    if not isinstance(nonlinearity, str) or nonlinearity not in NONLINEARITIES:
+        raise unknown_nonlinearity("nonlinearity", nonlinearity)
+    if nonlinearity != "leaky_relu":
+        if a != 0:
+            raise ValueError(f"a must be 0 unless nonlinearity='leaky_relu' (a is its negative "
+                             f"slope; PyTorch ignores it), got a={a!r} with "
+                             f"nonlinearity={nonlinearity!r}")
+        return squared_gain(nonlinearity)
+    return squared_gain("leaky_relu", a)
+
+
+def _kaiming(name: str, distribution: str) -> Callable[..., Initializer]:
+    def factory(a: float = 0.0, mode: str = "fan_in",
+                nonlinearity: str = "leaky_relu") -> VarianceScaling:
+        scale = kaiming_scale(a, nonlinearity)
+        if not isinstance(mode, str) or mode not in KAIMING_MODES:
+            raise UnknownNameError("mode", mode, KAIMING_MODES,
+                                   "variance_scaling(mode=...) takes the other fan modes")
+        return VarianceScaling(name, scale, mode, distribution)
     return factory
 
 
@@ -96,9 +138,11 @@ def _entries() -> list[Entry]:
         for prefix, alias, scale, mode, use, source in _FAMILIES:
             for family in filter(None, (prefix, alias)):
                 name = f"{family}_{distribution}"
-                entries.append(Entry(name, _scaled(name, scale, mode, distribution,
-                                                   with_gain=prefix.startswith("xavier")),
-                                     f"{use} ({words})", source))
+                factory = _kaiming(name, distribution) if prefix == "he" else \
+                    _scaled(name, scale, mode, distribution, with_gain=prefix.startswith("xavier"))
+                entries.append(Entry(name, factory, f"{use} ({words})", source,
+                                     alias_of="" if family == prefix else
+                                     f"{prefix}_{distribution}"))
         name = "he_leaky" if distribution == "normal" else f"he_leaky_{distribution}"
         entries.append(Entry(name, _he_leaky(name, distribution),
                              f"LeakyReLU layers, α from the layer ({words})",
@@ -108,13 +152,50 @@ def _entries() -> list[Entry]:
               "generic: Var = scale / fan, any fan mode and distribution", "Keras, JAX"),
         Entry("orthogonal", _orthogonal, "deep linear or tanh stacks: an exact isometry",
               "Saxe et al. 2014"),
+        Entry("torch_linear_default", lambda: TorchLinearDefault("torch_linear_default"),
+              "what torch.nn.Linear does: U(±1/sqrt(fan_in)), kaiming_uniform_(a=sqrt(5))",
+              "PyTorch's default"),
         Entry("zeros", lambda: Constant("zeros", 0.0),
               "shows symmetry: every unit of a layer stays the same", "demonstration"),
+        Entry("ones", lambda: Constant("ones", 1.0),
+              "every weight 1: no symmetry breaking either", "torch ones_, Keras Ones"),
         Entry("constant", _constant, "every weight the same value", "demonstration"),
         Entry("auto", _auto, "by activation: Xavier for sigmoid/tanh/identity, He for relu, "
                              "He-leaky for leaky_relu", "the notes' final choice"),
     ]
     return entries
+
+
+_KERAS_TRUNCATED = ("Keras's {keras} draws from a truncated normal (cut at ±2σ, σ divided by "
+                    "0.8796 so the variance is exactly {variance}); tinynet's {name} is a plain "
+                    "normal of that variance: Keras's {keras} is tinynet's {truncated}")
+
+KERAS_NAMES: dict[str, tuple[str, str]] = {
+    "he_normal": ("he_normal", _KERAS_TRUNCATED.format(
+        keras="HeNormal", variance="2/fan_in", name="he_normal",
+        truncated="he_truncated_normal")),
+    "lecun_normal": ("lecun_normal", _KERAS_TRUNCATED.format(
+        keras="LecunNormal", variance="1/fan_in", name="lecun_normal",
+        truncated="lecun_truncated_normal")),
+    "glorot_normal": ("glorot_normal", _KERAS_TRUNCATED.format(
+        keras="GlorotNormal", variance="2/(fan_in + fan_out)", name="glorot_normal",
+        truncated="glorot_truncated_normal")),
+    "variance_scaling": ("variance_scaling", (
+        "Keras's VarianceScaling defaults to distribution='truncated_normal' and reads "
+        "'normal' as truncated; tinynet's variance_scaling defaults to a plain normal: pass "
+        "distribution='truncated_normal' for Keras's")),
+    "truncated_normal": ("truncated_normal", (
+        "Keras's TruncatedNormal(stddev=s) cuts N(0, s²) at ±2s without correction, so its "
+        "std is 0.8796·s (default s = 0.05); tinynet's truncated_normal(std=s) has std s")),
+    "random_normal": ("normal", "Keras's RandomNormal defaults to stddev=0.05, tinynet's normal "
+                                "to std=1: write normal(std=0.05)"),
+    "random_uniform": ("uniform", "Keras's RandomUniform takes bounds (default ±0.05), tinynet's "
+                                  "uniform(std=s) draws from U(±sqrt(3)·s)"),
+}
+"""Keras's initializer names (snake_case, as Keras also spells them) whose tinynet namesake
+differs, or is named otherwise: ``keras name -> (tinynet name, what differs)``. Keras's other
+names (HeUniform, GlorotUniform, LecunUniform, Orthogonal, Zeros, Ones, Constant) are
+tinynet's in snake_case and draw the same distribution."""
 
 
 def register_builtins() -> None:

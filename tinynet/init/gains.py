@@ -2,8 +2,8 @@
 
 A layer keeps the second moment E[a²] of its signal when ``fan · Var(w) · E[φ(z)²]/E[z²] = 1``.
 For z symmetric about 0, ReLU keeps half of E[z²] (g² = 2) and LeakyReLU(α) keeps (1 + α²)/2
-(g² = 2 / (1 + α²)). Identity and sigmoid use g = 1 and tanh g = 5/3: PyTorch's conventions
-(``torch.nn.init.calculate_gain``), not derived values.
+(g² = 2 / (1 + α²)). Identity, linear and sigmoid use g = 1, tanh g = 5/3 and selu g = 3/4:
+PyTorch's conventions (``torch.nn.init.calculate_gain``), not derived values.
 
 :func:`second_moment_gain` computes g = 1 / sqrt(E[φ(z)²]) for z ~ N(0, 1) instead of looking it
 up, so it works for any activation: relu 1.41421, tanh 1.59254, sigmoid 1.84623 (sigmoid is far
@@ -18,36 +18,88 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..activations import Activation, LeakyReLU, get_activation
-from ..validation import UnknownNameError
+from ..activations import Activation, get_activation
+from ..validation import UnknownNameError, check_float
 
-__all__ = ["calculate_gain", "second_moment_gain", "gaussian_mean", "BEND"]
+__all__ = ["calculate_gain", "squared_gain", "unknown_nonlinearity", "NONLINEARITIES",
+           "second_moment_gain", "gaussian_mean", "BEND"]
 
-_FIXED_GAINS = {"identity": 1.0, "sigmoid": 1.0, "tanh": 5.0 / 3.0, "relu": math.sqrt(2.0)}
+_LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d")
+_FIXED_GAINS = {"identity": 1.0, **dict.fromkeys(_LINEAR, 1.0), "sigmoid": 1.0,
+                "tanh": 5.0 / 3.0, "relu": math.sqrt(2.0), "selu": 3.0 / 4.0}
+_SQUARED = {"relu": 2.0}  # g² where g² is exact and g is not: keeps he_normal's draws as before
+
+NONLINEARITIES = tuple(sorted([*_FIXED_GAINS, "leaky_relu"]))
+"""The names :func:`calculate_gain` knows: PyTorch's (linear, conv1d ... conv_transpose3d,
+sigmoid, tanh, relu, leaky_relu, selu) and tinynet's identity."""
+
+DEFAULT_NEGATIVE_SLOPE = 0.01
+"""leaky_relu's slope when none is given, as in PyTorch and :class:`LeakyReLU`."""
 
 
-def calculate_gain(activation: str | Activation, alpha: float = 0.01) -> float:
-    """Return the gain g for ``activation``: Var(w) = g² / fan.
+def unknown_nonlinearity(kind: str, name: object, hint: str = "") -> UnknownNameError:
+    """The error for a nonlinearity :func:`calculate_gain` does not know; ``"Relu"`` is offered
+    ``relu`` (spelling alone would offer ``selu``)."""
+    folded = name.lower() if isinstance(name, str) else None
+    return UnknownNameError(kind, name, NONLINEARITIES, hint,
+                            suggestion=folded if folded in NONLINEARITIES else None)
 
-    ==========  =========================
-    identity    1
-    sigmoid     1
-    tanh        5/3
-    relu        sqrt(2)
-    leaky_relu  sqrt(2 / (1 + alpha²))
-    ==========  =========================
 
-    ``alpha`` is used for ``"leaky_relu"`` given by name (default 0.01, the same as the
-    activation's); a :class:`LeakyReLU` instance brings its own alpha.
+def _nonlinearity(nonlinearity: object, param: object) -> tuple[str, float | None]:
+    """``(name, slope)``: the name calculate_gain looks up and, for leaky_relu, its checked
+    negative slope."""
+    if isinstance(nonlinearity, Activation):
+        if param is not None:
+            raise ValueError(f"param must be None when nonlinearity is an Activation "
+                             f"({nonlinearity!r} brings its own alpha), got {param!r}")
+        name, slope = nonlinearity.name, float(nonlinearity.alpha)
+    elif not isinstance(nonlinearity, str):
+        raise unknown_nonlinearity("activation", nonlinearity)
+    else:
+        name, slope = nonlinearity, None
+        if name == "leaky_relu":
+            slope = DEFAULT_NEGATIVE_SLOPE if param is None else \
+                check_float("param", param, minimum=0.0, inclusive=True)
+        elif param is not None and name in _FIXED_GAINS:
+            raise ValueError(f"param must be None for nonlinearity {name!r}: only leaky_relu "
+                             f"takes one, its negative slope (PyTorch ignores it), got {param!r}")
+    if name != "leaky_relu" and name not in _FIXED_GAINS:
+        raise unknown_nonlinearity("activation", name,
+                                   "second_moment_gain computes a gain for any activation")
+    return name, slope
+
+
+def calculate_gain(nonlinearity: str | Activation, param: float | None = None) -> float:
+    """Return the gain g for ``nonlinearity``: Var(w) = g² / fan. As PyTorch's
+    ``torch.nn.init.calculate_gain(nonlinearity, param=None)``:
+
+    ===============================================================  ======================
+    linear, identity, sigmoid, conv1d/2d/3d, conv_transpose1d/2d/3d  1
+    tanh                                                             5/3
+    relu                                                             sqrt(2)
+    leaky_relu                                                       sqrt(2 / (1 + param²))
+    selu                                                             3/4
+    ===============================================================  ======================
+
+    ``param`` is leaky_relu's negative slope (default 0.01, as PyTorch's and the activation's;
+    a finite number >= 0). Other names take none: PyTorch ignores a ``param`` there, tinynet
+    refuses it. A tinynet :class:`Activation` may stand for its name; a :class:`LeakyReLU`
+    brings its own alpha, so ``param`` must then be None.
     """
-    activation = get_activation(activation, alpha)
-    if isinstance(activation, LeakyReLU):
-        return math.sqrt(2.0 / (1.0 + activation.alpha ** 2))
-    if activation.name not in _FIXED_GAINS:
-        raise UnknownNameError("activation for calculate_gain", activation.name,
-                               [*_FIXED_GAINS, "leaky_relu"],
-                               "second_moment_gain computes a gain for any activation")
-    return _FIXED_GAINS[activation.name]
+    name, slope = _nonlinearity(nonlinearity, param)
+    if name == "leaky_relu":
+        return math.sqrt(2.0 / (1.0 + slope ** 2))
+    return _FIXED_GAINS[name]
+
+
+def squared_gain(nonlinearity: str | Activation, param: float | None = None) -> float:
+    """g² for :func:`calculate_gain`'s ``g``, computed without the square root where g² is a
+    simple number: 2 for relu, 2 / (1 + param²) for leaky_relu (so He's scale is exactly 2)."""
+    name, slope = _nonlinearity(nonlinearity, param)
+    if name == "leaky_relu":
+        return 2.0 / (1.0 + slope ** 2)
+    return _SQUARED.get(name, _FIXED_GAINS[name] ** 2)
 
 
 BEND = 30.0

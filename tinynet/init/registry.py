@@ -8,14 +8,24 @@
 
 A name may carry keyword parameters, ``"normal(std=0.5)"``; they are read with
 ``ast.literal_eval``, so a spec string can never run code.
+
+Names mean one thing: a registered name is exactly what ``get`` reads back from a spec. So a
+name must be a Python identifier, not a keyword (``None``, ``True``, ``False``, ``lambda``,
+``class``...: a spec cannot name them), and in NFKC normal form, because Python's parser
+normalises identifiers (``"ﬁ_init(std=1)"`` with the U+FB01 ligature reads as ``fi_init``;
+``get`` normalises a spec's name the same way, so either spelling finds ``fi_init``). Soft
+keywords (``match``, ``case``, ``type``, ``_``) parse as plain names and are allowed.
 """
 
 from __future__ import annotations
 
 import ast
 import inspect
+import re
+import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from keyword import iskeyword
 
 import numpy as np
 
@@ -23,17 +33,23 @@ from ..activations import Activation
 from ..validation import UnknownNameError
 from .schemes import FunctionInitializer, Initializer
 
-__all__ = ["Entry", "register", "get", "available", "entries", "parse_spec", "draw"]
+__all__ = ["Entry", "register", "get", "available", "entries", "distinct", "parse_spec", "draw",
+           "check_name", "snake_case"]
 
 
 @dataclass(frozen=True)
 class Entry:
-    """A registered name: ``factory(**parameters)`` builds its initializer."""
+    """A registered name: ``factory(**parameters)`` builds its initializer.
+
+    ``alias_of``: the canonical name when this is the same scheme under another library's name
+    (``kaiming_normal`` of ``he_normal``): same parameters, same draws; "" otherwise.
+    """
 
     name: str
     factory: Callable[..., Initializer]
     summary: str = ""
     source: str = ""
+    alias_of: str = ""
 
     @property
     def parameters(self) -> dict[str, object]:
@@ -64,10 +80,10 @@ def register(name: str, initializer: Initializer | Callable | None = None, *,
     ``initializer`` is an :class:`Initializer` or a function ``f(shape, rng, **params) -> array``
     (``shape = (n_out, n_in)``, ``rng`` a ``numpy.random.Generator``; keyword parameters with
     defaults can then be given by name, ``"my_init(std=0.3)"``). Registering a name that exists
-    is an error unless ``override=True``. Returns what it was given, so it works as a decorator.
+    is an error unless ``override=True``. ``name`` must pass :func:`check_name`. Returns what it
+    was given, so it works as a decorator.
     """
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"name must be a Python identifier such as 'my_init', got {name!r}")
+    check_name(name)
     if initializer is None:
         def decorator(function: Callable) -> Callable:
             register(name, function, override=override, summary=summary, source=source)
@@ -92,26 +108,71 @@ def register(name: str, initializer: Initializer | Callable | None = None, *,
     return initializer
 
 
+def check_name(name: object) -> str:
+    """Return ``name`` if it can be registered: a string that ``get`` reads back unchanged.
+
+    That is a Python identifier, not a keyword (``None``, ``True`` and ``False`` are keywords),
+    and in NFKC normal form (Python's parser NFKC-normalises identifiers, so ``get`` could not
+    find ``"ﬁ_init"``: it reads ``fi_init``). Soft keywords (``match``, ``case``, ``type``,
+    ``_``) parse as names and are allowed. Raises TypeError or ValueError, naming the rule.
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a string, a Python identifier such as 'my_init', got "
+                        f"{name!r} of type {type(name).__name__}")
+    if not name.isidentifier():
+        raise ValueError(f"name must be a Python identifier such as 'my_init', got {name!r}")
+    if iskeyword(name):
+        raise ValueError(f"name must be a Python identifier such as 'my_init' that is not a "
+                         f"Python keyword (a spec cannot name it), got {name!r}")
+    normal = unicodedata.normalize("NFKC", name)
+    if normal != name:
+        changed = [f"U+{ord(c):04X} {unicodedata.name(c, '?')}" for c in name
+                   if unicodedata.normalize("NFKC", c) != c]
+        why = f" ({', '.join(changed)})" if changed else ""
+        raise ValueError(f"name must be a Python identifier in NFKC normal form, as Python "
+                         f"reads identifiers, got {name!r}{why}, which Python reads as "
+                         f"{normal!r}; register {normal!r} instead")
+    return name
+
+
 def add_entry(entry: Entry, override: bool = False) -> None:
-    """Put ``entry`` in the registry (used by :func:`register` and the built-in catalogue)."""
-    if entry.name in _REGISTRY and not override:
-        raise ValueError(f"initializer {entry.name!r} is already registered; pass "
-                         "override=True to replace it")
+    """Put ``entry`` in the registry (used by :func:`register` and the built-in catalogue).
+
+    Replacing an entry (``override=True``) makes its aliases entries of their own: they keep
+    drawing what they drew, which is no longer what the replaced name draws.
+    """
+    check_name(entry.name)
+    if entry.name in _REGISTRY:
+        if not override:
+            raise ValueError(f"initializer {entry.name!r} is already registered; pass "
+                             "override=True to replace it")
+        for other in list(_REGISTRY.values()):
+            if other.alias_of == entry.name:
+                _REGISTRY[other.name] = replace(other, alias_of="")
     _REGISTRY[entry.name] = entry
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
-    """Split ``"name(key=value, ...)"`` into the name and its literal keyword parameters."""
+    """Split ``"name(key=value, ...)"`` into the name and its literal keyword parameters.
+
+    Names are read as Python reads them, NFKC-normalised: ``"ﬁ_init"`` gives ``fi_init``.
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"initializer spec must be a string such as 'normal(std=0.5)', got "
+                        f"{spec!r} of type {type(spec).__name__}")
+    head = spec.strip().split("(")[0].strip()
+    why = f"; {head!r} is a Python keyword, which cannot name an initializer" \
+        if iskeyword(head) else ""
     try:
         tree = ast.parse(spec.strip(), mode="eval").body
     except SyntaxError:
         raise ValueError(f"initializer spec {spec!r} is not of the form name or "
-                         "name(key=value, ...)") from None
+                         f"name(key=value, ...){why}") from None
     if isinstance(tree, ast.Name):
         return tree.id, {}
     if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)) or tree.args:
         raise ValueError(f"initializer spec {spec!r} is not of the form name or "
-                         "name(key=value, ...) with keyword parameters only")
+                         f"name(key=value, ...) with keyword parameters only{why}")
     params = {}
     for keyword in tree.keywords:
         if keyword.arg is None or keyword.arg in params:
@@ -136,8 +197,7 @@ def get(spec: str | Initializer | Callable) -> Initializer:
     if isinstance(spec, str):
         name, params = parse_spec(spec)
         if name not in _REGISTRY:
-            raise UnknownNameError("initializer", name, _REGISTRY,
-                                   "Register your own with tinynet.init.register(name, function)")
+            raise _unknown(name, spec)
         entry = _REGISTRY[name]
         unknown = sorted(set(params) - set(entry.parameters))
         if unknown:
@@ -154,6 +214,32 @@ def get(spec: str | Initializer | Callable) -> Initializer:
                     f"f(shape, rng) -> array, got {spec!r}")
 
 
+def snake_case(name: str) -> str:
+    """``HeNormal`` -> ``he_normal``, ``VarianceScaling`` -> ``variance_scaling``: Keras's class
+    names as its snake_case functions (and tinynet's entries) spell them."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def _unknown(name: str, spec: str) -> UnknownNameError:
+    """The error for a spec naming no registered initializer: a Keras name (CamelCase, or
+    Keras's snake_case where tinynet's differs) gets its tinynet namesake as the suggestion,
+    and what differs between the two as the hint."""
+    from .catalog import KERAS_NAMES  # the catalogue imports this module
+
+    hints = []
+    written = spec.strip().split("(")[0].strip()
+    if written != name:
+        hints.append(f"{written!r} reads as {name!r}: Python NFKC-normalises identifiers")
+    key = snake_case(name)
+    target, note = KERAS_NAMES.get(key, (key, ""))
+    suggestion = target if target in _REGISTRY and target != name else None
+    if suggestion is not None and note:
+        hints.append(note)
+    hints.append("Register your own with tinynet.init.register(name, function)")
+    return UnknownNameError("initializer", name, _REGISTRY, ". ".join(hints),
+                            suggestion=suggestion)
+
+
 def available() -> list[str]:
     """The registered initializer names, sorted."""
     return sorted(_REGISTRY)
@@ -162,6 +248,25 @@ def available() -> list[str]:
 def entries() -> list[Entry]:
     """The registry's entries, sorted by name."""
     return [_REGISTRY[name] for name in available()]
+
+
+def distinct() -> dict[str, list[str]]:
+    """Every distinct registered initializer once: ``{name: [its aliases]}``, sorted by name.
+
+    Aliases (``Entry.alias_of``: ``glorot_*`` of ``xavier_*``, ``kaiming_*`` of ``he_*``) are the
+    same scheme under another name and draw the same weights, so running each key once runs
+    every scheme once. Every other entry is a key with no aliases, ``auto`` included (it picks
+    ``xavier_normal``, ``he_normal`` or ``he_leaky`` by the layer's activation), and so are
+    entries whose defaults happen to coincide (``variance_scaling``'s defaults are
+    ``lecun_normal``; ``constant``'s is ``zeros``), since their parameters differ.
+    """
+    folded: dict[str, list[str]] = {}
+    for entry in entries():
+        canonical = entry.alias_of if entry.alias_of in _REGISTRY else entry.name
+        folded.setdefault(canonical, [])
+        if canonical != entry.name:
+            folded[canonical].append(entry.name)
+    return dict(sorted(folded.items()))
 
 
 def draw(initializer: Initializer, shape: tuple[int, int], rng: np.random.Generator,

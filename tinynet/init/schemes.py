@@ -20,8 +20,8 @@ from .fans import FAN_MODES, fan, fans
 from .gains import calculate_gain
 from ..validation import UnknownNameError
 
-__all__ = ["Description", "Initializer", "FixedStd", "VarianceScaling", "LeakyHe", "Orthogonal",
-           "Constant", "Auto", "FunctionInitializer"]
+__all__ = ["Description", "Initializer", "FixedStd", "VarianceScaling", "LeakyHe",
+           "TorchLinearDefault", "Orthogonal", "Constant", "Auto", "FunctionInitializer"]
 
 Shape = tuple[int, int]
 
@@ -193,6 +193,43 @@ class LeakyHe(VarianceScaling):
 
     def scale_text(self, activation: Activation) -> str:
         return f"2/(1 + α²) [α = {self.alpha_for(activation):g}]"
+
+
+class TorchLinearDefault(Initializer):
+    """What ``torch.nn.Linear`` does to its weight: ``kaiming_uniform_(a=sqrt(5))``.
+
+    The gain is sqrt(2 / (1 + 5)) = sqrt(1/3), so the bound sqrt(3) · gain / sqrt(fan_in) is
+    1 / sqrt(fan_in): w ~ U(−1/sqrt(fan_in), 1/sqrt(fan_in)), Var(w) = 1 / (3 · fan_in), a third
+    of LeCun's. tinynet draws with that bound as written (PyTorch's float arithmetic reaches it
+    through sqrt(5)² = 5.000000000000001, a relative difference below 1e-15).
+    """
+
+    distribution = "uniform"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    @staticmethod
+    def bound(shape: Shape) -> float:
+        """1 / sqrt(fan_in): the weights lie in [−bound, bound)."""
+        return 1.0 / math.sqrt(fans(shape)[0])
+
+    def variance(self, shape: Shape, activation: Activation) -> float:
+        return 1.0 / (3.0 * fans(shape)[0])
+
+    def describe(self, shape: Shape, activation: Activation) -> Description:
+        fan_in, fan_out = fans(shape)
+        bound = self.bound(shape)
+        return Description(self.name, "Var(w) = 1 / (3·fan_in)", fan_in, fan_out,
+                           fan_rule="fan_in", fan=float(fan_in), gain=math.sqrt(1.0 / 3.0),
+                           variance=self.variance(shape, activation),
+                           std=self.std(shape, activation),
+                           sampler=f"uniform on [-{bound:.6g}, {bound:.6g}] (±1/sqrt(fan_in))")
+
+    def __call__(self, shape: Shape, rng: np.random.Generator,
+                 activation: Activation) -> np.ndarray:
+        bound = self.bound(shape)
+        return rng.uniform(-bound, bound, size=shape)
 
 
 class Orthogonal(Initializer):
