@@ -55,23 +55,113 @@ Networks reach the kernels as flat arrays (:mod:`tinynet.packing`), settings and
 the named tuples of :mod:`tinynet.results`. This package's ``__init__`` imports no Numba:
 :func:`load` does, when the backend is first used, so ``import tinynet`` and the NumPy
 backend work without it.
+
+Where the caches go: numba caches the compiled modules in ``$NUMBA_CACHE_DIR`` if that is set
+and writable, else in this package's ``__pycache__``, else in its user cache
+(``$XDG_CACHE_HOME/numba``, default ``~/.cache/numba``); the generated kernels, and their
+compiled code unless ``$NUMBA_CACHE_DIR`` is set, go to
+:func:`~tinynet.compiled.codegen.kernel_dir`. When none of these is writable, :func:`load` (or
+the first fit on a generated kernel) raises :class:`CacheUnwritableError`, an ``OSError`` whose
+one-line message names the directories tried and the variable(s) to set, instead of Numba's
+traceback from the middle of an import.
 """
 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from types import ModuleType
 
-__all__ = ["load"]
+__all__ = ["load", "CacheUnwritableError"]
+
+
+class CacheUnwritableError(OSError):
+    """No directory where Numba would cache the compiled kernels, or tinynet would write the
+    generated ones, is writable. The message names the directories tried and the variables
+    to set (``NUMBA_CACHE_DIR``, ``TINYNET_KERNEL_DIR``)."""
+
+
+CACHED_SOURCES = ("shuffle.py", "compiled/lanes.py")
+"""One source, under ``tinynet/``, from each folder whose modules the backend compiles with
+``cache=True``: numba looks for a cache directory per source folder."""
+
+_NO_LOCATOR = "no locator available"
+"""What numba's RuntimeError says when it finds no cache directory for a function."""
+
+_checked = False
+"""Whether :func:`load` has checked numba's cache directories in this process."""
 
 
 def load() -> ModuleType:
     """Return :mod:`tinynet.compiled.backend`, importing Numba and compiling (or loading the
-    cached) kernels the first time."""
+    cached) kernels the first time. Raises :class:`CacheUnwritableError` when Numba could
+    cache them nowhere."""
+    global _checked
     try:
+        if not _checked:
+            problem = _numba_cache_problem()
+            if problem is not None:
+                raise CacheUnwritableError(problem)
+            _checked = True
         return importlib.import_module("tinynet.compiled.backend")
     except ModuleNotFoundError as error:
         if error.name not in ("numba", "llvmlite"):
             raise
         raise ModuleNotFoundError(f"backend='numba' needs the numba package ({error}); install "
                                   "it (pip install numba) or pass backend='numpy'") from error
+    except RuntimeError as error:  # what the check above cannot foresee (a locator of numba's
+        if _NO_LOCATOR not in str(error):  # we do not know, a race with a chmod)
+            raise
+        raise CacheUnwritableError(f"numba cannot cache the compiled kernels ({error}); "
+                                   f"{_what_to_set()}") from error
+
+
+def _numba_cache_problem() -> str | None:
+    """What stops numba from caching the backend's kernels, as the message of a
+    :class:`CacheUnwritableError`, or None if nothing does. Asks numba's own cache locators,
+    in numba's order, as the import of the backend will (the first that can create its
+    directory and a file in it wins); None too when numba's API has moved, or the user chose
+    the locators (``NUMBA_CACHE_LOCATOR_CLASSES``): the import then says."""
+    from numba.core import caching, config
+
+    classes = getattr(getattr(caching, "CacheImpl", None), "_locator_classes", None)
+    if (not classes or getattr(config, "CACHE_LOCATOR_CLASSES", None)
+            or getattr(config, "DISABLE_JIT", False)):  # nothing compiled, nothing cached
+        return None
+    package = Path(__file__).resolve().parent.parent
+    for name in CACHED_SOURCES:
+        source = package / name
+        try:
+            if any(cls.from_function(load, str(source)) is not None for cls in classes):
+                continue
+        except (AttributeError, TypeError, ValueError):  # the API moved: let the import say
+            return None
+        tried = [f"NUMBA_CACHE_DIR={config.CACHE_DIR}"] if config.CACHE_DIR else []
+        tried += [str(source.parent / "__pycache__"), _numba_user_cache()]
+        listed = (f"neither {tried[0]} nor {tried[1]} is" if len(tried) == 2 else
+                  f"none of {', '.join(tried)} is")
+        return f"numba cannot cache the compiled kernels: {listed} writable; {_what_to_set()}"
+    return None
+
+
+def _numba_user_cache() -> str:
+    """Numba's user-wide cache directory (``$XDG_CACHE_HOME/numba``, default
+    ``~/.cache/numba``), where it caches a module whose own ``__pycache__`` is read-only."""
+    try:
+        from numba.misc.appdirs import AppDirs
+        return AppDirs(appname="numba", appauthor=False).user_cache_dir
+    except (ImportError, AttributeError, TypeError):
+        return "numba's user cache directory"
+
+
+def _what_to_set() -> str:
+    """The advice ending a :class:`CacheUnwritableError` about numba's cache: set
+    NUMBA_CACHE_DIR, and TINYNET_KERNEL_DIR too if tinynet has nowhere to write its generated
+    kernels either."""
+    from . import codegen
+
+    try:
+        codegen.kernel_dir()
+    except CacheUnwritableError:
+        return "set NUMBA_CACHE_DIR and TINYNET_KERNEL_DIR to writable directories"
+    return "set NUMBA_CACHE_DIR to a writable directory"

@@ -39,6 +39,7 @@ import numpy as np
 from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
 from ..files import write_whole
 from ..packing import Layout
+from . import CacheUnwritableError
 
 __all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "step", "forward",
            "is_exp", "names_used", "name_defined", "module_header", "indent", "kernel_dir",
@@ -216,25 +217,55 @@ _LOADED: dict[str, ModuleType] = {}
 
 def kernel_dir() -> Path:
     """Where generated kernels are written: ``$TINYNET_KERNEL_DIR``, else
-    ``$XDG_CACHE_HOME/tinynet/kernels`` (default ``~/.cache``), else a temporary directory.
-    Found once per value of those variables (a fit asks for it on every call)."""
-    return _kernel_dir(os.environ.get("TINYNET_KERNEL_DIR"), os.environ.get("XDG_CACHE_HOME"))
+    ``$XDG_CACHE_HOME/tinynet/kernels`` (default ``~/.cache``), else a directory of this
+    user's own in the temporary directory; numba caches their compiled code beside them (in
+    ``__pycache__``) unless ``$NUMBA_CACHE_DIR`` is set. The first of these where a file can
+    be created wins; when none can, :class:`~tinynet.compiled.CacheUnwritableError` (an
+    ``OSError``) says so and names ``TINYNET_KERNEL_DIR``. Found once per value of those
+    variables (a fit asks for it on every call)."""
+    return _kernel_dir(os.environ.get("TINYNET_KERNEL_DIR"), os.environ.get("XDG_CACHE_HOME"),
+                       os.environ.get("HOME"))
 
 
 @functools.lru_cache(maxsize=16)
-def _kernel_dir(chosen: str | None, cache_home: str | None) -> Path:
-    candidates = [Path(chosen)] if chosen else [
-        Path(cache_home or Path.home() / ".cache") / "tinynet" / "kernels",
-        Path(tempfile.gettempdir()) / "tinynet-kernels"]
-    for directory in candidates:
-        try:
-            directory.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            continue
-        if os.access(directory, os.W_OK):
+def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) -> Path:
+    # home: a key only, for "~" (os.path.expanduser reads $HOME)
+    if chosen:
+        if _writable(Path(chosen), private=False):
+            return Path(chosen)
+        raise CacheUnwritableError(f"cannot write generated kernels: TINYNET_KERNEL_DIR={chosen} "
+                                   "is not a writable directory; set TINYNET_KERNEL_DIR to one")
+    user_cache = Path(cache_home) if cache_home else Path(os.path.expanduser("~")) / ".cache"
+    candidates = [(user_cache / "tinynet" / "kernels", False), (_private_temp_dir(), True)]
+    for directory, private in candidates:
+        if directory.is_absolute() and _writable(directory, private):  # "~" if no home
             return directory
-    raise OSError(f"no writable directory for generated kernels among {candidates}; set "
-                  "TINYNET_KERNEL_DIR")
+    raise CacheUnwritableError("cannot write generated kernels: neither "
+                               f"{candidates[0][0]} nor {candidates[1][0]} is writable; set "
+                               "TINYNET_KERNEL_DIR to a writable directory")
+
+
+def _private_temp_dir() -> Path:
+    """The last resort for generated kernels: a directory named for this user in the
+    temporary directory (shared by every user: see :func:`_writable`)."""
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"tinynet-kernels-{user}"
+
+
+def _writable(directory: Path, private: bool) -> bool:
+    """Whether ``directory`` exists or can be made, and a file can be created in it (tried, as
+    numba tries its cache directories). A ``private`` one must also belong to this user and be
+    writable by no one else: numba's cache files there are pickles, loaded as code."""
+    try:
+        directory.mkdir(mode=0o700 if private else 0o777, parents=True, exist_ok=True)
+        if private and hasattr(os, "geteuid"):
+            status = directory.stat()
+            if status.st_uid != os.geteuid() or status.st_mode & 0o022:
+                return False
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError:
+        return False
+    return True
 
 
 COMPILED_IN = ("compiled/lanes.py", "compiled/scalars.py", "compiled/orders.py",
@@ -264,15 +295,15 @@ def announce_compiling(kernel: object, layout: Layout) -> None:
     line first clears a progress line. A dispatcher without the cache numba has today is
     taken as compiled."""
     try:
-        cached = Path(kernel._cache._cache_file._index_path).exists()
+        index = Path(kernel._cache._cache_file._index_path)
     except AttributeError:  # numba's private cache API moved: say nothing rather than guess
         return
-    if not cached:
+    if not index.exists():
         sizes = "-".join(str(int(n)) for n in [layout.table[0, 0], *layout.table[:, 1]])
         clear = "\r\033[K" if sys.stderr.isatty() else ""
         print(f"{clear}tinynet: compiling a kernel for layout {sizes}, first run only (about "
-              f"15 s, up to a minute on a busy machine); cached in "
-              f"{Path(kernel.py_func.__code__.co_filename).parent}", file=sys.stderr, flush=True)
+              f"15 s, up to a minute on a busy machine); cached in {index.parent}",
+              file=sys.stderr, flush=True)
 
 
 def layout_of(table: bytes, codes: bytes) -> Layout:
@@ -303,6 +334,14 @@ def load_module(text: str, directory: Path) -> ModuleType:
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # numba's cache finds a kernel's module by name
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except RuntimeError as error:  # numba found no cache directory for it
+            del sys.modules[name]
+            if "no locator available" not in str(error):
+                raise
+            raise CacheUnwritableError(f"numba cannot cache the generated kernel {path} "
+                                       f"({error}); set NUMBA_CACHE_DIR to a writable "
+                                       "directory") from error
         _LOADED[str(path)] = module
     return _LOADED[str(path)]
