@@ -1,29 +1,173 @@
-"""Files written whole: the content goes to a file beside its path, which is then renamed into
-place, so that an interrupted run (even by Ctrl-C) leaves the old file or the new one, never a
-part, and two processes writing the same path do not remove each other's partial file."""
+"""Files written whole: how tinynet writes every file (saved networks, the CLI's PNG, JSON and
+CSV outputs, generated kernels, the README's sections).
+
+:func:`write_whole` guarantees:
+
+* **Whole or nothing.** The content goes to a temporary file in the destination's directory,
+  is flushed to the disk (``fsync``), and is then renamed over the destination with
+  ``os.replace``, which is atomic: a reader, a crash or a Ctrl-C finds the old file or the
+  new one, never a part of one. The directory is then fsync'ed too (where the system allows
+  it), so that the rename itself survives a power cut.
+* **An exclusive, unguessable temporary.** The temporary is named
+  ``.{name}.{pid}.{16 random hex digits}.partial{suffix}`` (it keeps the destination's
+  suffix, from which a writer such as matplotlib picks the format) and is created with
+  ``O_CREAT | O_EXCL``, which fails if anything, a symlink included, already has that name
+  (another name is then drawn). So a write never goes through a symlink planted beside the
+  destination, at a predictable name or any other.
+* **Concurrent writers.** Every write has its own temporary: processes writing one path at
+  once never touch each other's temporaries, the last rename wins, and the path always
+  holds one complete file.
+* **Cleanup.** A writer that raises (KeyboardInterrupt included) leaves no temporary behind.
+  A process killed outright (``kill -9``, a crash) can leave its temporary; the next write
+  to the same path removes such stale temporaries: regular files (never symlinks) named
+  exactly as above whose process no longer runs on this machine.
+* **Permissions.** A new file gets the mode a plain ``open()`` gives it (``0o666`` less the
+  umask); a file replaced keeps its permission bits. The new file belongs to the writer.
+* **Regular files only.** A destination that exists as a directory raises
+  IsADirectoryError, one that is a device (such as ``/dev/null``), a FIFO or a socket raises
+  ValueError, rather than being replaced. A destination that is a symlink (to a regular
+  file, or dangling) is itself replaced by the new file, as ``mv`` and most editors do: the
+  link is gone, its target untouched.
+
+A process is judged gone by its pid on this machine: a temporary left in a directory shared
+with another machine or container (another pid namespace) by a writer still running there
+could be taken for stale, and that writer's save then fails (its rename finds no file); the
+destination is never left partial.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import secrets
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
 __all__ = ["write_whole", "put_between"]
 
+_ATTEMPTS = 100
+"""Names drawn for a temporary before giving up (a name is taken only if planted)."""
+
+_NOT_REGULAR = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+                stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}
+
 
 def write_whole(path: Path, write: Callable[[Path], object]) -> Path:
-    """Call ``write(partial)`` to write the file, then rename ``partial`` to ``path``.
-    ``partial`` is a hidden name beside ``path`` with this process's id and the same suffix (so
-    that a writer choosing the format by suffix, such as matplotlib, still does). Returns
-    ``path``."""
+    """Call ``write(partial)`` to write the file named ``partial``, then move it to ``path``
+    atomically (see the module's docstring for the guarantees). ``partial`` is a new empty
+    file beside ``path``, with the same suffix, that only this call uses. Returns ``path``."""
     path = Path(path)
-    partial = path.with_name(f".{path.stem}.{os.getpid()}.partial{path.suffix}")
+    mode = _kept_mode(path)
+    _remove_stale_partials(path)
+    partial, descriptor = _create_partial(path)
     try:
-        write(partial)
+        with os.fdopen(descriptor, "wb", buffering=0) as file:
+            if mode is not None:
+                os.chmod(partial, mode)
+            write(partial)
+            os.fsync(file.fileno())  # the writer's file is this one, opened again by name
         os.replace(partial, path)
-    finally:
+    except BaseException:
         partial.unlink(missing_ok=True)
+        raise
+    _sync_directory(path.parent)
     return path
+
+
+def _kept_mode(path: Path) -> int | None:
+    """The permission bits of the regular file at ``path`` (followed if a symlink), or None
+    if nothing is there; raise if something other than a regular file is."""
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(status.st_mode):
+        raise IsADirectoryError(f"{path} is a directory, not a regular file; tinynet writes "
+                                "only regular files")
+    if not stat.S_ISREG(status.st_mode):
+        kind = _NOT_REGULAR.get(stat.S_IFMT(status.st_mode), "of an unknown kind")
+        raise ValueError(f"{path} is not a regular file (it is {kind}); tinynet writes only "
+                         "regular files and will not replace it")
+    return stat.S_IMODE(status.st_mode)
+
+
+def _random_token() -> str:
+    """16 random hex digits, so that no one can plant a file at a temporary's name ahead."""
+    return secrets.token_hex(8)
+
+
+def _partial_name(path: Path, pid: int, token: str) -> str:
+    """The name of a temporary of ``path``: hidden, with the writing process's id, a random
+    token and ``path``'s suffix."""
+    return f".{path.name}.{pid}.{token}.partial{path.suffix}"
+
+
+def _partial_pattern(path: Path) -> re.Pattern[str]:
+    """Every name :func:`_partial_name` gives a temporary of ``path``, and no other."""
+    return re.compile(re.escape(f".{path.name}.") + r"(?P<pid>[0-9]+)\.[0-9a-f]{16}" +
+                      re.escape(f".partial{path.suffix}"))
+
+
+def _create_partial(path: Path) -> tuple[Path, int]:
+    """A new empty temporary beside ``path``, created exclusively, and its open descriptor.
+    As ``tempfile.mkstemp`` does, but with mode 0o666, which the umask then trims as for any
+    ``open()``: mkstemp's 0o600 could only be widened by reading the umask, which can only be
+    done by setting it, for every thread of the process."""
+    for _ in range(_ATTEMPTS):
+        partial = path.with_name(_partial_name(path, os.getpid(), _random_token()))
+        try:  # O_EXCL: fail if anything, even a dangling symlink, has the name
+            return partial, os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"could not create a temporary file beside {path}: {_ATTEMPTS} "
+                          "random names were all taken")
+
+
+def _remove_stale_partials(path: Path) -> None:
+    """Remove the temporaries of ``path`` left by processes that no longer run (killed while
+    writing), as far as the folder lets us: cleaning never stops a write."""
+    try:
+        stale = _stale_partials(path)
+    except OSError:  # a folder that cannot be listed; the write says if it cannot write there
+        return
+    for name in stale:
+        with contextlib.suppress(OSError):  # gone already, or not ours to remove
+            os.unlink(name)
+
+
+def _stale_partials(path: Path) -> list[str]:
+    """The regular files (never symlinks) beside ``path`` named exactly as
+    :func:`_partial_name` names its temporaries, by a process that no longer runs."""
+    pattern = _partial_pattern(path)
+    with os.scandir(path.parent) as entries:  # is_file(follow_symlinks=False): as lstat
+        return [entry.path for entry in entries
+                if (match := pattern.fullmatch(entry.name)) and
+                entry.is_file(follow_symlinks=False) and not _running(int(match["pid"]))]
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` may be running on this machine (True when unsure)."""
+    if os.name != "posix":
+        return True  # no safe check: os.kill would end the process on Windows
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # someone else's process; no such pid possible
+        pass
+    return True
+
+
+def _sync_directory(directory: Path) -> None:
+    """fsync ``directory`` so that a rename in it survives a crash, where the system can."""
+    with contextlib.suppress(OSError):  # not on Windows, nor on every file system
+        descriptor = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
 
 
 def put_between(path: Path, start: str, end: str, text: str) -> None:

@@ -6,15 +6,46 @@
 A file holds a format tag and version, the layer sizes, each layer's activation, alpha,
 initializer name and bias initializer (a constant, or an initializer name), the network's
 seed, and every W and b as float64 arrays, all as plain NumPy arrays (strings as fixed-width
-unicode, never Python objects). It is read with ``allow_pickle=False``, so a file cannot make
-NumPy unpickle anything. Loading gives back the same numbers, bit for bit.
+unicode, never Python objects). Loading gives back the same numbers, bit for bit, and runs no
+initializer: the initializers are looked up by name (for :meth:`Network.reset_parameters`)
+but never called, the weights come from the file.
+
+Saving goes through :func:`tinynet.files.write_whole`: a temporary of its own beside the
+destination, created exclusively, fsync'ed, then renamed into place atomically, so an
+interrupted save, a killed one or two at once leave a complete file, old or new.
+
+Loading trusts nothing in the file, and reads no more than it allows:
+
+* the file must be a regular file of at most :data:`MAX_LOAD_BYTES`, a zip archive of at
+  most :data:`MAX_MEMBERS` members, each an ``.npy`` array named once, whose uncompressed
+  sizes add up to at most :data:`MAX_LOAD_BYTES`;
+* before its data is read, each member's ``.npy`` header (format 1.0 or 2.0, of at most
+  :data:`MAX_HEADER_BYTES`) must declare a plain dtype, numbers or text (never Python
+  objects, so nothing is ever unpickled, nor records), and a shape whose bytes are exactly
+  what the member holds;
+* the data is then read with a read bounded by that size, whatever the compressed stream
+  would expand to (and zipfile checks its CRC);
+* the contents must make sense: ``sizes`` lists layer sizes >= 1 whose parameters fit in
+  :data:`MAX_LOAD_BYTES`, every entry has its type and one value per layer, W and b are
+  float64 of the shapes ``sizes`` gives.
+
+A file that fails any of these, whatever the cause (not a zip archive, truncated, bytes
+flipped, a bad CRC, a bad header, sizes or shapes beyond the limits, a deflate bomb, entries
+of the wrong type or shape, names no activation or initializer can be built from) raises
+:class:`~tinynet.validation.FileFormatError`, naming the path and what is wrong. A path with
+no file raises FileNotFoundError; a well-formed initializer name that is not registered
+raises UnknownNameError, saying how to register it.
 """
 
 from __future__ import annotations
 
+import io
+import math
 import os
+import stat
 import zipfile
 from pathlib import Path
+from typing import IO
 
 import numpy as np
 
@@ -24,12 +55,38 @@ from .layers import Layer
 from .network import Network
 from .validation import FileFormatError, UnknownNameError, check_instance
 
-__all__ = ["FORMAT", "VERSION", "FileFormatError", "save", "load"]
+__all__ = ["FORMAT", "VERSION", "MAX_LOAD_BYTES", "MAX_MEMBERS", "MAX_HEADER_BYTES",
+           "MAX_NAME_LENGTH", "FileFormatError", "save", "load"]
 
 FORMAT = "tinynet-network"
 VERSION = 2
 """Format 2 added drawn biases (entry ``bias_initializers``). A network whose biases are all
 constants is written as format 1, which every version of tinynet reads."""
+
+MAX_LOAD_BYTES = 2**30
+"""The most :func:`load` reads: a file's size on disk, and the total size of its arrays
+uncompressed, are at most 1 GiB. That is some 134 million float64 parameters, far more than
+the networks tinynet trains, yet no file can make loading take more than about three times
+it (the arrays read, then the network's weights and gradients). Set
+``tinynet.saving.MAX_LOAD_BYTES`` higher to load a bigger network."""
+
+MAX_MEMBERS = 10_000
+"""The most arrays a file may hold: a network of L layers has 2 L + 9 at most, so networks
+of up to 4,995 layers load."""
+
+MAX_HEADER_BYTES = 10_000
+"""The longest ``.npy`` header read (NumPy's own limit); tinynet writes about 128 bytes."""
+
+MAX_NAME_LENGTH = 1_000
+"""The longest activation or initializer name read (parsing a name costs far more memory than
+its text)."""
+
+_LENGTH_FIELD = {(1, 0): 2, (2, 0): 4}
+"""The bytes of a ``.npy`` header's length field, by the format versions read."""
+
+_KINDS = {"activations": "U", "alphas": "iuf", "inits": "U", "bias_inits": "iuf",
+          "bias_initializers": "U"}
+"""The dtype kinds of the per-layer entries: text ("U") or real numbers."""
 
 
 def _savable_name(initializer: init.Initializer, shape: tuple[int, int], layer: Layer,
@@ -66,8 +123,8 @@ def save(net: Network, path: str | os.PathLike) -> Path:
     """Write ``net`` to ``path`` (``.npz`` is added if missing); return the path written.
     ``net.save(path)`` is the same call.
 
-    The file is written next to its destination and then moved into place, so an
-    interrupted save never leaves a half-written file under the final name.
+    The file is written whole (:func:`tinynet.files.write_whole`): an interrupted or
+    concurrent save never leaves a half-written file under the final name.
     """
     check_instance("net", net, Network, "a tinynet Network")
     path = Path(path)
@@ -95,18 +152,97 @@ def _savez(path: Path, arrays: dict[str, np.ndarray]) -> None:
 
 
 def _read(path: Path) -> dict[str, np.ndarray]:
-    try:
-        archive = np.load(path, allow_pickle=False)
-        if not isinstance(archive, np.lib.npyio.NpzFile):
-            raise ValueError(f"it holds a single {type(archive).__name__}, not an archive")
-        with archive:
-            return {name: archive[name] for name in archive.files}
-    except FileNotFoundError:
-        raise
-    except (zipfile.BadZipFile, EOFError, OSError, ValueError, KeyError, TypeError,
-            NotImplementedError, RuntimeError) as error:
-        raise FileFormatError(f"{path} is not a readable tinynet network file "
-                              f"({type(error).__name__}: {error})") from None
+    """Every array in the file at ``path``, read within the limits."""
+    status = path.stat()  # FileNotFoundError as it is
+    if not stat.S_ISREG(status.st_mode):
+        raise FileFormatError(f"{path} is not a regular file, so not a tinynet network file")
+    if status.st_size > MAX_LOAD_BYTES:
+        raise FileFormatError(f"{path} takes {status.st_size} bytes, more than "
+                              f"tinynet.saving.MAX_LOAD_BYTES ({MAX_LOAD_BYTES})")
+    with open(path, "rb") as file:
+        try:
+            return _read_archive(file)
+        except FileFormatError as error:  # found wrong by the checks below
+            raise FileFormatError(f"{path} is not a readable tinynet network file: "
+                                  f"{error}") from None
+        except Exception as error:  # whatever the bytes make zipfile, its decompressors
+            # or NumPy's header parser raise
+            raise FileFormatError(f"{path} is not a readable tinynet network file "
+                                  f"({type(error).__name__}: {error})") from None
+
+
+def _read_archive(file: IO[bytes]) -> dict[str, np.ndarray]:
+    """The arrays of the ``.npz`` archive ``file``, by name."""
+    if file.read(len(np.lib.format.MAGIC_PREFIX)) == np.lib.format.MAGIC_PREFIX:
+        raise FileFormatError("it holds a single array (written by np.save), not an archive")
+    file.seek(0)
+    with zipfile.ZipFile(file) as archive:
+        return {member.filename.removesuffix(".npy"): _read_member(archive, member)
+                for member in _members(archive)}
+
+
+def _members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+    """The archive's members, if they are at most MAX_MEMBERS ``.npy`` arrays, each named
+    once, of at most MAX_LOAD_BYTES together uncompressed."""
+    members = archive.infolist()
+    if len(members) > MAX_MEMBERS:
+        raise FileFormatError(f"it holds {len(members)} members, more than "
+                              f"tinynet.saving.MAX_MEMBERS ({MAX_MEMBERS})")
+    names = [member.filename for member in members]
+    for name in names:
+        if not name.endswith(".npy"):
+            raise FileFormatError(f"its member {name!r} is not an .npy array")
+    if len(set(names)) < len(names):
+        raise FileFormatError("it holds two members of one name")
+    total = sum(member.file_size for member in members)
+    if total > MAX_LOAD_BYTES:
+        raise FileFormatError(f"its arrays take {total} bytes uncompressed, more than "
+                              f"tinynet.saving.MAX_LOAD_BYTES ({MAX_LOAD_BYTES})")
+    return members
+
+
+def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> np.ndarray:
+    """The array in ``member``: its header checked, then the bytes it declares read, and no
+    more."""
+    name = member.filename
+    with archive.open(member) as stream:
+        shape, fortran_order, dtype, header_bytes = _read_header(stream, name)
+        size = math.prod(shape) * dtype.itemsize
+        if size != member.file_size - header_bytes:
+            raise FileFormatError(f"member {name!r} declares {dtype} {shape}, {size} bytes, "
+                                  f"but holds {member.file_size - header_bytes}")
+        data = stream.read(size)  # at most size bytes, however far the stream would expand
+    if len(data) != size:
+        raise FileFormatError(f"member {name!r} ends after {len(data)} of its {size} bytes")
+    if dtype.kind == "U" and (np.frombuffer(data, dtype=dtype.str[0] + "u4") > 0x10FFFF).any():
+        raise FileFormatError(f"member {name!r} holds text that is not Unicode")
+    array = np.frombuffer(data, dtype=dtype)
+    return array.reshape(shape[::-1]).T if fortran_order else array.reshape(shape)
+
+
+def _read_header(stream: IO[bytes], name: str) -> tuple[tuple[int, ...], bool, np.dtype, int]:
+    """The ``.npy`` header at the start of ``stream`` (member ``name``), checked: its shape,
+    whether it is in Fortran order, its dtype, and the header's length in bytes."""
+    version = np.lib.format.read_magic(stream)
+    if version not in _LENGTH_FIELD:
+        raise FileFormatError(f"member {name!r} is in .npy format {version}; tinynet reads "
+                              f"formats {', '.join(map(str, _LENGTH_FIELD))}")
+    field = stream.read(_LENGTH_FIELD[version])
+    length = int.from_bytes(field, "little")
+    if length > MAX_HEADER_BYTES:
+        raise FileFormatError(f"member {name!r} has a header of {length} bytes, more than "
+                              f"{MAX_HEADER_BYTES}")
+    header = io.BytesIO(field + stream.read(length))
+    if version == (1, 0):
+        shape, fortran_order, dtype = np.lib.format.read_array_header_1_0(header)
+    else:
+        shape, fortran_order, dtype = np.lib.format.read_array_header_2_0(header)
+    if dtype.kind not in "biufU" or dtype.itemsize == 0:
+        raise FileFormatError(f"member {name!r} holds an array of dtype {dtype}; a tinynet "
+                              "file holds only numbers and text")
+    if any(n < 0 for n in shape):
+        raise FileFormatError(f"member {name!r} declares the shape {shape}")
+    return shape, fortran_order, dtype, np.lib.format.MAGIC_LEN + len(field) + length
 
 
 def _integer(arrays: dict[str, np.ndarray], key: str, path: Path) -> int:
@@ -114,6 +250,76 @@ def _integer(arrays: dict[str, np.ndarray], key: str, path: Path) -> int:
     if value is None or value.shape != () or value.dtype.kind not in "iu":
         raise FileFormatError(f"{path}: entry {key!r} must be one integer, got {value!r}")
     return int(value)
+
+
+def _version(arrays: dict[str, np.ndarray], path: Path) -> int:
+    """The file's format version, if it is a tinynet network file this tinynet reads."""
+    tag = arrays.get("format")
+    if tag is None or tag.shape != () or tag.dtype.kind != "U" or str(tag) != FORMAT:
+        raise FileFormatError(f"{path} is not a tinynet network file (its 'format' entry is "
+                              f"missing or not {FORMAT!r})")
+    version = _integer(arrays, "version", path)
+    if version > VERSION:
+        raise FileFormatError(f"{path} was written in tinynet network format {version}; this "
+                              f"tinynet reads up to format {VERSION}: upgrade tinynet")
+    if version < 1:
+        raise FileFormatError(f"{path} has an invalid format version {version}")
+    return version
+
+
+def _sizes(arrays: dict[str, np.ndarray], path: Path) -> list[int]:
+    """Entry ``sizes``, if it lists layer sizes >= 1 whose parameters fit in
+    MAX_LOAD_BYTES."""
+    sizes = arrays.get("sizes")
+    if sizes is None or sizes.ndim != 1 or sizes.dtype.kind not in "iu" or \
+            not 2 <= len(sizes) <= MAX_MEMBERS:
+        raise FileFormatError(f"{path}: entry 'sizes' must list at least two integers (and "
+                              f"at most {MAX_MEMBERS}), got {sizes!r}")
+    if (sizes < 1).any():
+        raise FileFormatError(f"{path}: entry 'sizes' must hold layer sizes >= 1, got "
+                              f"{sizes!r}")
+    sizes = [int(n) for n in sizes]
+    parameters = sum((n_in + 1) * n_out for n_in, n_out in zip(sizes, sizes[1:]))
+    if 8 * parameters > MAX_LOAD_BYTES:
+        raise FileFormatError(f"{path}: entry 'sizes' makes {parameters} parameters, more than "
+                              f"tinynet.saving.MAX_LOAD_BYTES ({MAX_LOAD_BYTES}) bytes hold")
+    return sizes
+
+
+def _entries(arrays: dict[str, np.ndarray], version: int, layers: int,
+             path: Path) -> dict[str, np.ndarray]:
+    """The per-layer entries (activations, alphas, inits, bias_inits, bias_initializers),
+    each with one value of its kind per layer."""
+    entries = {key: arrays.get(key) for key in _KINDS}
+    if version < 2:
+        entries["bias_initializers"] = np.full(layers, "")
+    for key, entry in entries.items():
+        if entry is None or entry.shape != (layers,):
+            raise FileFormatError(f"{path} describes {layers} layers but its entry {key!r} is "
+                                  f"{entry!r}")
+        if entry.dtype.kind not in _KINDS[key]:
+            kind = "text" if _KINDS[key] == "U" else "real numbers"
+            raise FileFormatError(f"{path}: entry {key!r} must hold {kind}, got {entry!r}")
+        if entry.dtype.kind == "U" and entry.dtype.itemsize // 4 > MAX_NAME_LENGTH:
+            raise FileFormatError(f"{path}: entry {key!r} holds names longer than "
+                                  f"{MAX_NAME_LENGTH} characters")
+    return entries
+
+
+def _parameters(arrays: dict[str, np.ndarray], sizes: list[int], path: Path) -> list[np.ndarray]:
+    """``[W0, b0, W1, b1, ...]``, if each is float64 of the shape ``sizes`` gives."""
+    parameters = []
+    for i, (n_in, n_out) in enumerate(zip(sizes, sizes[1:])):
+        W, b = arrays.get(f"W{i}"), arrays.get(f"b{i}")
+        if W is None or b is None or W.shape != (n_out, n_in) or b.shape != (n_out,) or \
+                W.dtype != np.float64 or b.dtype != np.float64:
+            raise FileFormatError(
+                f"{path}: layer {i} holds W {getattr(W, 'shape', None)} "
+                f"{getattr(W, 'dtype', None)} and b {getattr(b, 'shape', None)} "
+                f"{getattr(b, 'dtype', None)}; its sizes say float64 {(n_out, n_in)} and "
+                f"{(n_out,)}")
+        parameters += [W, b]
+    return parameters
 
 
 def _initializer(name: str, path: Path, what: str) -> init.Initializer:
@@ -125,69 +331,37 @@ def _initializer(name: str, path: Path, what: str) -> init.Initializer:
             "initializer", name, init.available(),
             f"{path} was saved with it ({what}); register it with "
             f"tinynet.init.register({name.split('(')[0]!r}, ...) before loading") from None
-    except (ValueError, TypeError) as error:
+    except (ValueError, TypeError, MemoryError, RecursionError) as error:  # the parser's too
         raise FileFormatError(f"{path}: {what} entry is garbled: {error}") from None
 
 
 def load(path: str | os.PathLike) -> Network:
     """Read a network written by :func:`save` (or :meth:`Network.save`); like ``save``, add
-    ``.npz`` to a path without it."""
+    ``.npz`` to a path without it. The weights are set from the file, without running any
+    initializer. Raises FileFormatError for any file that is not one (see the module's
+    docstring)."""
     path = Path(path)
     if path.suffix != ".npz" and not path.exists():
         path = path.with_name(path.name + ".npz")
     arrays = _read(path)
-    if "format" not in arrays or arrays["format"].shape != () or str(arrays["format"]) != FORMAT:
-        raise FileFormatError(f"{path} is not a tinynet network file (its 'format' entry is "
-                              f"missing or not {FORMAT!r})")
-    version = _integer(arrays, "version", path)
-    if version > VERSION:
-        raise FileFormatError(f"{path} was written in tinynet network format {version}; this "
-                              f"tinynet reads up to format {VERSION}: upgrade tinynet")
-    if version < 1:
-        raise FileFormatError(f"{path} has an invalid format version {version}")
+    version = _version(arrays, path)
     seed = _integer(arrays, "seed", path)
-    sizes = arrays.get("sizes")
-    if sizes is None or sizes.ndim != 1 or sizes.dtype.kind not in "iu" or len(sizes) < 2:
-        raise FileFormatError(f"{path}: entry 'sizes' must list at least two integers, "
-                              f"got {sizes!r}")
-    layers = len(sizes) - 1
-    keys = ["activations", "alphas", "inits", "bias_inits"]
-    if version >= 2:
-        keys.append("bias_initializers")
-    entries = {key: arrays.get(key) for key in keys}
-    if version < 2:
-        entries["bias_initializers"] = np.full(layers, "")
-    for key, entry in entries.items():
-        if entry is None or entry.shape != (layers,):
-            raise FileFormatError(f"{path} describes {layers} layers but its entry {key!r} is "
-                                  f"{entry!r}")
-    weights = []
-    for i in range(layers):
-        W, b = arrays.get(f"W{i}"), arrays.get(f"b{i}")
-        shape = (int(sizes[i + 1]), int(sizes[i]))
-        if W is None or b is None or W.shape != shape or b.shape != shape[:1] or \
-                W.dtype != np.float64 or b.dtype != np.float64:
-            raise FileFormatError(
-                f"{path}: layer {i} holds W {getattr(W, 'shape', None)} "
-                f"{getattr(W, 'dtype', None)} and b {getattr(b, 'shape', None)} "
-                f"{getattr(b, 'dtype', None)}; its sizes say float64 {shape} and {shape[:1]}")
-        weights.append((W, b))
-
-    net_layers = []
+    sizes = _sizes(arrays, path)
+    entries = _entries(arrays, version, len(sizes) - 1, path)
+    parameters = _parameters(arrays, sizes, path)
+    layers = []
     for i, (activation, alpha, init_name, bias_constant, bias_name) in \
             enumerate(zip(*entries.values())):
         initializer = _initializer(str(init_name), path, f"layer {i}'s initializer")
         bias_init = float(bias_constant) if str(bias_name) == "" else \
             _initializer(str(bias_name), path, f"layer {i}'s bias initializer")
         try:
-            net_layers.append(Layer(int(sizes[i]), int(sizes[i + 1]), activation=str(activation),
-                                    init=initializer, alpha=float(alpha), bias_init=bias_init))
+            layers.append(Layer(sizes[i], sizes[i + 1], activation=str(activation),
+                                init=initializer, alpha=float(alpha), bias_init=bias_init,
+                                rng=None))
         except (ValueError, TypeError) as error:
             raise FileFormatError(f"{path}: layer {i} cannot be rebuilt: {error}") from None
     try:
-        net = Network(net_layers, seed=seed)
+        return Network(layers, seed=seed, parameters=parameters)
     except (ValueError, TypeError) as error:
         raise FileFormatError(f"{path}: the network cannot be rebuilt: {error}") from None
-    for layer, (W, b) in zip(net.layers, weights):
-        layer.W[...], layer.b[...] = W, b
-    return net
