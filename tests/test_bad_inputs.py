@@ -4,13 +4,15 @@ Each must raise a specific exception whose message names the argument, the value
 expected (checked here by a pattern on the message), and nothing may be coerced silently.
 """
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tinynet
-from tinynet import Layer, Network, ShapeError, UnknownNameError
+from tinynet import Layer, Network, ShapeError, TooLargeError, UnknownNameError
+
 from tinynet.diagnostics import propagate
 from tinynet.activations import LeakyReLU
 from tinynet.xor import Arm, Setup, run_study, solves
@@ -38,6 +40,27 @@ def fit(**overrides):
     arguments = dict(X=X, y=Y, epochs=1, lr=0.1)
     arguments.update(overrides)
     return net().fit(arguments.pop("X"), arguments.pop("y"), **arguments)
+
+
+@dataclass(frozen=True, repr=False)
+class OwnLeaky(LeakyReLU):
+    """A user's LeakyReLU subclass: it inherits the built-in's code, but not its function."""
+
+    def forward(self, z):
+        return np.log1p(np.exp(z))
+
+
+def second_network():
+    layers = [Layer(2, 3), Layer(3, 1, activation="sigmoid")]
+    first = Network(layers, seed=0)
+    return first, Network(layers, seed=1)  # while the first is alive
+
+
+def raising_initializer():
+    @tinynet.init.register("boom")
+    def boom(shape, rng):
+        raise RuntimeError("boom")
+    return Layer(2, 3, init="boom")
 
 
 def custom_net():
@@ -144,9 +167,9 @@ CATALOGUE = [
      r"X must have 2 columns \(the network's input size\), got shape \(4, 3\)"),
     ("fit X strings", lambda: fit(X=np.array([["a", "b"]] * 4)), TypeError,
      r"X must hold real numbers, got an array of dtype <U1"),
-    ("fit epochs zero", lambda: fit(epochs=0), ValueError, r"epochs must be an integer >= 1, got 0"),
+    ("fit epochs zero", lambda: fit(epochs=0), ValueError, r"epochs must be an integer from 1 to 9007199254740992, got 0"),
     ("fit epochs float", lambda: fit(epochs=10.0), TypeError,
-     r"epochs must be an integer >= 1, got 10.0 of type float"),
+     r"epochs must be an integer from 1 to 9007199254740992, got 10.0 of type float"),
     ("fit lr zero", lambda: fit(lr=0), ValueError, r"lr must be a finite number > 0.0, got 0.0"),
     ("fit lr negative", lambda: fit(lr=-0.5), ValueError, r"lr must be .* got -0.5"),
     ("fit lr inf", lambda: fit(lr=float("inf")), ValueError,
@@ -167,15 +190,15 @@ CATALOGUE = [
     ("fit unknown update", lambda: fit(update="before_backward"), UnknownNameError,
      r"unknown update 'before_backward'; expected one of: after_backward, during_backward"),
     ("fit print_every zero", lambda: fit(print_every=0), ValueError,
-     r"print_every must be an integer >= 1, got 0"),
+     r"print_every must be an integer from 1 to 9007199254740992, got 0"),
     ("fit threshold nan", lambda: fit(threshold=float("nan")), ValueError,
      r"threshold must be a finite number, got nan"),
     ("fit threshold string", lambda: fit(threshold="0.5"), TypeError,
      r"threshold must be a real number, got '0.5'"),
     ("fit record_every zero", lambda: fit(record_every=0), ValueError,
-     r"record_every must be an integer >= 1, got 0"),
+     r"record_every must be an integer from 1 to 9007199254740992, got 0"),
     ("fit record_every float", lambda: fit(record_every=1.5), TypeError,
-     r"record_every must be an integer >= 1, got 1.5 of type float"),
+     r"record_every must be an integer from 1 to 9007199254740992, got 1.5 of type float"),
     ("fit not a network", lambda: tinynet.fit("net", X, Y, epochs=1, lr=0.1), TypeError,
      r"net must be a tinynet Network, got 'net' of type str"),
     ("predict not a network", lambda: tinynet.predict([net()], X), TypeError,
@@ -183,8 +206,9 @@ CATALOGUE = [
     ("save not a network", lambda: tinynet.save(None, "x.npz"), TypeError,
      r"net must be a tinynet Network, got None of type NoneType"),
     ("fit own activation on numba", lambda: custom_net().fit(X, Y, epochs=1, lr=0.1),
-     ValueError, r"backend 'numba' cannot run layers\[0\]'s activation softplus: the compiled "
-                 r"kernels know identity, sigmoid, tanh, relu, leaky_relu; pass backend='numpy'"),
+     ValueError, r"backend 'numba' cannot run layers\[0\]'s activation softplus \(Softplus\): "
+                 r"the compiled kernels know the built-in identity, sigmoid, tanh, relu, "
+                 r"leaky_relu; pass backend='numpy'"),
     ("predict own activation on numba", lambda: custom_net().predict(X), ValueError,
      r"cannot run layers\[0\]'s activation softplus"),
     # ensembles
@@ -200,7 +224,7 @@ CATALOGUE = [
     ("ensemble same network twice", lambda: (lambda n: ensemble(networks=[n, n]))(net()),
      ValueError, r"networks\[1\] is the same Network object as networks\[0\]"),
     ("ensemble record_every zero", lambda: ensemble(record_every=0), ValueError,
-     r"record_every must be an integer >= 1, got 0"),
+     r"record_every must be an integer from 1 to 9007199254740992, got 0"),
     ("ensemble own activation on numba", lambda: ensemble(networks=[custom_net()]), ValueError,
      r"backend 'numba' cannot run layers\[0\]'s activation softplus"),
     ("ensemble seeds count", lambda: ensemble(seeds=[1, 2]), ValueError,
@@ -210,7 +234,7 @@ CATALOGUE = [
     ("ensemble seed negative", lambda: ensemble(seeds=[-4]), ValueError,
      r"seeds\[0\] must be an integer from 0 to 9223372036854775807, got -4"),
     ("ensemble epochs zero", lambda: ensemble(epochs=0), ValueError,
-     r"epochs must be an integer >= 1, got 0"),
+     r"epochs must be an integer from 1 to 9007199254740992, got 0"),
     ("ensemble lr negative", lambda: ensemble(lr=-1.0), ValueError,
      r"lr must be a finite number > 0.0, got -1.0"),
     ("ensemble batch zero", lambda: ensemble(batch_size=0), ValueError,
@@ -253,7 +277,7 @@ CATALOGUE = [
     ("study seeds zero", lambda: Setup(seeds=0), ValueError,
      r"seeds must be an integer >= 1, got 0"),
     ("study epochs zero", lambda: Setup(epochs=0), ValueError,
-     r"epochs must be an integer >= 1, got 0"),
+     r"epochs must be an integer from 1 to 9007199254740992, got 0"),
     ("study lr zero", lambda: Setup(lr=0.0), ValueError,
      r"lr must be a finite number > 0.0, got 0.0"),
     ("study alpha negative", lambda: Setup(alpha=-1.0), ValueError,
@@ -329,6 +353,110 @@ CATALOGUE = [
     ("equal proportions one group", lambda: tinynet.stats.equal_proportions_p([3], [10]),
      ValueError, r"successes and n must list the same number \(at least 2\) of groups, got 1 "
                  r"and 1"),
+    # past the first catalogue (issue 15): ranges, memory, masks, names, ownership
+    ("layer n_in 2**63", lambda: Layer(2**63, 1), TooLargeError,
+     r"Layer\(9223372036854775808, 1\) \(W, b and their gradients\) would need .*, more than "
+     r"this machine's .* of memory"),
+    ("layer alpha 10**400", lambda: Layer(2, 2, alpha=10**400), ValueError,
+     r"alpha must be a finite number >= 0.0, got 1000.*\(401 characters\) \(too large for a "
+     r"float\)"),
+    ("layer bias_init 10**400", lambda: Layer(2, 2, bias_init=10**400), ValueError,
+     r"bias_init must be a finite number, got 1000.* \(too large for a float\)"),
+    ("fit lr 10**400", lambda: fit(lr=10**400), ValueError,
+     r"lr must be a finite number > 0.0, got 1000.* \(too large for a float\)"),
+    ("fit epochs 2**63", lambda: fit(epochs=2**63), ValueError,
+     r"epochs must be an integer from 1 to 9007199254740992, got 9223372036854775808"),
+    ("fit epochs 2**64", lambda: fit(epochs=2**64), ValueError,
+     r"epochs must be an integer from 1 to 9007199254740992, got 18446744073709551616"),
+    ("fit epochs 10**12 recording every epoch", lambda: fit(epochs=10**12), TooLargeError,
+     r"record_every=1 keeps 1,000,000,000,000 losses per network .* would need 7.3 TiB.*; pass "
+     r"a larger record_every, or record_every=None"),
+    ("fit record_every 2**64", lambda: fit(record_every=2**64), ValueError,
+     r"record_every must be an integer from 1 to 9007199254740992"),
+    ("fit print_every 2**64", lambda: fit(print_every=2**64), ValueError,
+     r"print_every must be an integer from 1 to 9007199254740992"),
+    ("fit ragged X", lambda: fit(X=[[0, 1], [1]], y=[0, 1]), ShapeError,
+     r"X must be a rectangular \(batch, features\) array; its rows have different lengths"),
+    ("fit masked X", lambda: fit(X=np.ma.masked_array(X, mask=X > 0)), TypeError,
+     r"X is a masked array; tinynet does not skip masked values"),
+    ("fit masked y", lambda: fit(y=np.ma.masked_array(Y, mask=Y > 0)), TypeError,
+     r"y is a masked array"),
+    ("ensemble epochs 2**63", lambda: ensemble(epochs=2**63), ValueError,
+     r"epochs must be an integer from 1 to 9007199254740992, got 9223372036854775808"),
+    ("ensemble masked seeds",
+     lambda: ensemble(seeds=np.ma.masked_array([1], mask=[True])), TypeError,
+     r"seeds is a masked array"),
+    ("ensemble array seed negative", lambda: ensemble(seeds=np.array([-1])), ValueError,
+     r"seeds\[0\] must be an integer from 0 to 9223372036854775807, got -1"),
+    ("ensemble range of seeds too short", lambda: ensemble(seeds=range(0)), ValueError,
+     r"seeds must give one seed per network \(1\), got 0"),
+    ("leaky_relu subclass on numba",
+     lambda: tinynet.predict(Network([Layer(2, 1, activation=OwnLeaky(0.01), init="normal")]),
+                             X), ValueError,
+     r"backend 'numba' cannot run layers\[0\]'s activation .* \(OwnLeaky\): the compiled "
+     r"kernels know the built-in .*; pass backend='numpy'"),
+    ("a layer in a second network", second_network, ValueError,
+     r"layers\[0\] \(Layer\(2 -> 3.*\)\) already belongs to a Network \(seed 0\); a Layer "
+     r"belongs to one Network"),
+    ("network parameters wrong shape",
+     lambda: Network([Layer(2, 1)], parameters=[np.zeros((2, 1)), np.zeros(1)]), ShapeError,
+     r"parameters\[0\] must be a real array of shape \(1, 2\), got float64 \(2, 1\)"),
+    ("network parameters too few", lambda: Network([Layer(2, 1)], parameters=[np.zeros((1, 2))]),
+     TypeError, r"parameters must be a list of 2 arrays \[W0, b0, W1, ...\]"),
+    ("fit_packed theta float32",
+     lambda: tinynet.fit_packed(net(), np.zeros((1, 13), np.float32), X, Y, seeds=[0],
+                                epochs=1, lr=0.1), TypeError,
+     r"theta must be a writeable C-contiguous float64 NumPy array \(members, 13\), trained in "
+     r"place, got a float32 array of shape \(1, 13\)"),
+    ("fit_packed theta wrong width",
+     lambda: tinynet.fit_packed(net(), np.zeros((1, 12)), X, Y, seeds=[0], epochs=1, lr=0.1),
+     ShapeError, r"theta must have shape \(members >= 1, 13\), got \(1, 12\)"),
+    ("fit_packed theta a list",
+     lambda: tinynet.fit_packed(net(), [[0.0] * 13], X, Y, seeds=[0], epochs=1, lr=0.1),
+     TypeError, r"theta must be a writeable C-contiguous float64 NumPy array .* got a list"),
+    ("fit_packed one seed short",
+     lambda: tinynet.fit_packed(net(), np.zeros((2, 13)), X, Y, seeds=[0], epochs=1, lr=0.1),
+     ValueError, r"seeds must give one seed per network \(2\), got 1"),
+    ("draw a negative seed", lambda: tinynet.packing.draw(net(), [0, -5]), ValueError,
+     r"seeds\[1\] must be an integer from 0 to 9223372036854775807, got -5"),
+    ("init spec too long", lambda: tinynet.init.get("-" * 100_000), ValueError,
+     r"initializer spec must be at most 1000 characters, got 100000"),
+    ("init spec nested too deep", lambda: tinynet.init.get("normal(std=" + "[" * 500 + ")"),
+     ValueError, r"initializer spec .* is not of the form name or name\(key=value, ...\)"),
+    ("init spec 400-digit literal", lambda: Layer(2, 2, init="normal(std=" + "9" * 400 + ")"),
+     ValueError, r"std must be a finite number > 0.0, got 999.*\(400 characters\) \(too large "
+                 r"for a float\)"),
+    ("an initializer that raises", raising_initializer, tinynet.init.InitError,
+     r"initializer 'boom' failed to draw a \(3, 2\) weight matrix for a leaky_relu\(alpha=0.01\) "
+     r"layer: RuntimeError: boom"),
+    ("setup hidden a number", lambda: Setup(hidden=2), TypeError,
+     r"hidden must be a sequence of layer widths such as \(2, 2\), got 2"),
+    ("setup epochs 2**63", lambda: Setup(epochs=2**63), ValueError,
+     r"epochs must be an integer from 1 to 9007199254740992, got 9223372036854775808"),
+    ("setup hidden 10**20", lambda: Setup(hidden=(10**20,)), TooLargeError,
+     r"one network of 2-100000000000000000000-1 \(its parameters and their gradients\) would "
+     r"need .*; use narrower hidden layers"),
+    ("study of more seeds than memory", lambda: run_study([Arm("normal")], Setup(seeds=10**9)),
+     TooLargeError, r"1 arm of 1,000,000,000 seeds of 2-2-2-1 \(424 bytes a seed\) would need "
+                    r".*; use fewer seeds"),
+    ("study setup None", lambda: run_study([Arm("normal")], setup=None), TypeError,
+     r"setup must be a tinynet.xor Setup, got None"),
+    ("rates plot of no study", lambda: tinynet.plots.rates([]), ValueError,
+     r"studies must hold at least one Study, got an empty sequence"),
+    ("holm p-value above one", lambda: tinynet.stats.holm([0.5, 2.0]), ValueError,
+     r"p_values\[1\] must be a probability from 0 to 1, got 2.0"),
+    ("holm masked", lambda: tinynet.stats.holm(np.ma.masked_array([0.1, 0.2], mask=[0, 1])),
+     TypeError, r"p_values is a masked array"),
+    ("equal proportions masked",
+     lambda: tinynet.stats.equal_proportions_p(np.ma.masked_array([1, 2], mask=[0, 1]),
+                                               [10, 10]),
+     TypeError, r"successes is a masked array"),
+    ("wilson masked successes",
+     lambda: tinynet.stats.wilson_interval(np.ma.masked_array([5], mask=[1])[0], 10), TypeError,
+     r"successes must be an integer >= 0, got masked of type MaskedConstant"),
+    ("wilson confidence level negative",
+     lambda: tinynet.stats.wilson_interval(5, 10, confidence_level=-1), ValueError,
+     r"confidence_level must be a probability strictly between 0 and 1, got -1"),
 ]
 
 
@@ -340,7 +468,7 @@ def test_bad_input_is_refused_with_a_clear_message(case, restore_registry):
 
 
 def test_the_catalogue_is_large_and_the_readme_counts_it():
-    assert len(CATALOGUE) >= 40
+    assert len(CATALOGUE) >= 150
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert f"a catalogue of {len(CATALOGUE)} such cases" in readme
 

@@ -191,7 +191,7 @@ def test_an_unwritable_kernel_dir_names_tinynet_kernel_dir(site, unwritable, tmp
     done = finish(run(["-c", TINY_FIT], env, tmp_path))
     assert done.returncode == 1
     last = done.stderr.splitlines()[-1]
-    assert last == (f"tinynet.compiled.CacheUnwritableError: cannot write generated kernels: "
+    assert last == (f"tinynet.compiled.caches.CacheUnwritableError: cannot write generated kernels: "
                     f"TINYNET_KERNEL_DIR={site / 'home'} is not a writable directory; set "
                     "TINYNET_KERNEL_DIR to one"), last
     assert "compiling" not in done.stderr  # found out before compiling anything

@@ -161,3 +161,57 @@ def test_bias_initializer_fans_are_those_of_one_constant_input():
 def test_bad_bias_initializer(bias_init, error, message):
     with pytest.raises(error, match=message):
         tinynet.Layer(2, 2, bias_init=bias_init)
+
+
+# --- a layer belongs to one network; parameters given are not drawn -------------------------
+
+def test_a_layer_of_a_live_network_cannot_build_another():
+    layers = [Layer(2, 2), Layer(2, 1, activation="sigmoid")]
+    first = Network(layers, seed=1)
+    weights = first.layers[0].W.copy()
+    with pytest.raises(ValueError, match=r"layers\[0\] .* already belongs to a Network \(seed 1\)"):
+        Network(layers, seed=2)
+    np.testing.assert_array_equal(first.layers[0].W, weights)  # not redrawn
+
+
+def test_a_layer_whose_network_is_gone_can_be_used_again():
+    import gc
+
+    layers = [Layer(2, 1)]
+    Network(layers, seed=1)
+    gc.collect()
+    assert Network(layers, seed=2).layers[0] is layers[0]
+
+
+def test_copies_and_pickles_own_their_own_layers():
+    import copy
+    import pickle
+
+    net = tinynet.mlp([2, 3, 1], seed=4)
+    for twin in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
+        assert all(layer._network() is twin for layer in twin.layers)
+        assert all(layer._network() is net for layer in net.layers)
+        np.testing.assert_array_equal(tinynet.packing.pack(twin), tinynet.packing.pack(net))
+        with pytest.raises(ValueError, match="already belongs to a Network"):
+            Network(twin.layers, seed=0)
+
+
+def test_given_parameters_are_copied_and_no_initializer_runs():
+    calls = []
+
+    def counted(shape, rng):
+        calls.append(shape)
+        return rng.normal(size=shape)
+
+    layers = [Layer(2, 3, init=counted, rng=None), Layer(3, 1, init=counted, rng=None)]
+    source = tinynet.mlp([2, 3, 1], seed=9)
+    net = Network(layers, seed=9, parameters=source.parameters())
+    assert calls == []
+    np.testing.assert_array_equal(tinynet.packing.pack(net), tinynet.packing.pack(source))
+    assert all(mine is not theirs for mine, theirs in zip(net.parameters(), source.parameters()))
+
+
+def test_huge_but_finite_initializer_parameters_build_and_state_their_std():
+    assert Layer(2, 2, init="normal(std=1e155)").init_std() == 1e155  # std² overflows
+    assert Layer(2, 2, init="orthogonal(gain=1e308)").init_std() == 1e308 / np.sqrt(2)
+    assert Layer(2, 2, init="he_leaky(alpha=1e200)").init_std() == 0.0  # 2 / (1 + α²)

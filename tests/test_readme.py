@@ -17,6 +17,7 @@ RESULTS = ROOT / "examples" / "results"
     ("benchmark", "bench_jit_vs_numpy.md", "#### targets"),  # the whole run, not an empty block
     ("before-after", "before_after_issue17.md", "| cold start"),
     ("chunks", "bench_chunks.md", "| numba 2-2-1, 5000 seeds"),
+    ("seeds", "bench_seeds.md", "| packed | 1,000,000 |"),
     ("depth-bench", "bench_depth.md", "| 2-16x32-1 |"),
     ("cluster", "bench_cluster.md", "| Dask, 2 workers x 1 thread | 16,384 |"),
 ])

@@ -132,3 +132,48 @@ def test_divergence_is_caught_when_only_a_parameter_overflows():
 def test_history_compares_without_error():
     a = tinynet.mlp([2, 2, 1]).fit(X_XOR, Y_XOR, epochs=2, lr=0.1)
     assert (a == a) is True and (a == dataclasses.replace(a, loss=a.loss.copy())) is False
+
+
+# --- long runs: chunks, Ctrl-C, seeds from anything iterable --------------------------------
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+def test_a_fit_in_small_chunks_is_the_same_fit(backend, monkeypatch):
+    X, y = tinynet.data.xor()
+    whole = tinynet.mlp([2, 3, 1], seed=5)
+    history = whole.fit(X, y, epochs=50, lr=0.1, backend=backend)
+    module = tinynet.reference if backend == "numpy" else tinynet.compiled.load()
+    monkeypatch.setattr(module, "CHUNK_WORK", 7 * 13 * 4)  # 7 epochs of a 2-3-1 on 4 samples
+    pieces = tinynet.mlp([2, 3, 1], seed=5)
+    chunked = pieces.fit(X, y, epochs=50, lr=0.1, backend=backend)
+    np.testing.assert_array_equal(chunked.loss, history.loss)
+    np.testing.assert_array_equal(tinynet.packing.pack(pieces), tinynet.packing.pack(whole))
+
+
+def test_ctrl_c_during_a_fit_puts_the_network_back(monkeypatch):
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 3, 1], seed=5)
+    before = tinynet.packing.pack(net)
+    backend = tinynet.compiled.load()
+    monkeypatch.setattr(backend, "CHUNK_WORK", 13 * 4)  # one epoch a chunk
+    real, calls = backend.fit_one, []
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 3:  # two chunks have trained the network
+            raise KeyboardInterrupt
+        real(*args)
+
+    monkeypatch.setattr(backend, "fit_one", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        net.fit(X, y, epochs=10, lr=0.1)
+    np.testing.assert_array_equal(tinynet.packing.pack(net), before)
+
+
+def test_seeds_may_come_from_a_generator_or_an_array():
+    X, y = tinynet.data.xor()
+    results = []
+    for seeds in ([3, 4, 5], (s for s in range(3, 6)), np.arange(3, 6), range(3, 6)):
+        nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(3)]
+        results.append(tinynet.fit_ensemble(nets, X, y, epochs=5, lr=0.1, seeds=seeds).loss)
+    for loss in results[1:]:
+        np.testing.assert_array_equal(loss, results[0])

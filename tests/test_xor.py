@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
@@ -275,10 +275,16 @@ def test_cli_writes_table_json_csv_and_png(tmp_path, capsys):
     assert Path(f"{out}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_cli_init_all_covers_every_registered_initializer(tmp_path, capsys):
+def test_cli_init_all_runs_each_distinct_initializer_once(tmp_path, capsys):
     main(["--init", "all", "--seeds", "2", "--epochs", "3", "--json", str(tmp_path / "all.json")])
     report = json.loads((tmp_path / "all.json").read_text())
-    assert [r["arm"]["init"] for r in report["results"]] == tinynet.init.available()
+    ran = [r["arm"]["init"] for r in report["results"]]
+    assert ran == list(tinynet.init.distinct())
+    aliases = [alias for others in tinynet.init.distinct().values() for alias in others]
+    assert "kaiming_normal" in aliases and not set(aliases) & set(ran)
+    assert sorted(ran + aliases) == tinynet.init.available()  # every name, run or named
+    note = capsys.readouterr().err
+    assert "kaiming_normal = he_normal" in note and f"{len(ran)} initializers, each once" in note
 
 
 def test_cli_presets(tmp_path, capsys):
@@ -506,3 +512,13 @@ def test_cli_seed_ranges(tmp_path, capsys):
     assert "he_leaky, biases normal" in text and "Test of equal proportions" in text
     data = json.loads((tmp_path / "r.json").read_text())
     assert [s["setup"]["first_seed"] for s in data["studies"]] == [0, 16, 1000]
+
+
+def test_a_setup_of_numpy_numbers_holds_python_numbers():
+    setup = Setup(hidden=np.array([2, 2]), epochs=np.int64(10), seeds=np.int32(3),
+                  lr=np.float32(0.5), alpha=np.float64(0.1), first_seed=np.uint8(4))
+    for name in ("epochs", "seeds", "first_seed"):
+        assert type(getattr(setup, name)) is int, name
+    assert type(setup.lr) is float and type(setup.alpha) is float
+    assert all(type(width) is int for width in setup.hidden)
+    assert json.loads(json.dumps(asdict(setup)))["epochs"] == 10  # what a study writes

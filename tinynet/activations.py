@@ -187,8 +187,9 @@ ACTIVATIONS: dict[str, type[Activation]] = {
     cls.name: cls for cls in (Identity, Sigmoid, Tanh, ReLU, LeakyReLU)
 }
 
-COMPILED: dict[int, str] = {cls.code: name for name, cls in ACTIVATIONS.items()}
-"""The activations the compiled kernels know, by code: the built-in ones."""
+COMPILED: dict[int, type[Activation]] = {cls.code: cls for cls in ACTIVATIONS.values()}
+"""The activations the compiled kernels know, by code: the built-in classes (not their
+subclasses, which would inherit a code but may compute something else)."""
 
 
 def get_activation(activation: str | Activation, alpha: float = 0.01) -> Activation:

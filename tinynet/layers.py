@@ -26,7 +26,7 @@ import numpy as np
 from . import dense
 from . import init as initializers
 from .activations import Activation, get_activation
-from .validation import ShapeError, check_float, check_int, check_seed
+from .validation import ShapeError, check_float, check_int, check_memory, check_seed
 
 __all__ = ["Layer"]
 
@@ -56,6 +56,8 @@ class Layer:
                  bias_init: float | initializers.InitSpec = 0.0) -> None:
         self.n_in = check_int("n_in", n_in, minimum=1)
         self.n_out = check_int("n_out", n_out, minimum=1)
+        check_memory(f"Layer({self.n_in}, {self.n_out}) (W, b and their gradients)",
+                     16 * (self.n_in + 1) * self.n_out, "n_in · n_out is too large")
         self.activation = get_activation(activation, alpha)
         self.init = initializers.get(init)
         self.bias_init = _bias_initializer(bias_init)

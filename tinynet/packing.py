@@ -15,10 +15,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from . import init
+from .seeding import generators
+from .validation import check_seeds
+
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["Layout", "layout", "pack", "stack", "unpack", "layer_views"]
+__all__ = ["Layout", "layout", "pack", "stack", "unpack", "draw", "layer_views", "size"]
 
 
 class Layout(NamedTuple):
@@ -59,6 +63,74 @@ def unpack(net: "Network", theta: np.ndarray) -> None:
     for param in net.parameters():
         param[...] = theta[offset:offset + param.size].reshape(param.shape)
         offset += param.size
+
+
+def size(like: "Network") -> int:
+    """P, the number of parameters of a network like ``like``: the length of ``pack(like)``."""
+    return sum(layer.W.size + layer.b.size for layer in like.layers)
+
+
+def draw(like: "Network", seeds: Sequence[int]) -> np.ndarray:
+    """The initial parameters of networks like ``like`` built with each of ``seeds``, packed
+    without building them: (S, P), row k bit for bit ``pack`` of ``like``'s layers in a
+    :class:`~tinynet.network.Network` of seed ``seeds[k]`` (as
+    :meth:`~tinynet.network.Network.reset_parameters` draws: every layer's weights, then every
+    layer's biases, from ``numpy.random.default_rng(seed)``, whose states
+    :func:`tinynet.seeding.generators` sets for all seeds at once). 8 · P bytes per member.
+
+    An initializer that returns the wrong shape or non-finite numbers raises as it would in a
+    Network (:func:`tinynet.init.draw`), for the first seed that shows it."""
+    seeds = check_seeds(seeds, len(seeds))
+    theta = np.empty((len(seeds), size(like)))
+    draws = _draws(like)
+    for start, end, constant in _constant_biases(like):
+        theta[:, start:end] = constant
+    for row, seed, rng in zip(theta, seeds, generators(seeds)):
+        for initializer, shape, activation, start, end in draws:
+            try:
+                values = np.asarray(initializer(shape, rng, activation))
+            except Exception:
+                _draw_checked(draws, int(seed))  # raises as init.draw does
+                raise
+            if values.shape != shape or values.dtype.kind not in "biuf":
+                _draw_checked(draws, int(seed))
+            row[start:end] = values.ravel()
+    finite = np.isfinite(theta).all(axis=1)
+    if not finite.all():
+        _draw_checked(draws, int(seeds[int(np.argmin(finite))]))
+    return theta
+
+
+Draws = list[tuple["init.Initializer", tuple[int, int], object, int, int]]
+"""What :func:`draw` draws, in order: per draw the initializer, the shape it draws, the
+layer's activation, and where the values go in a row of theta (start, end)."""
+
+
+def _draws(like: "Network") -> Draws:
+    """Every layer's weights, then every drawn (not constant) bias, as ``Network`` draws them."""
+    table = layout(like).table
+    weights = [(layer.init, layer.shape, layer.activation, w_at, b_at)
+               for layer, (_, _, w_at, b_at) in zip(like.layers, table)]
+    biases = [(layer.bias_init, layer.bias_shape, layer.activation, b_at, b_at + n_out)
+              for layer, (_, n_out, _, b_at) in zip(like.layers, table)
+              if not isinstance(layer.bias_init, float)]
+    return weights + biases
+
+
+def _constant_biases(like: "Network") -> list[tuple[int, int, float]]:
+    """Where each constant bias goes in a row of theta (start, end), and its value."""
+    return [(b_at, b_at + n_out, layer.bias_init)
+            for layer, (_, n_out, _, b_at) in zip(like.layers, layout(like).table)
+            if isinstance(layer.bias_init, float)]
+
+
+def _draw_checked(draws: Draws, seed: int) -> None:
+    """Draw ``seed``'s parameters through :func:`tinynet.init.draw`, which raises naming the
+    initializer whose values are wrong (an initializer that fails only now and then may not
+    fail again here: the caller then raises what it saw)."""
+    rng = np.random.default_rng(seed)
+    for initializer, shape, activation, _, _ in draws:
+        init.draw(initializer, shape, rng, activation)
 
 
 def layer_views(flat: np.ndarray, table: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:

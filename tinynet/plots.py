@@ -33,7 +33,7 @@ from . import data
 from .network import Network
 from .results import EnsembleResult
 from .validation import as_float_matrix, check_choice, check_float, check_instance, check_int, \
-    check_training_data
+    check_sequence, check_training_data
 from .xor.outcome import FAILURES
 
 if TYPE_CHECKING:
@@ -323,6 +323,8 @@ def rates(studies: "list[Study]", path: str | Path | None = None, *,
           ax: "Axes | None" = None) -> "Figure":
     """Bar chart of success rates with 95 % Wilson intervals, one group of bars per study
     (for a sweep over shapes) or one bar per arm; the notes' reported rates as diamonds."""
+    from .xor import Study
+    studies = check_sequence("studies", studies, Study, "tinynet.xor Study")
     names = [r.arm.name for r in studies[0].results]
     own = ax is None
     ax = _axes(ax, figsize=(10.0 if len(studies) > 1 else 2.0 + 1.6 * len(names), 4.8))

@@ -60,7 +60,8 @@ from .shuffle import orders_from
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["CHUNK_WORK", "sgd_step", "train", "fit_one", "fit_many", "forward_many", "predict"]
+__all__ = ["CHUNK_WORK", "sgd_step", "train", "fit_one", "fit_many", "fit_packed", "forward_many",
+           "predict"]
 
 Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Activation]]
 """Per layer ``(W, b, dW, db, activation)``: W and b are views into ``theta``, dW and db into
@@ -164,17 +165,27 @@ which the caller may report progress; see :meth:`tinynet.results.Settings.chunks
 def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
              settings: Settings, record: Record,
              progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """Train ``networks`` in place; return the trained members' outputs on X, (S, N, n_out).
-    After each chunk of the run (:data:`CHUNK_WORK`), ``progress`` (if given) is called with
-    the number of epochs done."""
+    """Train ``networks`` in place: :func:`fit_packed` on their packed parameters, copied
+    back into every network."""
     theta = stack(networks)
-    table = layout(networks[0]).table
-    activations = [layer.activation for layer in networks[0].layers]
+    predictions = fit_packed(theta, networks[0], X, y, seeds, settings, record, progress)
+    for net, row in zip(networks, theta):
+        unpack(net, row)
+    return predictions
+
+
+def fit_packed(theta: np.ndarray, like: "Network", X: np.ndarray, y: np.ndarray,
+               seeds: np.ndarray, settings: Settings, record: Record,
+               progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """Train the members whose packed parameters are the rows of ``theta`` (S, P), networks
+    shaped ``like`` this one, in place; return their outputs on X, (S, N, n_out). After each
+    chunk of the run (:data:`CHUNK_WORK`), ``progress`` (if given) is called with the number
+    of epochs done."""
+    table = layout(like).table
+    activations = [layer.activation for layer in like.layers]
     run_in_chunks(settings, theta.size * len(X), CHUNK_WORK,
                   lambda part: train(theta, table, activations, X, y, seeds, part, record),
                   record, progress)
-    for net, row in zip(networks, theta):
-        unpack(net, row)
     return forward_many(theta, table, activations, X)
 
 

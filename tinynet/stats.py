@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .validation import check_counts, check_probability
+from .validation import check_counts, check_not_masked, check_probability
 
 __all__ = ["wilson_interval", "fisher_exact_p", "equal_proportions_p", "holm", "seeds_needed"]
 
@@ -45,6 +45,8 @@ def equal_proportions_p(successes: Sequence[int], n: Sequence[int]) -> float:
     equal proportions, R's ``prop.test`` without continuity correction): the k x 2 table of
     successes and failures against independence, k − 1 degrees of freedom. 1.0 when every
     group has the same rate, including all successes or all failures."""
+    check_not_masked("successes", successes)
+    check_not_masked("n", n)
     if len(successes) != len(n) or len(n) < 2:
         raise ValueError(f"successes and n must list the same number (at least 2) of groups, "
                          f"got {len(successes)} and {len(n)}")
@@ -63,6 +65,8 @@ def holm(p_values: Sequence[float]) -> list[float]:
     Hand-written: SciPy's ``false_discovery_control`` does Benjamini–Hochberg/Yekutieli, not
     Holm, and statsmodels' ``multipletests`` would be a heavy new dependency for six lines.
     """
+    check_not_masked("p_values", p_values)
+    p_values = [check_probability(f"p_values[{i}]", p) for i, p in enumerate(p_values)]
     order = sorted(range(len(p_values)), key=lambda i: p_values[i])
     adjusted, running = [0.0] * len(p_values), 0.0
     for rank, index in enumerate(order):

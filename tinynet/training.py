@@ -35,7 +35,8 @@ Two backends do it: ``"numpy"``, the reference to read (:mod:`tinynet.reference`
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from types import ModuleType
 
 import numpy as np
@@ -43,12 +44,14 @@ import numpy as np
 from . import compiled, reference
 from .activations import COMPILED
 from .network import Network
+from .packing import pack, unpack
 from .results import UPDATES, EnsembleResult, History, Record, Settings, history
-from .validation import (as_float_matrix, check_backend, check_callable, check_choice,
-                         check_compiled_activations, check_instance, check_int, check_members,
-                         check_seed, check_seeds, check_training_data, check_training_settings)
+from .validation import (MAX_EPOCHS, as_float_matrix, check_backend, check_callable,
+                         check_choice, check_compiled_activations, check_instance, check_int,
+                         check_members, check_packed, check_seed, check_seeds,
+                         check_training_data, check_training_settings)
 
-__all__ = ["fit", "fit_ensemble", "predict"]
+__all__ = ["fit", "fit_ensemble", "fit_packed", "predict"]
 
 
 def _backend(name: object, net: Network) -> ModuleType:
@@ -74,6 +77,10 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     or ``"during_backward"``, which also changes the gradient passed back (see the module's
     docstring). ``backend`` is ``"numba"`` (compiled, the default) or ``"numpy"`` (the
     reference); both give the same result to rounding.
+
+    The run goes in chunks of about a second (``CHUNK_WORK`` in each backend's module), the
+    same run bit for bit; a Ctrl-C (KeyboardInterrupt) stops it between two, putting the
+    network back as it was before the call.
     """
     check_instance("net", net, Network, "a tinynet Network")
     X, y = check_training_data(X, y, net.n_in, net.n_out)
@@ -82,14 +89,18 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     during = check_choice("update", update, UPDATES) == "during_backward"
     seed = net.seed if seed is None else check_seed("seed", seed)
     if print_every is not None:
-        print_every = check_int("print_every", print_every, minimum=1)
+        print_every = check_int("print_every", print_every, minimum=1, maximum=MAX_EPOCHS)
     run = _backend(backend, net)
 
     record = Record.empty(1, epochs, every)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
-    with np.errstate(all="ignore"):  # divergence is an outcome, reported without warnings
+    chunk = max(1, run.CHUNK_WORK // (len(pack(net)) * len(X)))  # Ctrl-C works between chunks
+    with np.errstate(all="ignore"), _restored_at_interrupt(net, pack(net)):
         for part in settings.chunks(print_every or epochs):
-            run.fit_one(net, X, y, seed, part, record)
+            for piece in part.chunks(chunk):
+                run.fit_one(net, X, y, seed, piece, record)
+                if record.diverged_epoch[0] >= 0:
+                    break
             diverged = record.diverged_epoch[0] >= 0
             if print_every:
                 last = (record.diverged_epoch[0] + 1 if diverged
@@ -100,6 +111,16 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
             if diverged:
                 break
     return history(record, 0, epochs, every, threshold)
+
+
+@contextmanager
+def _restored_at_interrupt(net: Network, before: np.ndarray) -> Iterator[None]:
+    """On Ctrl-C (KeyboardInterrupt), put ``net``'s parameters back to ``before``."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        unpack(net, before)
+        raise
 
 
 def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: int, lr: float,
@@ -132,19 +153,52 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     (n_in + n_out))) for S members of P parameters on N samples.
     """
     networks = check_members(networks, Network)
-    X, y = check_training_data(X, y, networks[0].n_in, networks[0].n_out)
-    epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
-        len(X), epochs, lr, batch_size, shuffle, threshold, record_every)
-    during = check_choice("update", update, UPDATES) == "during_backward"
-    seeds = check_seeds([net.seed for net in networks] if seeds is None else seeds,
-                        len(networks))
-    check_callable("progress", progress, "a function of the number of epochs done")
-    run = _backend(backend, networks[0])
+    seeds = [net.seed for net in networks] if seeds is None else seeds
+    return _train_members(networks[0], len(networks), X, y, epochs, lr, batch_size, shuffle,
+                          seeds, backend, threshold, record_every, update, progress,
+                          lambda run, *rest: run.fit_many(networks, *rest))
 
-    record = Record.empty(len(networks), epochs, every)
+
+def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds: Sequence[int],
+               epochs: int, lr: float, batch_size: int = 1, shuffle: bool = True,
+               backend: str = "numba", threshold: float = 0.5, record_every: int | None = None,
+               update: str = "after_backward",
+               progress: Callable[[int], None] | None = None) -> EnsembleResult:
+    """:func:`fit_ensemble` on packed parameters: train the members whose parameters are the
+    rows of ``theta`` (S, P), float64, in place, without a Network per member.
+
+    ``like`` is a network of the members' shape and activations (its own parameters are not
+    used); row k is laid out as ``tinynet.packing.pack`` lays out a network (so
+    ``tinynet.packing.draw(like, seeds)`` gives the rows of networks built with ``seeds``),
+    and ``seeds[k]`` fixes its shuffle order. The result is :func:`fit_ensemble`'s on those
+    networks, bit for bit. Memory: ``theta`` (8 · P bytes a member), the kernels' copy of it
+    (as many again), the trained outputs (8 · N · n_out) and about 40 bytes of results.
+    """
+    check_instance("like", like, Network, "a tinynet Network")
+    theta = check_packed("theta", theta, len(pack(like)))
+    return _train_members(like, len(theta), X, y, epochs, lr, batch_size, shuffle, seeds,
+                          backend, threshold, record_every, update, progress,
+                          lambda run, *rest: run.fit_packed(theta, like, *rest))
+
+
+def _train_members(like: Network, members: int, X: object, y: object, epochs: object,
+                   lr: object, batch_size: object, shuffle: object, seeds: object,
+                   backend: object, threshold: object, record_every: object, update: object,
+                   progress: object, train: Callable) -> EnsembleResult:
+    """Check the settings shared by :func:`fit_ensemble` and :func:`fit_packed`, then
+    ``train(backend_module, X, y, seeds, settings, record, progress)``."""
+    X, y = check_training_data(X, y, like.n_in, like.n_out)
+    epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
+        len(X), epochs, lr, batch_size, shuffle, threshold, record_every, members)
+    during = check_choice("update", update, UPDATES) == "during_backward"
+    seeds = check_seeds(seeds, members)
+    check_callable("progress", progress, "a function of the number of epochs done")
+    run = _backend(backend, like)
+
+    record = Record.empty(members, epochs, every)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
     with np.errstate(all="ignore"):
-        predictions = run.fit_many(networks, X, y, seeds, settings, record, progress)
+        predictions = train(run, X, y, seeds, settings, record, progress)
     return EnsembleResult(*record, predictions=predictions, epochs=epochs, record_every=every,
                           threshold=threshold)
 

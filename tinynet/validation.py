@@ -11,11 +11,15 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import os
+from pathlib import Path
 from collections.abc import Iterable
 
 import numpy as np
 
-__all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "MAX_SEED", "BACKENDS",
+__all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "TooLargeError", "MAX_SEED",
+           "MAX_EPOCHS", "BACKENDS", "check_packed", "check_not_masked", "check_memory",
+           "machine_memory", "size_text", "shorten",
            "check_int", "check_seed", "check_float", "check_bool", "check_probability",
            "check_counts", "check_backend", "check_choice", "as_float_matrix",
            "check_training_data", "check_training_settings", "check_members", "check_instance",
@@ -47,6 +51,11 @@ class UnknownNameError(ValueError):
         self.valid = valid
 
 
+class TooLargeError(ValueError):
+    """A request that would need more memory than this machine has, refused before any of it
+    is allocated."""
+
+
 class FileFormatError(ValueError):
     """A file that is not a tinynet network this version can read: foreign, corrupted,
     truncated, or written by a newer tinynet."""
@@ -67,6 +76,12 @@ def check_int(name: str, value: object, *, minimum: int, maximum: int | None = N
 MAX_SEED = 2**63 - 1
 """Seeds are 63-bit, so that every backend can hold them in a signed 64-bit integer."""
 
+MAX_EPOCHS = 2**53
+"""The most epochs a run takes (and the largest ``record_every`` or ``print_every``): epoch
+numbers stay exact as float64 and far from the compiled kernels' 64-bit limit. At 10 ns an
+epoch it is three years of training; a run that long is stopped with Ctrl-C, which works
+between chunks of about a second."""
+
 
 def check_seed(name: str, value: object) -> int:
     """Return ``value`` if it is a valid seed: an integer from 0 to 2**63 - 1."""
@@ -78,11 +93,67 @@ def check_float(name: str, value: object, *, minimum: float, inclusive: bool) ->
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r} of type "
                         f"{type(value).__name__}")
-    value = float(value)
     bound = "" if minimum == -math.inf else f" {'>=' if inclusive else '>'} {minimum}"
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} must be a finite number{bound}, got {shorten(value)} (too "
+                         "large for a float)") from None
     if not math.isfinite(value) or value < minimum or (value == minimum and not inclusive):
         raise ValueError(f"{name} must be a finite number{bound}, got {value!r}")
     return value
+
+
+def shorten(value: object, width: int = 40) -> str:
+    """``repr(value)``, cut in the middle if longer than ``width`` (a 400-digit number)."""
+    text = repr(value)
+    if len(text) <= width:
+        return text
+    return f"{text[:width // 2]}...{text[-width // 2:]} ({len(text)} characters)"
+
+
+def check_not_masked(name: str, value: object) -> object:
+    """Refuse a masked array: NumPy would drop its mask and use the hidden values."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(f"{name} is a masked array; tinynet does not skip masked values (NumPy "
+                        f"would use the values under the mask): pass {name}.compressed(), "
+                        f"{name}.filled(value) or only the rows you mean")
+    return value
+
+
+def machine_memory() -> int | None:
+    """Bytes of memory this process may use: the machine's physical memory, or the
+    container's limit (cgroup v2 ``memory.max``) if lower; None where the OS does not say."""
+    sizes = []
+    try:
+        sizes.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        pass
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit.isdigit():
+            sizes.append(int(limit))
+    except OSError:
+        pass
+    return min(sizes, default=None)
+
+
+def size_text(nbytes: float) -> str:
+    """``nbytes`` in binary units: ``3.2 GiB``."""
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if nbytes < 1024 or unit == "PiB":
+            return f"{nbytes:,.0f} {unit}" if unit == "bytes" else f"{nbytes:,.1f} {unit}"
+        nbytes /= 1024
+    raise AssertionError("unreachable")
+
+
+def check_memory(what: str, nbytes: int, advice: str = "") -> None:
+    """Raise :class:`TooLargeError` if ``what`` needs ``nbytes``, more than this machine's
+    memory; ``advice`` says what to change."""
+    memory = machine_memory()
+    if memory is not None and nbytes > memory:
+        raise TooLargeError(f"{what} would need {size_text(nbytes)}, more than this machine's "
+                            f"{size_text(memory)} of memory{'; ' + advice if advice else ''}")
 
 
 def as_float_matrix(name: str, value: object, *, columns: int | None = None) -> np.ndarray:
@@ -92,7 +163,12 @@ def as_float_matrix(name: str, value: object, *, columns: int | None = None) -> 
     string and object data are refused rather than truncated. Rows must be finite. The result
     is always a copy, so later changes to the caller's array cannot reach a layer's cache.
     """
-    array = np.asarray(value)
+    check_not_masked(name, value)
+    try:
+        array = np.asarray(value)
+    except ValueError:  # rows of different lengths
+        raise ShapeError(f"{name} must be a rectangular (batch, features) array; its rows have "
+                         "different lengths") from None
     if array.dtype.kind not in "biuf":
         raise TypeError(f"{name} must hold real numbers, got an array of dtype {array.dtype}")
     if array.ndim != 2:
@@ -114,6 +190,16 @@ def check_seeds(seeds: object, count: int) -> np.ndarray:
     """Return ``seeds`` as int64 (count,) if it gives one valid seed per network."""
     if isinstance(seeds, (str, bytes)) or not isinstance(seeds, Iterable):
         raise TypeError(f"seeds must be a sequence of integer seeds, got {seeds!r}")
+    check_not_masked("seeds", seeds)
+    if isinstance(seeds, range) or (isinstance(seeds, np.ndarray) and seeds.ndim == 1 and
+                                    seeds.dtype.kind in "iu"):  # checked at once
+        if len(seeds) != count:
+            raise ValueError(f"seeds must give one seed per network ({count}), got "
+                             f"{len(seeds)}")
+        if len(seeds) and (min(seeds) < 0 or max(seeds) > MAX_SEED):
+            bad = min(seeds) if min(seeds) < 0 else max(seeds)
+            check_seed(f"seeds[{list(seeds).index(bad)}]", int(bad))
+        return np.asarray(seeds, dtype=np.int64)
     seeds = list(seeds)
     if len(seeds) != count:
         raise ValueError(f"seeds must give one seed per network ({count}), got {len(seeds)}")
@@ -187,7 +273,7 @@ def check_training_data(X: object, y: object, n_in: int,
     A 1-D ``y`` is taken as one target per sample when the network has a single output.
     """
     X = as_float_matrix("X", X, columns=n_in)
-    y_array = np.asarray(y)
+    y_array = np.asarray(check_not_masked("y", y))
     given_shape = y_array.shape
     if y_array.ndim == 1 and n_out == 1 and y_array.dtype.kind in "biuf":
         y_array = y_array.reshape(-1, 1)
@@ -199,12 +285,13 @@ def check_training_data(X: object, y: object, n_in: int,
 
 
 def check_training_settings(samples: int, epochs: object, lr: object, batch_size: object,
-                            shuffle: object, threshold: object,
-                            record_every: object) -> tuple[int, float, int, bool, float, int]:
-    """Return (epochs, lr, batch_size, shuffle, threshold, record_every) checked: epochs >= 1,
-    lr > 0 and finite, 1 <= batch_size <= samples, shuffle a bool, threshold finite,
-    record_every >= 1 (``None``: 0, record nothing)."""
-    epochs = check_int("epochs", epochs, minimum=1)
+                            shuffle: object, threshold: object, record_every: object,
+                            members: int = 1) -> tuple[int, float, int, bool, float, int]:
+    """Return (epochs, lr, batch_size, shuffle, threshold, record_every) checked: 1 <= epochs
+    <= :data:`MAX_EPOCHS`, lr > 0 and finite, 1 <= batch_size <= samples, shuffle a bool,
+    threshold finite, 1 <= record_every <= :data:`MAX_EPOCHS` (``None``: 0, record nothing),
+    and the losses recorded for ``members`` networks must fit in memory."""
+    epochs = check_int("epochs", epochs, minimum=1, maximum=MAX_EPOCHS)
     lr = check_float("lr", lr, minimum=0.0, inclusive=False)
     batch_size = check_int("batch_size", batch_size, minimum=1)
     if batch_size > samples:
@@ -213,8 +300,30 @@ def check_training_settings(samples: int, epochs: object, lr: object, batch_size
     shuffle = check_bool("shuffle", shuffle)
     threshold = check_float("threshold", threshold, minimum=-math.inf, inclusive=False)
     record_every = 0 if record_every is None else \
-        check_int("record_every", record_every, minimum=1)
+        check_int("record_every", record_every, minimum=1, maximum=MAX_EPOCHS)
+    if record_every:
+        kept = epochs // record_every
+        check_memory(f"record_every={record_every} keeps {kept:,} losses per network over "
+                     f"{epochs:,} epochs; for {members:,} network{'s' * (members > 1)} it",
+                     8 * members * kept,
+                     "pass a larger record_every, or record_every=None to keep none")
     return epochs, lr, batch_size, shuffle, threshold, record_every
+
+
+def check_packed(name: str, theta: object, parameters: int) -> np.ndarray:
+    """Return ``theta`` if it is a writeable C-contiguous float64 array (S, ``parameters``)
+    with S >= 1: packed parameters, trained in place (so never a converted copy)."""
+    check_not_masked(name, theta)
+    if not isinstance(theta, np.ndarray) or theta.dtype != np.float64 or theta.ndim != 2 or \
+            not theta.flags.c_contiguous or not theta.flags.writeable:
+        shown = (f"{theta.dtype} array of shape {theta.shape}" if isinstance(theta, np.ndarray)
+                 else type(theta).__name__)
+        raise TypeError(f"{name} must be a writeable C-contiguous float64 NumPy array (members, "
+                        f"{parameters}), trained in place, got a {shown}")
+    if theta.shape[0] < 1 or theta.shape[1] != parameters:
+        raise ShapeError(f"{name} must have shape (members >= 1, {parameters}), got "
+                         f"{theta.shape}")
+    return theta
 
 
 def check_sequence(name: str, values: object, kind: type, what: str,
@@ -266,11 +375,14 @@ def check_instance(name: str, value: object, kind: type, what: str) -> object:
     return value
 
 
-def check_compiled_activations(net, compiled: dict[int, str]) -> None:
-    """Raise unless every layer's activation has a compiled version: its code is a key of
-    ``compiled`` (code -> name). A user's own Activation subclass runs on NumPy only."""
+def check_compiled_activations(net, compiled: dict[int, type]) -> None:
+    """Raise unless every layer's activation is one of ``compiled`` (code -> class): the
+    built-in classes themselves. A user's own Activation subclass, even one of a built-in
+    class (which would inherit its code, and be run as the built-in), runs on NumPy only."""
     for index, layer in enumerate(net.layers):
-        if layer.activation.code not in compiled:
+        if type(layer.activation) is not compiled.get(layer.activation.code):
             raise ValueError(f"backend 'numba' cannot run layers[{index}]'s activation "
-                             f"{layer.activation!r}: the compiled kernels know "
-                             f"{', '.join(compiled.values())}; pass backend='numpy'")
+                             f"{layer.activation!r} ({type(layer.activation).__name__}): the "
+                             "compiled kernels know the built-in "
+                             f"{', '.join(cls.name for cls in compiled.values())}; pass "
+                             "backend='numpy'")

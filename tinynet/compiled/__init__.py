@@ -69,24 +69,12 @@ traceback from the middle of an import.
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 from types import ModuleType
+
+from .caches import NO_LOCATOR, CacheUnwritableError, numba_cache_problem
 
 __all__ = ["load", "CacheUnwritableError"]
 
-
-class CacheUnwritableError(OSError):
-    """No directory where Numba would cache the compiled kernels, or tinynet would write the
-    generated ones, is writable. The message names the directories tried and the variables
-    to set (``NUMBA_CACHE_DIR``, ``TINYNET_KERNEL_DIR``)."""
-
-
-CACHED_SOURCES = ("shuffle.py", "compiled/lanes.py")
-"""One source, under ``tinynet/``, from each folder whose modules the backend compiles with
-``cache=True``: numba looks for a cache directory per source folder."""
-
-_NO_LOCATOR = "no locator available"
-"""What numba's RuntimeError says when it finds no cache directory for a function."""
 
 _checked = False
 """Whether :func:`load` has checked numba's cache directories in this process."""
@@ -99,7 +87,7 @@ def load() -> ModuleType:
     global _checked
     try:
         if not _checked:
-            problem = _numba_cache_problem()
+            problem = numba_cache_problem(_what_to_set())
             if problem is not None:
                 raise CacheUnwritableError(problem)
             _checked = True
@@ -110,48 +98,10 @@ def load() -> ModuleType:
         raise ModuleNotFoundError(f"backend='numba' needs the numba package ({error}); install "
                                   "it (pip install numba) or pass backend='numpy'") from error
     except RuntimeError as error:  # what the check above cannot foresee (a locator of numba's
-        if _NO_LOCATOR not in str(error):  # we do not know, a race with a chmod)
+        if NO_LOCATOR not in str(error):  # we do not know, a race with a chmod)
             raise
         raise CacheUnwritableError(f"numba cannot cache the compiled kernels ({error}); "
                                    f"{_what_to_set()}") from error
-
-
-def _numba_cache_problem() -> str | None:
-    """What stops numba from caching the backend's kernels, as the message of a
-    :class:`CacheUnwritableError`, or None if nothing does. Asks numba's own cache locators,
-    in numba's order, as the import of the backend will (the first that can create its
-    directory and a file in it wins); None too when numba's API has moved, or the user chose
-    the locators (``NUMBA_CACHE_LOCATOR_CLASSES``): the import then says."""
-    from numba.core import caching, config
-
-    classes = getattr(getattr(caching, "CacheImpl", None), "_locator_classes", None)
-    if (not classes or getattr(config, "CACHE_LOCATOR_CLASSES", None)
-            or getattr(config, "DISABLE_JIT", False)):  # nothing compiled, nothing cached
-        return None
-    package = Path(__file__).resolve().parent.parent
-    for name in CACHED_SOURCES:
-        source = package / name
-        try:
-            if any(cls.from_function(load, str(source)) is not None for cls in classes):
-                continue
-        except (AttributeError, TypeError, ValueError):  # the API moved: let the import say
-            return None
-        tried = [f"NUMBA_CACHE_DIR={config.CACHE_DIR}"] if config.CACHE_DIR else []
-        tried += [str(source.parent / "__pycache__"), _numba_user_cache()]
-        listed = (f"neither {tried[0]} nor {tried[1]} is" if len(tried) == 2 else
-                  f"none of {', '.join(tried)} is")
-        return f"numba cannot cache the compiled kernels: {listed} writable; {_what_to_set()}"
-    return None
-
-
-def _numba_user_cache() -> str:
-    """Numba's user-wide cache directory (``$XDG_CACHE_HOME/numba``, default
-    ``~/.cache/numba``), where it caches a module whose own ``__pycache__`` is read-only."""
-    try:
-        from numba.misc.appdirs import AppDirs
-        return AppDirs(appname="numba", appauthor=False).user_cache_dir
-    except (ImportError, AttributeError, TypeError):
-        return "numba's user cache directory"
 
 
 def _what_to_set() -> str:

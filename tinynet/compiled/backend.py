@@ -17,7 +17,7 @@ from . import codegen, fused, lanes, single, unrolled
 if TYPE_CHECKING:
     from ..network import Network
 
-__all__ = ["CHUNK_WORK", "fit_one", "fit_many", "predict"]
+__all__ = ["CHUNK_WORK", "fit_one", "fit_many", "fit_packed", "predict"]
 
 
 def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
@@ -45,25 +45,38 @@ parameters stay packed from chunk to chunk. What chunks cost: ``benchmarks/bench
 def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
              settings: Settings, record: Record,
              progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """Train ``networks`` in place, side by side in SIMD lanes: with the kernel generated for
-    their layout when it is small enough (:func:`tinynet.compiled.unrolled.fit_lanes`),
-    otherwise with :func:`tinynet.compiled.lanes.fit_lanes`. Return the trained members'
-    outputs on X, (S, N, n_out). The run goes in chunks (:data:`CHUNK_WORK`), after each of
-    which ``progress`` (if given) is called with the number of epochs done; a KeyboardInterrupt
-    between chunks leaves the networks as they were."""
-    theta = np.ascontiguousarray(stack(networks).T)  # (P, S): members side by side
-    predictions = np.empty((len(networks), len(X), y.shape[1]))
-    net_layout = layout(networks[0])
+    """Train ``networks`` in place: :func:`fit_packed` on their packed parameters, copied
+    back into every network."""
+    theta = stack(networks)
+    predictions = fit_packed(theta, networks[0], X, y, seeds, settings, record, progress)
+    for net, row in zip(networks, theta):
+        unpack(net, row)
+    return predictions
+
+
+def fit_packed(theta: np.ndarray, like: "Network", X: np.ndarray, y: np.ndarray,
+               seeds: np.ndarray, settings: Settings, record: Record,
+               progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """Train the members whose packed parameters are the rows of ``theta`` (S, P), networks
+    shaped ``like`` this one, in place, side by side in SIMD lanes: with the kernel generated
+    for their layout when it is small enough (:func:`tinynet.compiled.unrolled.fit_lanes`),
+    otherwise with
+    :func:`tinynet.compiled.lanes.fit_lanes`. Return the trained members' outputs on X,
+    (S, N, n_out). The run goes in chunks (:data:`CHUNK_WORK`), after each of which
+    ``progress`` (if given) is called with the number of epochs done; a KeyboardInterrupt
+    between chunks leaves ``theta`` as it was."""
+    net_layout = layout(like)
+    lanes_theta = np.ascontiguousarray(theta.T)  # (P, S): members side by side
+    predictions = np.empty((len(theta), len(X), y.shape[1]))
     if codegen.supports(net_layout, settings.batch_size):
         def train(part: Settings) -> None:
-            unrolled.fit_lanes(theta, net_layout, X, y, seeds, part, record, predictions,
+            unrolled.fit_lanes(lanes_theta, net_layout, X, y, seeds, part, record, predictions,
                                numba.get_num_threads())
     else:
         def train(part: Settings) -> None:
-            lanes.fit_lanes(theta, net_layout, X, y, seeds, part, record, predictions)
-    run_in_chunks(settings, theta.size * len(X), CHUNK_WORK, train, record, progress)
-    for net, column in zip(networks, theta.T):
-        unpack(net, column)
+            lanes.fit_lanes(lanes_theta, net_layout, X, y, seeds, part, record, predictions)
+    run_in_chunks(settings, lanes_theta.size * len(X), CHUNK_WORK, train, record, progress)
+    theta[...] = lanes_theta.T
     return predictions
 
 

@@ -39,7 +39,7 @@ import numpy as np
 from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
 from ..files import write_whole
 from ..packing import Layout
-from . import CacheUnwritableError
+from .caches import CacheUnwritableError
 
 __all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "step", "forward",
            "is_exp", "names_used", "name_defined", "module_header", "indent", "kernel_dir",

@@ -18,13 +18,14 @@ from .catalog import KERAS_NAMES, register_builtins
 from .distributions import TRUNCATED_VARIANCE_FACTOR, get_distribution
 from .fans import FAN_MODES, fan, fans
 from .gains import NONLINEARITIES, calculate_gain, second_moment_gain
-from .registry import (Entry, available, check_name, distinct, draw, entries, get, parse_spec,
-                       register)
+from .registry import (Entry, InitError, available, check_name, distinct, draw, entries, get,
+                       parse_spec, register)
 from .schemes import (Auto, Constant, Description, FixedStd, FunctionInitializer, Initializer,
                       LeakyHe, Orthogonal, TorchLinearDefault, VarianceScaling)
 
 __all__ = ["Initializer", "Description", "FixedStd", "VarianceScaling", "LeakyHe", "Orthogonal",
-           "Constant", "Auto", "FunctionInitializer", "TorchLinearDefault", "Entry", "available",
+           "Constant", "Auto", "FunctionInitializer", "TorchLinearDefault", "Entry", "InitError",
+           "available",
            "entries", "distinct", "get", "register", "check_name", "parse_spec", "draw", "fans",
            "fan", "FAN_MODES", "calculate_gain", "NONLINEARITIES", "second_moment_gain",
            "get_distribution", "TRUNCATED_VARIANCE_FACTOR", "variance_scaling", "InitSpec",

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from ..validation import UnknownNameError, check_float
 from .distributions import DISTRIBUTIONS
 from .gains import NONLINEARITIES, squared_gain, unknown_nonlinearity
-from .registry import Entry, add_entry
+from .registry import Entry, add_entry, note_keras_names
 from .schemes import (Auto, Constant, FixedStd, Initializer, LeakyHe, Orthogonal,
                       TorchLinearDefault, VarianceScaling)
 
@@ -58,7 +58,7 @@ def _scaled(name: str, scale: float, mode: str, distribution: str,
             gain = _positive("gain", gain)
             if gain > 1e100:
                 raise ValueError(f"gain must be at most 1e100, got {gain!r}")
-            return VarianceScaling(name, scale * gain ** 2, mode, distribution)
+            return VarianceScaling(name, scale * gain * gain, mode, distribution)
     else:
         def factory() -> VarianceScaling:
             return VarianceScaling(name, scale, mode, distribution)
@@ -199,6 +199,7 @@ tinynet's in snake_case and draw the same distribution."""
 
 
 def register_builtins() -> None:
-    """Add every built-in entry to the registry."""
+    """Add every built-in entry to the registry, and tell it Keras's names."""
+    note_keras_names(KERAS_NAMES)
     for entry in _entries():
         add_entry(entry)

@@ -89,7 +89,7 @@ def calculate_gain(nonlinearity: str | Activation, param: float | None = None) -
     """
     name, slope = _nonlinearity(nonlinearity, param)
     if name == "leaky_relu":
-        return math.sqrt(2.0 / (1.0 + slope ** 2))
+        return math.sqrt(2.0 / (1.0 + slope * slope))
     return _FIXED_GAINS[name]
 
 
@@ -98,7 +98,7 @@ def squared_gain(nonlinearity: str | Activation, param: float | None = None) -> 
     simple number: 2 for relu, 2 / (1 + param²) for leaky_relu (so He's scale is exactly 2)."""
     name, slope = _nonlinearity(nonlinearity, param)
     if name == "leaky_relu":
-        return 2.0 / (1.0 + slope ** 2)
+        return 2.0 / (1.0 + slope * slope)
     return _SQUARED.get(name, _FIXED_GAINS[name] ** 2)
 
 

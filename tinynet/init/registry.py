@@ -30,11 +30,11 @@ from keyword import iskeyword
 import numpy as np
 
 from ..activations import Activation
-from ..validation import UnknownNameError
+from ..validation import UnknownNameError, shorten
 from .schemes import FunctionInitializer, Initializer
 
-__all__ = ["Entry", "register", "get", "available", "entries", "distinct", "parse_spec", "draw",
-           "check_name", "snake_case"]
+__all__ = ["Entry", "InitError", "register", "get", "available", "entries", "distinct",
+           "parse_spec", "draw", "check_name", "snake_case"]
 
 
 @dataclass(frozen=True)
@@ -152,6 +152,11 @@ def add_entry(entry: Entry, override: bool = False) -> None:
     _REGISTRY[entry.name] = entry
 
 
+MAX_SPEC_LENGTH = 1000
+"""The longest initializer spec read: longer ones are refused before Python's parser sees them
+(a deeply nested one would exhaust its recursion)."""
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
     """Split ``"name(key=value, ...)"`` into the name and its literal keyword parameters.
 
@@ -163,10 +168,13 @@ def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
     head = spec.strip().split("(")[0].strip()
     why = f"; {head!r} is a Python keyword, which cannot name an initializer" \
         if iskeyword(head) else ""
+    if len(spec) > MAX_SPEC_LENGTH:
+        raise ValueError(f"initializer spec must be at most {MAX_SPEC_LENGTH} characters, got "
+                         f"{len(spec)}: {shorten(spec)}")
     try:
         tree = ast.parse(spec.strip(), mode="eval").body
-    except SyntaxError:
-        raise ValueError(f"initializer spec {spec!r} is not of the form name or "
+    except (SyntaxError, MemoryError, RecursionError):  # nested too deep for the parser
+        raise ValueError(f"initializer spec {shorten(spec)} is not of the form name or "
                          f"name(key=value, ...){why}") from None
     if isinstance(tree, ast.Name):
         return tree.id, {}
@@ -214,6 +222,17 @@ def get(spec: str | Initializer | Callable) -> Initializer:
                     f"f(shape, rng) -> array, got {spec!r}")
 
 
+_KERAS_NAMES: dict[str, tuple[str, str]] = {}
+"""Keras's names that are not tinynet's as they are spelled (or mean another distribution):
+name -> (tinynet's entry, what differs). Filled by :mod:`tinynet.init.catalog`
+(:func:`note_keras_names`), which imports this module."""
+
+
+def note_keras_names(names: dict[str, tuple[str, str]]) -> None:
+    """Tell the unknown-name error about Keras's names (see :data:`_KERAS_NAMES`)."""
+    _KERAS_NAMES.update(names)
+
+
 def snake_case(name: str) -> str:
     """``HeNormal`` -> ``he_normal``, ``VarianceScaling`` -> ``variance_scaling``: Keras's class
     names as its snake_case functions (and tinynet's entries) spell them."""
@@ -224,14 +243,12 @@ def _unknown(name: str, spec: str) -> UnknownNameError:
     """The error for a spec naming no registered initializer: a Keras name (CamelCase, or
     Keras's snake_case where tinynet's differs) gets its tinynet namesake as the suggestion,
     and what differs between the two as the hint."""
-    from .catalog import KERAS_NAMES  # the catalogue imports this module
-
     hints = []
     written = spec.strip().split("(")[0].strip()
     if written != name:
         hints.append(f"{written!r} reads as {name!r}: Python NFKC-normalises identifiers")
     key = snake_case(name)
-    target, note = KERAS_NAMES.get(key, (key, ""))
+    target, note = _KERAS_NAMES.get(key, (key, ""))
     suggestion = target if target in _REGISTRY and target != name else None
     if suggestion is not None and note:
         hints.append(note)
@@ -269,10 +286,25 @@ def distinct() -> dict[str, list[str]]:
     return dict(sorted(folded.items()))
 
 
+class InitError(ValueError):
+    """An initializer failed while drawing (see :func:`draw`)."""
+
+
 def draw(initializer: Initializer, shape: tuple[int, int], rng: np.random.Generator,
          activation: Activation) -> np.ndarray:
-    """Call ``initializer`` and check that it returned finite real numbers of ``shape``."""
-    weights = np.asarray(initializer(shape, rng, activation))
+    """Call ``initializer`` and check that it returned finite real numbers of ``shape``.
+
+    An initializer that fails with anything but a ValueError or TypeError (a parameter so large
+    that its variance overflows, a user's function that raises) raises :class:`InitError`,
+    a ValueError naming it, with the original exception as its cause."""
+    try:
+        weights = np.asarray(initializer(shape, rng, activation))
+    except (ValueError, TypeError):
+        raise
+    except Exception as error:  # noqa: BLE001  (whatever it raises, named in one line)
+        raise InitError(f"initializer {initializer.name!r} failed to draw a {shape} weight "
+                        f"matrix for a {activation!r} layer: {type(error).__name__}: "
+                        f"{error}") from error
     if weights.shape != shape:
         raise ValueError(f"initializer {initializer.name!r} returned shape {weights.shape}, "
                          f"expected {shape} (n_out, n_in)")

@@ -112,7 +112,10 @@ class FixedStd(Initializer):
         self.distribution = get_distribution(distribution).name
 
     def variance(self, shape: Shape, activation: Activation) -> float:
-        return self.fixed_std ** 2
+        return self.fixed_std * self.fixed_std  # inf, not OverflowError, past 1.3e154
+
+    def std(self, shape: Shape, activation: Activation) -> float:
+        return self.fixed_std
 
     def describe(self, shape: Shape, activation: Activation) -> Description:
         fan_in, fan_out = fans(shape)
@@ -245,7 +248,10 @@ class Orthogonal(Initializer):
         self.name, self.gain = name, float(gain)
 
     def variance(self, shape: Shape, activation: Activation) -> float:
-        return self.gain ** 2 / max(shape)
+        return self.gain * self.gain / max(shape)
+
+    def std(self, shape: Shape, activation: Activation) -> float:
+        return self.gain / math.sqrt(max(shape))  # finite where gain² overflows
 
     def describe(self, shape: Shape, activation: Activation) -> Description:
         fan_in, fan_out = fans(shape)

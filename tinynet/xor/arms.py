@@ -12,8 +12,8 @@ from .. import init
 from ..activations import ACTIVATIONS
 from ..network import Network, mlp
 from ..results import UPDATES
-from ..validation import check_backend, check_bool, check_choice, check_float, check_instance, \
-    check_int, check_probability, check_seed
+from ..validation import MAX_EPOCHS, check_backend, check_bool, check_choice, \
+    check_float, check_instance, check_int, check_memory, check_probability, check_seed
 from .task import XOR, Task
 
 __all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network"]
@@ -94,21 +94,28 @@ class Setup:
         if isinstance(self.hidden, (str, bytes)) or not isinstance(self.hidden, Iterable):
             raise TypeError(f"hidden must be a sequence of layer widths such as (2, 2), got "
                             f"{self.hidden!r}")
-        hidden = tuple(self.hidden)
-        for i, width in enumerate(hidden):
-            check_int(f"hidden[{i}]", width, minimum=1)
-        object.__setattr__(self, "hidden", hidden)
-        check_choice("activation", self.activation, ACTIVATIONS)
-        check_choice("output", self.output, ACTIVATIONS, kind="output activation")
-        check_float("alpha", self.alpha, minimum=0.0, inclusive=True)
-        check_float("lr", self.lr, minimum=0.0, inclusive=False)
-        check_int("epochs", self.epochs, minimum=1)
-        check_int("seeds", self.seeds, minimum=1)
-        check_seed("first_seed", self.first_seed)
+        hidden = tuple(check_int(f"hidden[{i}]", width, minimum=1)
+                       for i, width in enumerate(self.hidden))
+        checked = dict(
+            hidden=hidden,
+            activation=check_choice("activation", self.activation, ACTIVATIONS),
+            output=check_choice("output", self.output, ACTIVATIONS, kind="output activation"),
+            alpha=check_float("alpha", self.alpha, minimum=0.0, inclusive=True),
+            lr=check_float("lr", self.lr, minimum=0.0, inclusive=False),
+            epochs=check_int("epochs", self.epochs, minimum=1, maximum=MAX_EPOCHS),
+            seeds=check_int("seeds", self.seeds, minimum=1),
+            first_seed=check_seed("first_seed", self.first_seed),
+            backend=check_backend(self.backend))
+        for name, value in checked.items():  # plain Python values (NumPy scalars would not
+            object.__setattr__(self, name, value)  # survive JSON)
         check_seed("last seed (first_seed + seeds - 1)", self.first_seed + self.seeds - 1)
-        check_backend(self.backend)
         check_instance("task", self.task, Task, "a tinynet.xor Task")
-        check_int("batch_size", self.batch_size, minimum=1, maximum=self.task.samples)
+        object.__setattr__(self, "batch_size", check_int("batch_size", self.batch_size,
+                                                         minimum=1, maximum=self.task.samples))
+        check_memory(f"one network of {self.shape} (its parameters and their gradients)",
+                     16 * sum((n_in + 1) * n_out for n_in, n_out in zip(self.sizes,
+                                                                         self.sizes[1:])),
+                     "use narrower hidden layers")
 
     @classmethod
     def from_dict(cls, values: dict) -> "Setup":

@@ -27,9 +27,9 @@ import numpy as np
 
 from .. import compiled
 from ..compiled.simd import LANES
-from ..packing import stack
+from ..packing import draw
 from ..results import EnsembleResult
-from ..training import fit_ensemble
+from ..training import fit_packed
 from ..validation import check_int
 from .arms import Arm, Setup, build_network
 from .outcome import THRESHOLD
@@ -47,14 +47,17 @@ def train(arm: Arm, setup: Setup, record_every: int | None = None,
           progress=None) -> tuple[EnsembleResult, np.ndarray]:
     """Train ``arm`` on ``setup``'s seeds, one network per seed: the ensemble's result (S
     members) and the trained parameters (S, P), row s the packed parameters of the s-th
-    seed."""
-    nets = [build_network(setup, arm, seed) for seed in setup.seed_range]
+    seed. The seeds' initial parameters are drawn straight into that array
+    (:func:`tinynet.packing.draw`), bit for bit those of :func:`build_network`; no Network is
+    built per seed."""
+    like = build_network(setup, arm, setup.first_seed)
+    theta = draw(like, setup.seed_range)
     X, y = setup.task.training_data()
-    result = fit_ensemble(nets, X, y, epochs=setup.epochs, lr=setup.lr,
-                          batch_size=setup.batch_size, shuffle=arm.shuffle, update=arm.update,
-                          backend=setup.backend, threshold=THRESHOLD,
-                          record_every=record_every, progress=progress)
-    return result, stack(nets)
+    result = fit_packed(like, theta, X, y, seeds=setup.seed_range, epochs=setup.epochs,
+                        lr=setup.lr, batch_size=setup.batch_size, shuffle=arm.shuffle,
+                        update=arm.update, backend=setup.backend, threshold=THRESHOLD,
+                        record_every=record_every, progress=progress)
+    return result, theta
 
 
 @dataclass(frozen=True)

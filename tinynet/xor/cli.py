@@ -76,10 +76,25 @@ def split_specs(text: str) -> list[str]:
     return [spec for spec in specs + [current.strip()] if spec]
 
 
+class _Every(list):
+    """``--init all``: every distinct registered initializer once (:func:`tinynet.init.distinct`);
+    ``aliases`` maps each to its other names, which are not run again."""
+
+    def __init__(self) -> None:
+        self.aliases = init.distinct()
+        super().__init__(self.aliases)
+
+    def note(self) -> str:
+        """One line for stderr: how many run, and which names are the same initializer."""
+        same = [f"{', '.join(others)} = {name}" for name, others in self.aliases.items() if others]
+        return (f"--init all: {len(self)} initializers, each once; not run again under their "
+                f"other names: {'; '.join(same)}")
+
+
 def _initializer_specs(text: str) -> list[str]:
-    """argparse type for --init: comma-separated initializer specs, or all registered names.
-    The names themselves are checked by :class:`Arm`."""
-    specs = init.available() if text == "all" else split_specs(text)
+    """argparse type for --init: comma-separated initializer specs, or ``all`` (each distinct
+    registered initializer once). The names themselves are checked by :class:`Arm`."""
+    specs = _Every() if text == "all" else split_specs(text)
     if not specs:
         raise argparse.ArgumentTypeError("expected at least one initializer name")
     return specs
@@ -107,7 +122,10 @@ def _import_modules(argv: list[str] | None, prog: str | None) -> None:
     """Import every --import MODULE, so that initializers it registers can be named."""
     pre = _Parser(prog=prog, add_help=False)
     pre.add_argument("--import", dest="modules", action="append", default=[])
-    for module in pre.parse_known_args(argv)[0].modules:
+    modules = pre.parse_known_args(argv)[0].modules
+    if modules and os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` would: a module beside the user
+    for module in modules:
         try:
             importlib.import_module(module)
         except Exception as error:  # noqa: BLE001  (whatever the module raises, one line)
@@ -129,7 +147,8 @@ def parse_args(argv: list[str] | None = None,
     parser.add_argument("--init", type=_initializer_specs, default=None, metavar="NAME[,NAME...]",
                         help="initializers to compare (every layer, unless --output-init), "
                              "comma-separated, with parameters if needed (normal(std=0.5)), or "
-                             f"'all' (default {DEFAULT_INIT}). Registered: "
+                             f"'all' (each distinct initializer once, aliases named; default "
+                             f"{DEFAULT_INIT}). Registered: "
                              + ", ".join(init.available()))
     parser.add_argument("--output-init", default=None, metavar="NAME",
                         help="initializer of the output layer (default: the same as --init)")
@@ -217,11 +236,7 @@ def parse_args(argv: list[str] | None = None,
                         metavar="MODULE", help="import MODULE first, e.g. one that registers "
                                                "your own initializer; repeatable")
     args = parser.parse_args(argv)
-    for name in ("json", "csv", "plot", "gallery", "curves"):  # fail now, not after training
-        path = getattr(args, name)
-        if path is not None and str(path) != "-" and not os.access(path.parent.resolve(),
-                                                                     os.W_OK):
-            parser.error(f"--{name} {path}: cannot write into {path.parent.resolve()}")
+    _check_outputs(parser, args)
     for name in ("plot", "gallery", "curves"):
         if str(getattr(args, name)) == "-":
             parser.error(f"--{name} writes a PNG file; '-' (stdout) is for --json and --csv")
@@ -230,8 +245,10 @@ def parse_args(argv: list[str] | None = None,
     if args.workers is not None and args.scheduler is not None:
         parser.error("--workers starts a cluster of its own; it cannot be combined with "
                      "--scheduler, which names one")
-    if args.workers is not None and args.workers < 1:
-        parser.error(f"--workers must be at least 1, got {args.workers}")
+    cores = os.cpu_count() or 1
+    if args.workers is not None and not 1 <= args.workers <= cores:
+        parser.error(f"--workers must be from 1 to {cores} (this machine's cores: a worker "
+                     f"trains on one), got {args.workers}")
     if args.block_seeds is not None:
         if args.workers is None and args.scheduler is None:
             parser.error("--block-seeds cuts the seeds into tasks for a cluster; give --workers "
@@ -247,6 +264,31 @@ def parse_args(argv: list[str] | None = None,
             parser.error(f"--save-failed {args.save_failed}: not a directory that can be "
                          "written")
     return parser, args
+
+
+OUTPUTS = ("json", "csv", "plot", "gallery", "curves")
+"""The flags that name a file to write."""
+
+
+def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse, before training, an output that could not be written or would be lost: a
+    folder that cannot be written into, a path that exists but is not a regular file (a
+    folder, or a device such as /dev/full), or two flags naming one file."""
+    named: dict[Path, str] = {}
+    for name in OUTPUTS:
+        path = getattr(args, name)
+        if path is None or str(path) == "-":
+            continue
+        flag = f"--{name} {path}"
+        if not os.access(path.parent.resolve(), os.W_OK):
+            parser.error(f"{flag}: cannot write into {path.parent.resolve()}")
+        if path.exists() and not path.is_file():
+            parser.error(f"{flag}: exists and is not a regular file; give the path of a file "
+                         "to write")
+        if path.resolve() in named:
+            parser.error(f"{flag}: {named[path.resolve()]} writes the same file; give each "
+                         "output its own path")
+        named[path.resolve()] = f"--{name}"
 
 
 def _design(parser: argparse.ArgumentParser,
@@ -307,6 +349,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         arms, setups = _design(parser, args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
+    if isinstance(args.init, _Every):
+        print(args.init.note(), file=sys.stderr)
     written: list[Path] = []
     try:
         with _cluster(parser, args) as executor:
