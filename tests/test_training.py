@@ -142,7 +142,7 @@ def test_a_fit_in_small_chunks_is_the_same_fit(backend, monkeypatch):
     whole = tinynet.mlp([2, 3, 1], seed=5)
     history = whole.fit(X, y, epochs=50, lr=0.1, backend=backend)
     module = tinynet.reference if backend == "numpy" else tinynet.compiled.load()
-    monkeypatch.setattr(module, "CHUNK_WORK", 7 * 13 * 4)  # 7 epochs of a 2-3-1 on 4 samples
+    monkeypatch.setattr(module, "FIT_CHUNK_WORK", 7 * 13 * 4)  # 7 epochs of a 2-3-1 on 4 samples
     pieces = tinynet.mlp([2, 3, 1], seed=5)
     chunked = pieces.fit(X, y, epochs=50, lr=0.1, backend=backend)
     np.testing.assert_array_equal(chunked.loss, history.loss)
@@ -154,7 +154,7 @@ def test_ctrl_c_during_a_fit_puts_the_network_back(monkeypatch):
     net = tinynet.mlp([2, 3, 1], seed=5)
     before = tinynet.packing.pack(net)
     backend = tinynet.compiled.load()
-    monkeypatch.setattr(backend, "CHUNK_WORK", 13 * 4)  # one epoch a chunk
+    monkeypatch.setattr(backend, "FIT_CHUNK_WORK", 13 * 4)  # one epoch a chunk
     real, calls = backend.fit_one, []
 
     def interrupted(*args):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .validation import check_float, check_int, check_seed
+from .validation import check_float, check_int, check_memory, check_seed
 
 __all__ = ["xor", "moons", "circles", "spirals", "blobs", "DATASETS"]
 
@@ -96,6 +96,7 @@ def _start(n: int, noise: float, seed: int) -> tuple[np.random.Generator, np.nda
     """Check the common arguments; return the generator, the labels (n // 2 zeros, then ones)
     and the noise."""
     n = check_int("n", n, minimum=2)
+    check_memory(f"a data set of n={n:,} samples", 8 * 8 * n, "draw fewer samples")
     noise = check_float("noise", noise, minimum=0.0, inclusive=True)
     rng = np.random.default_rng(check_seed("seed", seed))
     return rng, (np.arange(n) >= n // 2).astype(float), noise

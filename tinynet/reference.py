@@ -60,8 +60,8 @@ from .shuffle import orders_from
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["CHUNK_WORK", "sgd_step", "train", "fit_one", "fit_many", "fit_packed", "forward_many",
-           "predict"]
+__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "sgd_step", "train", "fit_one", "fit_many",
+           "fit_packed", "forward_many", "predict"]
 
 Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Activation]]
 """Per layer ``(W, b, dW, db, activation)``: W and b are views into ``theta``, dW and db into
@@ -160,6 +160,11 @@ CHUNK_WORK = 1 << 23
 """A run of many networks is cut into chunks of about this much work, counted as members x
 samples x parameters per epoch (about a second for 100 XOR networks of 2-2-1), after each of
 which the caller may report progress; see :meth:`tinynet.results.Settings.chunks`."""
+
+
+FIT_CHUNK_WORK = CHUNK_WORK
+""":func:`tinynet.fit` on this backend runs in chunks of this much work; a Ctrl-C stops NumPy
+code at once anyway."""
 
 
 def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,

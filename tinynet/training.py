@@ -78,9 +78,9 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     docstring). ``backend`` is ``"numba"`` (compiled, the default) or ``"numpy"`` (the
     reference); both give the same result to rounding.
 
-    The run goes in chunks of about a second (``CHUNK_WORK`` in each backend's module), the
-    same run bit for bit; a Ctrl-C (KeyboardInterrupt) stops it between two, putting the
-    network back as it was before the call.
+    The run goes in chunks of well under a second (``FIT_CHUNK_WORK`` in each backend's
+    module), the same run bit for bit; a Ctrl-C (KeyboardInterrupt) stops it between two,
+    putting the network back as it was before the call.
     """
     check_instance("net", net, Network, "a tinynet Network")
     X, y = check_training_data(X, y, net.n_in, net.n_out)
@@ -94,7 +94,7 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
 
     record = Record.empty(1, epochs, every)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
-    chunk = max(1, run.CHUNK_WORK // (len(pack(net)) * len(X)))  # Ctrl-C works between chunks
+    chunk = max(1, run.FIT_CHUNK_WORK // (len(pack(net)) * len(X)))  # Ctrl-C: between chunks
     with np.errstate(all="ignore"), _restored_at_interrupt(net, pack(net)):
         for part in settings.chunks(print_every or epochs):
             for piece in part.chunks(chunk):

@@ -139,7 +139,9 @@ def machine_memory() -> int | None:
 
 
 def size_text(nbytes: float) -> str:
-    """``nbytes`` in binary units: ``3.2 GiB``."""
+    """``nbytes`` in binary units: ``3.2 GiB`` (past 1024 PiB, as a power of ten)."""
+    if nbytes >= 1024**6:
+        return f"about 10^{len(str(int(nbytes))) - 1} bytes"
     for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
         if nbytes < 1024 or unit == "PiB":
             return f"{nbytes:,.0f} {unit}" if unit == "bytes" else f"{nbytes:,.1f} {unit}"

@@ -13,11 +13,12 @@ import numpy as np
 from ..packing import layout, pack, stack, unpack
 from ..results import Record, Settings, run_in_chunks
 from . import codegen, fused, lanes, single, unrolled
+from .simd import LANES
 
 if TYPE_CHECKING:
     from ..network import Network
 
-__all__ = ["CHUNK_WORK", "fit_one", "fit_many", "fit_packed", "predict"]
+__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "fit_one", "fit_many", "fit_packed", "predict"]
 
 
 def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
@@ -40,6 +41,13 @@ that Python regains control between them: to report progress and to stop at Ctrl
 parameters stay packed from chunk to chunk. What chunks cost: ``benchmarks/bench_chunks.py``
 (on 5000 XOR seeds, chunks 8 times smaller than these took a median 8 % (2-2-2-1) and 21 %
 (2-2-1) longer than one chunk; these, within the run-to-run noise)."""
+
+
+FIT_CHUNK_WORK = 1 << 27
+""":func:`tinynet.fit` runs one network in chunks of about this much work (epochs x samples
+x parameters): one network's steps are a chain of dependent operations, so a chunk of
+:data:`CHUNK_WORK` would take several seconds (about 7 for a 2-2-1 on XOR's four points);
+this one, well under one."""
 
 
 def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
@@ -75,7 +83,8 @@ def fit_packed(theta: np.ndarray, like: "Network", X: np.ndarray, y: np.ndarray,
     else:
         def train(part: Settings) -> None:
             lanes.fit_lanes(lanes_theta, net_layout, X, y, seeds, part, record, predictions)
-    run_in_chunks(settings, lanes_theta.size * len(X), CHUNK_WORK, train, record, progress)
+    width = -(-len(theta) // LANES) * LANES  # a block of SIMD lanes costs its whole width
+    run_in_chunks(settings, width * theta.shape[1] * len(X), CHUNK_WORK, train, record, progress)
     theta[...] = lanes_theta.T
     return predictions
 

@@ -44,6 +44,7 @@ from ..files import write_whole
 from ..activations import ACTIVATIONS
 from .arms import DEFAULT_SETUP, Arm, Setup
 from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds
+from .bench import check_study_memory
 from .task import Task
 from ..results import UPDATES
 from .presets import PRESETS, get_preset
@@ -257,12 +258,6 @@ def parse_args(argv: list[str] | None = None,
             check_block_seeds(args.block_seeds, "--block-seeds")
         except ValueError as error:
             parser.error(str(error))
-    if args.save_failed is not None:
-        target = args.save_failed.resolve()
-        existing = target if target.exists() else target.parent
-        if (target.exists() and not target.is_dir()) or not os.access(existing, os.W_OK):
-            parser.error(f"--save-failed {args.save_failed}: not a directory that can be "
-                         "written")
     return parser, args
 
 
@@ -280,8 +275,10 @@ def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         if path is None or str(path) == "-":
             continue
         flag = f"--{name} {path}"
-        if not os.access(path.parent.resolve(), os.W_OK):
-            parser.error(f"{flag}: cannot write into {path.parent.resolve()}")
+        folder = path.parent.resolve()
+        if not folder.is_dir() or not os.access(folder, os.W_OK):
+            parser.error(f"{flag}: cannot write into {folder} (not a folder that can be "
+                         "written)")
         if path.exists() and not path.is_file():
             parser.error(f"{flag}: exists and is not a regular file; give the path of a file "
                          "to write")
@@ -289,6 +286,17 @@ def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             parser.error(f"{flag}: {named[path.resolve()]} writes the same file; give each "
                          "output its own path")
         named[path.resolve()] = f"--{name}"
+    if args.save_failed is not None:
+        target = args.save_failed.resolve()
+        existing = target if target.exists() else target.parent  # made if missing
+        if not existing.is_dir() or not os.access(existing, os.W_OK):
+            why = "not a folder" if not existing.is_dir() else "read-only"
+            parser.error(f"--save-failed {args.save_failed}: not a directory that can be "
+                         f"written ({existing} is {why})")
+        for path, flag in named.items():
+            if path == target or target in path.parents:
+                parser.error(f"--save-failed {args.save_failed}: {flag} writes {path}, in or "
+                             "at the folder for the failed seeds; give them different paths")
 
 
 def _design(parser: argparse.ArgumentParser,
@@ -330,6 +338,12 @@ def _design(parser: argparse.ArgumentParser,
                     update=args.update or "after_backward")
                 for spec in args.init or [DEFAULT_INIT]]
         setups = [setup]
+    if (args.workers is not None or args.scheduler is not None) and \
+            any(setup.backend != "numba" for setup in setups):
+        parser.error("--workers and --scheduler train on the numba backend (bit for bit as in "
+                     "process); --backend numpy runs in this process only")
+    for setup in setups:  # every shape of a sweep, before the first trains
+        check_study_memory(setup, len(arms))
     if args.seed_ranges is not None and len(setups) > 1:
         parser.error(f"--seed-ranges needs one shape, but --preset {args.preset} has "
                      f"{len(setups)}")

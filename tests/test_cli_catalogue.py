@@ -1,0 +1,528 @@
+"""A catalogue of wrong values for every CLI flag that takes one (tinynet.xor.cli), and the
+rule they are held to: every failure exits with status 2 and ONE line on stderr,
+``xor.py: error: ...``, no traceback, nothing on stdout, and it comes before any long
+training (each case runs with 2 seeds of 2 epochs, so a missed refusal is quick, and under a
+per-case alarm). No case may start a Dask cluster: ``dask.distributed`` is replaced by one
+that fails the test if asked for a cluster. (``--scheduler`` is covered in
+tests/test_cluster.py.)
+
+Then: huge but finite parameters are allowed (what they do to training is an outcome, not an
+error); an ``--import`` module in the working folder works from ``examples/xor.py``; and a
+Ctrl-C (SIGINT) stops a run of 10**12 epochs, from the CLI (status 130, one line) and from
+``Network.fit`` (KeyboardInterrupt, the network as it was before the call).
+"""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+import types
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from helpers import checkout_environment
+from tinynet.xor.cli import main, parse_args
+
+ROOT = Path(__file__).resolve().parents[1]
+PROG = "xor.py"
+TINY = ["--seeds", "2", "--epochs", "2"]
+NINES = "9" * 400
+CASE_SECONDS = 20
+"""A case still running after this long has missed its refusal and is training."""
+
+
+class CaseTimedOut(BaseException):
+    """A case ran past :data:`CASE_SECONDS` (a BaseException: the CLI must not catch it)."""
+
+
+class ClusterStarted(BaseException):
+    """The CLI asked for a Dask cluster (a BaseException: the CLI must not catch it)."""
+
+
+@contextmanager
+def alarm(seconds: float):
+    """Raise :class:`CaseTimedOut` in this thread after ``seconds`` (training stops for it
+    between two chunks of about a second)."""
+    def expire(signum, frame):
+        raise CaseTimedOut(f"still running after {seconds} s: not refused before training")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+MODULES = {
+    "catalogue_raises": "raise RuntimeError('broken at import on purpose')\n",
+    "catalogue_syntax": "def broken(:\n",
+    "catalogue_draw_fails": textwrap.dedent("""\
+        import tinynet
+
+
+        @tinynet.init.register("catalogue_draw_fails")
+        def catalogue_draw_fails(shape, rng):
+            raise RuntimeError("cannot draw on purpose")
+        """),
+    "catalogue_nan_init": textwrap.dedent("""\
+        import numpy as np
+        import tinynet
+
+
+        @tinynet.init.register("catalogue_nan")
+        def catalogue_nan(shape, rng):
+            return np.full(shape, np.nan)
+        """),
+}
+"""Modules the --import cases name, written into the case's folder."""
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    """The case's folder, the working directory, on sys.path, holding a regular file
+    ``file.txt``, an empty folder ``dir`` and :data:`MODULES`; the modules are forgotten
+    after the case."""
+    (tmp_path / "file.txt").write_text("a regular file\n")
+    (tmp_path / "dir").mkdir()
+    for name, text in MODULES.items():
+        (tmp_path / f"{name}.py").write_text(text)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # sys.path restored after the case
+    yield tmp_path
+    for name in [name for name in sys.modules if name.startswith("catalogue_")]:
+        del sys.modules[name]
+
+
+@pytest.fixture
+def no_cluster(monkeypatch):
+    """``dask.distributed`` whose LocalCluster and Client fail the case: no case may start a
+    cluster (nor reach one)."""
+    def refuse(*args, **kwargs):
+        raise ClusterStarted(f"the CLI started a Dask cluster ({args}, {kwargs}) instead of "
+                             "refusing its arguments")
+
+    fake = types.ModuleType("dask.distributed")
+    fake.LocalCluster = fake.Client = refuse
+    monkeypatch.setitem(sys.modules, "dask.distributed", fake)
+
+
+def run_in_process(argv: list[str], capsys) -> tuple[object, str, str]:
+    """``main(argv, prog="xor.py")`` under the alarm: (the exit code, or None if it returned;
+    or the exception it raised instead), stdout, stderr."""
+    try:
+        with alarm(CASE_SECONDS):
+            main(argv, prog=PROG)
+        outcome = None
+    except SystemExit as exited:
+        outcome = exited.code
+    except (Exception, CaseTimedOut, ClusterStarted) as error:  # noqa: BLE001
+        outcome = error
+    captured = capsys.readouterr()
+    return outcome, captured.out, captured.err
+
+
+def case(flag: str, value: str, expected: str, *extra: str, tiny: bool = True,
+         name: str | None = None):
+    """One catalogue entry: ``flag value`` (plus ``extra`` and, if ``tiny``, the tiny run's
+    seeds and epochs where not given), refused with a line matching ``expected``."""
+    argv = [flag, value, *extra]
+    if tiny:
+        argv += [item for pair in (TINY[:2], TINY[2:]) if pair[0] not in argv for item in pair]
+    label = name or f"{flag.lstrip('-')} {value if len(value) < 30 else value[:12] + '...'}"
+    return (label, argv, expected)
+
+
+BIG = "99999999999999999999"           # 20 digits, past every 64-bit integer
+TWO_64 = "18446744073709551616"        # 2**64
+TWO_64_LESS = "18446744073709551615"   # 2**64 - 1
+TWO_63 = "9223372036854775808"         # 2**63, one past int64
+OUT_OF_MEMORY = r"memory|too large|more than"
+
+CASES = [
+    # --init
+    case("--init", "abc", r"unknown initializer 'abc'"),
+    case("--init", "nan", r"unknown initializer 'nan'"),
+    case("--init", "", r"expected at least one initializer name"),
+    case("--init", "normal(std=nan)", r"std.*nan"),
+    case("--init", "normal(std=-1)", r"std.*-1"),
+    case("--init", "normal(std=inf)", r"std.*inf"),
+    case("--init", "normal(std=1e999)", r"std.*(inf|1e999)"),
+    case("--init", f"normal(std={NINES})", r"std.*999"),
+    case("--init", "normal(std=abc)", r"std|abc"),
+    case("--init", "normal(std=0.5", r"normal\(std=0\.5"),
+    case("--init", "normal(spread=2)", r"unknown parameter\(s\) spread"),
+    case("--init", "he_leaky(alpha=-1)", r"alpha.*-1"),
+    case("--init", "he_leaky(alpha=nan)", r"alpha.*nan"),
+    case("--init", "he_leaky(alpha=1e999)", r"alpha.*(inf|1e999)"),
+    case("--init", "orthogonal(gain=nan)", r"gain.*nan"),
+    case("--init", "orthogonal(gain=1e999)", r"gain.*(inf|1e999)"),
+    # --output-init
+    case("--output-init", "abc", r"unknown initializer 'abc'"),
+    case("--output-init", "", r"initializer"),
+    case("--output-init", "normal(std=nan)", r"std.*nan"),
+    case("--output-init", "normal(std=-1)", r"std.*-1"),
+    case("--output-init", "normal(std=1e999)", r"std.*(inf|1e999)"),
+    case("--output-init", f"normal(std={NINES})", r"std.*999"),
+    # --bias-init
+    case("--bias-init", "abc", r"unknown initializer 'abc'"),
+    case("--bias-init", "", r"initializer"),
+    case("--bias-init", "normal(std=nan)", r"std.*nan"),
+    case("--bias-init", "normal(std=-1)", r"std.*-1"),
+    case("--bias-init", "normal(std=1e999)", r"std.*(inf|1e999)"),
+    case("--bias-init", f"normal(std={NINES})", r"std.*999"),
+    # --seeds
+    case("--seeds", "abc", r"--seeds.*'abc'"),
+    case("--seeds", "nan", r"--seeds.*'nan'"),
+    case("--seeds", "1e999", r"--seeds.*'1e999'"),
+    case("--seeds", "2.5", r"--seeds.*'2.5'"),
+    case("--seeds", "-1", r"seeds.*-1"),
+    case("--seeds", "0", r"seeds.*0"),
+    case("--seeds", "100000000", OUT_OF_MEMORY, name="seeds 100000000 (more memory than "
+                                                     "the machine has)"),
+    case("--seeds", TWO_63, r"seed"),
+    case("--seeds", TWO_64, r"seed"),
+    case("--seeds", BIG, r"seed"),
+    case("--seeds", NINES, r"seed"),
+    # --first-seed
+    case("--first-seed", "abc", r"--first-seed.*'abc'"),
+    case("--first-seed", "nan", r"--first-seed.*'nan'"),
+    case("--first-seed", "-1", r"first_seed.*-1|--first-seed.*-1"),
+    case("--first-seed", TWO_63, r"first.seed.*9223372036854775808"),
+    case("--first-seed", TWO_64, r"first.seed.*18446744073709551616"),
+    case("--first-seed", BIG, r"first.seed.*99999999999999999999"),
+    case("--first-seed", NINES, r"first.seed"),
+    case("--first-seed", "9223372036854775807", r"last seed",
+         name="first-seed 2**63-1 (the last seed past 2**63-1)"),
+    # --seed-ranges
+    case("--seed-ranges", "abc", r"--seed-ranges.*'abc'"),
+    case("--seed-ranges", "", r"--seed-ranges"),
+    case("--seed-ranges", "0,nan", r"--seed-ranges.*'0,nan'"),
+    case("--seed-ranges", "0,-100", r"first_seeds|seed"),
+    case("--seed-ranges", "0,0", r"overlapping"),
+    case("--seed-ranges", "0,1", r"overlapping"),
+    case("--seed-ranges", "7", r"at least 2"),
+    case("--seed-ranges", f"0,{TWO_63}", r"seed"),
+    case("--seed-ranges", f"0,{TWO_64}", r"seed"),
+    case("--seed-ranges", f"0,{BIG}", r"seed"),
+    case("--seed-ranges", f"0,{NINES}", r"seed"),
+    # --epochs
+    case("--epochs", "abc", r"--epochs.*'abc'"),
+    case("--epochs", "nan", r"--epochs.*'nan'"),
+    case("--epochs", "inf", r"--epochs.*'inf'"),
+    case("--epochs", "1e999", r"--epochs.*'1e999'"),
+    case("--epochs", "2.5", r"--epochs.*'2.5'"),
+    case("--epochs", "-1", r"epochs.*-1"),
+    case("--epochs", "0", r"epochs.*0"),
+    case("--epochs", "9007199254740993", r"epochs.*9007199254740993",
+         name="epochs 2**53+1"),
+    case("--epochs", TWO_63, r"epochs.*9223372036854775808"),
+    case("--epochs", TWO_64_LESS, r"epochs.*18446744073709551615"),
+    case("--epochs", TWO_64, r"epochs.*18446744073709551616"),
+    case("--epochs", BIG, r"epochs.*99999999999999999999"),
+    case("--epochs", NINES, r"epochs"),
+    # --lr
+    case("--lr", "abc", r"--lr.*'abc'"),
+    case("--lr", "nan", r"lr.*nan"),
+    case("--lr", "inf", r"lr.*inf"),
+    ("lr=-inf", ["--lr=-inf", *TINY], r"lr.*inf"),  # "--lr -inf": -inf taken for an option
+    case("--lr", "1e999", r"lr.*inf"),
+    case("--lr", "-1", r"lr.*-1"),
+    case("--lr", "0", r"lr.*0"),
+    # --update
+    case("--update", "abc", r"--update.*'abc'"),
+    case("--update", "", r"--update"),
+    case("--update", "nan", r"--update.*'nan'"),
+    # --hidden
+    case("--hidden", "a,b", r"--hidden.*'a,b'"),
+    case("--hidden", "2,,2", r"--hidden.*'2,,2'"),
+    case("--hidden", "", r"--hidden"),
+    case("--hidden", "2,nan", r"--hidden.*'2,nan'"),
+    case("--hidden", "1e999", r"--hidden.*'1e999'"),
+    case("--hidden", "-1", r"hidden\[0\].*-1"),
+    case("--hidden", "0", r"hidden\[0\].*0"),
+    case("--hidden", "2,-3", r"hidden\[1\].*-3"),
+    case("--hidden", BIG, r"hidden|" + OUT_OF_MEMORY),
+    case("--hidden", TWO_64, r"hidden|" + OUT_OF_MEMORY),
+    case("--hidden", TWO_63, r"hidden|" + OUT_OF_MEMORY),
+    case("--hidden", NINES, r"hidden|" + OUT_OF_MEMORY),
+    case("--hidden", "100000000,100000000", OUT_OF_MEMORY,
+         name="hidden 10**8,10**8 (10**16 weights)"),
+    # --activation
+    case("--activation", "abc", r"unknown activation 'abc'"),
+    case("--activation", "nan", r"unknown activation 'nan'"),
+    case("--activation", "", r"unknown activation ''"),
+    # --alpha
+    case("--alpha", "abc", r"--alpha.*'abc'"),
+    case("--alpha", "nan", r"alpha.*nan"),
+    case("--alpha", "inf", r"alpha.*inf"),
+    case("--alpha", "1e999", r"alpha.*inf"),
+    case("--alpha", "-1", r"alpha.*-1"),
+    # --backend
+    case("--backend", "abc", r"unknown backend 'abc'"),
+    case("--backend", "gpu", r"unknown backend 'gpu'"),
+    case("--backend", "", r"unknown backend ''"),
+    case("--backend", "numpy", r"numba|numpy", "--workers", "1",
+         name="backend numpy with --workers 1 (refused before a cluster starts)"),
+    # --batch-size
+    case("--batch-size", "abc", r"--batch-size.*'abc'"),
+    case("--batch-size", "nan", r"--batch-size.*'nan'"),
+    case("--batch-size", "0", r"batch_size.*0|--batch-size.*0"),
+    case("--batch-size", "-1", r"batch_size.*-1|--batch-size.*-1"),
+    case("--batch-size", "5", r"batch.size.*5", name="batch-size 5 (XOR has 4 samples)"),
+    case("--batch-size", TWO_64, r"batch.size"),
+    case("--batch-size", BIG, r"batch.size"),
+    # --data
+    case("--data", "abc", r"unknown data set 'abc'"),
+    case("--data", "nan", r"unknown data set 'nan'"),
+    case("--data", "", r"unknown data set ''"),
+    # --samples
+    case("--samples", "abc", r"--samples.*'abc'"),
+    case("--samples", "nan", r"--samples.*'nan'"),
+    case("--samples", "1e999", r"--samples.*'1e999'"),
+    case("--samples", "-1", r"\bn\b.*-1|samples.*-1"),
+    case("--samples", "0", r"\bn\b.*0|samples.*0"),
+    case("--samples", "1", r"\bn\b.*1|samples.*1"),
+    case("--samples", "1000000000000", r"samples.*(" + OUT_OF_MEMORY + ")|(" + OUT_OF_MEMORY
+         + r").*samples", name="samples 10**12 (too much memory)"),
+    case("--samples", BIG, r"samples|" + OUT_OF_MEMORY),
+    case("--samples", NINES, r"samples|" + OUT_OF_MEMORY),
+    # --noise
+    case("--noise", "abc", r"--noise.*'abc'"),
+    case("--noise", "nan", r"noise.*nan", "--data", "moons"),
+    case("--noise", "inf", r"noise.*inf", "--data", "moons"),
+    case("--noise", "1e999", r"noise.*inf", "--data", "moons"),
+    case("--noise", "-1", r"noise.*-1", "--data", "moons"),
+    case("--noise", "0.1", r"noise needs n", name="noise 0.1 on XOR's four points"),
+    # --accuracy
+    case("--accuracy", "abc", r"--accuracy.*'abc'"),
+    case("--accuracy", "nan", r"accuracy.*nan"),
+    case("--accuracy", "inf", r"accuracy.*inf"),
+    case("--accuracy", "1e999", r"accuracy.*inf"),
+    case("--accuracy", "-1", r"accuracy.*-1"),
+    case("--accuracy", "0", r"accuracy.*0"),
+    case("--accuracy", "2", r"accuracy.*2"),
+    # --preset
+    case("--preset", "abc", r"unknown preset 'abc'"),
+    case("--preset", "nan", r"unknown preset 'nan'"),
+    case("--preset", "", r"unknown preset ''"),
+    # output files: --json, --csv, --plot, --gallery, --curves
+    *[entry for flag, suffix in (("--json", "json"), ("--csv", "csv"), ("--plot", "png"),
+                                 ("--gallery", "png"), ("--curves", "png"))
+      for entry in (
+          case(flag, "{tmp}/dir", rf"{flag} .*/dir: exists and is not a regular file",
+               name=f"{flag.lstrip('-')} a directory"),
+          case(flag, "/dev/full", rf"{flag} /dev/full: exists and is not a regular file"),
+          case(flag, "/dev/null", rf"{flag} /dev/null: exists and is not a regular file"),
+          case(flag, f"/no/such/folder/r.{suffix}", rf"{flag} /no/such/folder/r\.{suffix}",
+               name=f"{flag.lstrip('-')} in a missing folder"),
+          case(flag, f"{{tmp}}/file.txt/r.{suffix}", rf"{flag} .*file\.txt/r\.{suffix}",
+               name=f"{flag.lstrip('-')} in a regular file"),
+      )],
+    case("--json", "{tmp}/same.out", r"--csv .*same\.out.*--json", "--csv", "{tmp}/same.out",
+         name="json and csv the same path"),
+    case("--json", "{tmp}/same.json", r"same\.json", "--csv", "{tmp}/./dir/../same.json",
+         name="json and csv the same file by two spellings"),
+    case("--plot", "{tmp}/same.png", r"--gallery .*same\.png.*--plot", "--gallery",
+         "{tmp}/same.png", name="plot and gallery the same path"),
+    case("--plot", "-", r"--plot writes a PNG file"),
+    case("--json", "-", r"cannot both write to stdout", "--csv", "-"),
+    # --save-failed
+    case("--save-failed", "{tmp}/file.txt", r"--save-failed .*file\.txt",
+         name="save-failed an existing regular file"),
+    case("--save-failed", "/dev/null", r"--save-failed /dev/null"),
+    case("--save-failed", "/dev/full", r"--save-failed /dev/full"),
+    case("--save-failed", "/no/such/folder/f", r"--save-failed /no/such/folder/f"),
+    case("--save-failed", "{tmp}/file.txt/sub", r"--save-failed .*file\.txt/sub",
+         name="save-failed in a regular file"),
+    case("--save-failed", "{tmp}/out", r"--save-failed .*out|--json .*out", "--json",
+         "{tmp}/out", name="save-failed the folder --json writes as a file"),
+    # --workers
+    case("--workers", "abc", r"--workers.*'abc'"),
+    case("--workers", "nan", r"--workers.*'nan'"),
+    case("--workers", "1e999", r"--workers.*'1e999'"),
+    case("--workers", "0", r"--workers must be .*got 0"),
+    case("--workers", "-1", r"--workers must be .*got -1"),
+    case("--workers", "1000000", r"--workers", name="workers 1000000 (more workers than "
+                                                     "cores)"),
+    case("--workers", TWO_64, r"--workers"),
+    case("--workers", BIG, r"--workers"),
+    # --block-seeds (with --workers 1: refused by the argument checks, no cluster started)
+    case("--block-seeds", "abc", r"--block-seeds.*'abc'", "--workers", "1"),
+    case("--block-seeds", "nan", r"--block-seeds.*'nan'", "--workers", "1"),
+    case("--block-seeds", "63", r"--block-seeds must be an integer >= 64, got 63",
+         "--workers", "1"),
+    case("--block-seeds", "0", r"--block-seeds.*0", "--workers", "1"),
+    case("--block-seeds", "-1", r"--block-seeds.*-1", "--workers", "1"),
+    case("--block-seeds", "100", r"--block-seeds must be a multiple of 64", "--workers", "1"),
+    case("--block-seeds", BIG, r"--block-seeds", "--workers", "1"),
+    case("--block-seeds", "64", r"give --workers or --scheduler",
+         name="block-seeds without a cluster"),
+    # --import
+    case("--import", "no_such_module_xyz", r"--import no_such_module_xyz: "
+                                           r"ModuleNotFoundError"),
+    case("--import", "catalogue_raises", r"--import catalogue_raises: RuntimeError: broken "
+                                         r"at import on purpose"),
+    case("--import", "catalogue_syntax", r"--import catalogue_syntax: SyntaxError"),
+    case("--import", "", r"--import"),
+    case("--import", ".relative", r"--import \.relative"),
+    case("--import", "catalogue_draw_fails", r"catalogue_draw_fails.*cannot draw on purpose",
+         "--init", "catalogue_draw_fails",
+         name="import an initializer that raises RuntimeError when drawing"),
+    case("--import", "catalogue_draw_fails", r"catalogue_draw_fails.*cannot draw on purpose",
+         "--output-init", "catalogue_draw_fails",
+         name="import an output initializer that raises RuntimeError when drawing"),
+    case("--import", "catalogue_nan_init", r"catalogue_nan.*finite", "--init", "catalogue_nan",
+         name="import an initializer that returns nan"),
+]
+assert len({label for label, _, _ in CASES}) == len(CASES), "case names must be unique"
+
+
+@pytest.mark.parametrize("argv,expected", [pytest.param(argv, expected, id=label)
+                                           for label, argv, expected in CASES])
+def test_a_bad_value_exits_2_with_one_line_before_training(argv, expected, workdir, capsys,
+                                                           no_cluster, restore_registry):
+    argv = [item.replace("{tmp}", str(workdir)) for item in argv]
+    outcome, out, err = run_in_process(argv, capsys)
+    assert not isinstance(outcome, BaseException), \
+        f"raised {type(outcome).__name__}: {outcome} (stderr {err!r})"
+    assert outcome == 2, f"exit {outcome!r}, stderr {err!r}"
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1, f"{len(lines)} lines on stderr: {err!r}"
+    assert lines[0].startswith(f"{PROG}: error: "), lines[0]
+    assert re.search(expected, lines[0]), f"{expected!r} not in {lines[0]!r}"
+    assert out == "", f"stdout not empty (trained before refusing?): {out[:200]!r}"
+
+
+def test_block_seeds_63_is_refused_by_the_argument_checks(capsys, no_cluster):
+    """parse_args itself refuses it: no design is made, no cluster started."""
+    with pytest.raises(SystemExit) as exited:
+        parse_args(["--workers", "1", "--block-seeds", "63", *TINY], prog=PROG)
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+SUCCEED = [
+    pytest.param(["--alpha", "1e308"], id="alpha 1e308"),
+    pytest.param(["--init", "normal(std=1e155)"], id="normal(std=1e155)"),
+    pytest.param(["--init", "orthogonal(gain=1e308)"], id="orthogonal(gain=1e308)"),
+    pytest.param(["--init", "he_leaky(alpha=1e200)"], id="he_leaky(alpha=1e200)"),
+]
+
+
+@pytest.mark.parametrize("argv", SUCCEED)
+def test_huge_finite_parameters_are_allowed(argv, capsys, no_cluster):
+    outcome, out, err = run_in_process([*argv, *TINY], capsys)
+    assert outcome is None, f"ended with {outcome!r}; stderr {err!r}"
+    assert out.startswith("XOR, 2-2-2-1") and "Traceback" not in err
+
+
+def test_an_import_module_in_the_working_folder_works_from_the_example_script(tmp_path,
+                                                                             monkeypatch):
+    """sys.path[0] is examples/ there, not the working folder: --import still finds it."""
+    (tmp_path / "mymod.py").write_text(textwrap.dedent("""\
+        import tinynet
+
+
+        @tinynet.init.register("mymod_init")
+        def mymod_init(shape, rng):
+            return rng.normal(0.0, 0.7, size=shape)
+        """))
+    monkeypatch.chdir(tmp_path)
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / "xor.py"), "--import",
+                           "mymod", "--init", "mymod_init", *TINY], cwd=tmp_path,
+                          env=checkout_environment(), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "mymod_init" in done.stdout
+
+
+def default_sigint():
+    """In the child: SIGINT's default (a suite started in the background inherits it
+    ignored, and the child would never see the Ctrl-C)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def test_ctrl_c_stops_a_run_of_10_to_the_12_epochs(tmp_path):
+    script = [sys.executable, str(ROOT / "examples" / "xor.py")]
+    started = time.monotonic()
+    warm = subprocess.run([*script, *TINY, "--no-progress"], cwd=tmp_path,
+                          env=checkout_environment(), capture_output=True, text=True,
+                          timeout=120)  # the kernel compiled (or loaded) once
+    assert warm.returncode == 0, warm.stderr
+    to_train = time.monotonic() - started  # import, kernel loaded, 2 epochs: then training
+    run = subprocess.Popen([*script, "--epochs", "1000000000000", "--seeds", "2",
+                            "--no-progress"], cwd=tmp_path, env=checkout_environment(),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=default_sigint)
+    try:
+        time.sleep(min(12.0, max(4.0, 1.5 * to_train)))
+        assert run.poll() is None, run.communicate()
+        os.kill(run.pid, signal.SIGINT)
+        interrupted = time.monotonic()
+        out, err = run.communicate(timeout=15)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    assert time.monotonic() - interrupted < 15
+    assert run.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.splitlines() == ["interrupted: nothing was written"]
+    assert out == ""
+
+
+FIT_INTERRUPT_SECONDS = 5.0
+"""How long after SIGINT ``fit`` may take to raise KeyboardInterrupt."""
+
+FIT_INTERRUPTED = textwrap.dedent("""\
+    import numpy as np
+    import tinynet
+    from tinynet.packing import pack
+
+    X, y = tinynet.data.xor()
+    tinynet.mlp([2, 2, 1]).fit(X, y, epochs=2, lr=0.1)  # the kernel loaded
+    net = tinynet.mlp([2, 2, 1])
+    before = pack(net).copy()
+    print("before", before.tolist(), flush=True)
+    print("training", flush=True)
+    try:
+        net.fit(X, y, epochs=10**12, lr=0.1, record_every=None)
+    except KeyboardInterrupt:
+        print("after", pack(net).tolist(), flush=True)
+        print("KeyboardInterrupt, unchanged:", bool(np.array_equal(pack(net), before)),
+              flush=True)
+    else:
+        print("finished", flush=True)
+    """)
+
+
+def test_ctrl_c_stops_fit_and_leaves_the_network_as_it_was(tmp_path):
+    run = subprocess.Popen([sys.executable, "-c", FIT_INTERRUPTED], cwd=tmp_path,
+                           env=checkout_environment(), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
+    try:
+        deadline = time.monotonic() + 120
+        while (line := run.stdout.readline()) != "training\n":
+            assert line and time.monotonic() < deadline, run.communicate()
+        time.sleep(1.5)  # in the long fit
+        os.kill(run.pid, signal.SIGINT)
+        interrupted = time.monotonic()
+        out, err = run.communicate(timeout=30)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.communicate()
+    waited = time.monotonic() - interrupted
+    # fit trains in chunks of about a second (tinynet.training.fit), so a Ctrl-C is
+    # answered within a few seconds even on a busy machine
+    assert waited < FIT_INTERRUPT_SECONDS, f"KeyboardInterrupt after {waited:.1f} s"
+    assert "KeyboardInterrupt, unchanged: True" in out, (out, err)
+    assert run.returncode == 0 and "Traceback" not in err, err
