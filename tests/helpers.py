@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,3 +62,19 @@ def run_python(arguments: list[str], folder: Path) -> subprocess.CompletedProces
     """``python *arguments`` in ``folder`` with :func:`checkout_environment`, output captured."""
     return subprocess.run([sys.executable, *arguments], cwd=folder, capture_output=True,
                           text=True, timeout=600, env=checkout_environment())
+
+
+CAPABILITIES = {"dac_override": 1, "dac_read_search": 2, "fowner": 3}
+"""The capabilities that let root write (and read, and chmod) regardless of a file's mode."""
+
+
+def capabilities_dropped() -> Callable[[], None]:
+    """A preexec_fn for a Python started by root: it removes :data:`CAPABILITIES` from the
+    bounding set, so that the program exec'd next runs without them (root's permitted set
+    after exec is the bounding set). prctl is looked up here, before the fork."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+    def drop() -> None:
+        for number in CAPABILITIES.values():
+            prctl(24, number, 0, 0, 0)  # PR_CAPBSET_DROP; fails, harmlessly, without CAP_SETPCAP
+    return drop

@@ -20,29 +20,24 @@ the copy share one numba user cache, and the modules are compiled once.
 """
 
 import ast
-import ctypes
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
 from pathlib import Path
 
 import numba.core.config
 import numpy as np
 import pytest
 
-from helpers import ROOT
+from helpers import ROOT, capabilities_dropped
 
 import tinynet
 from tinynet import compiled
 from tinynet.compiled import CacheUnwritableError, codegen
 
 PACKAGE = Path(tinynet.__file__).resolve().parent
-
-CAPABILITIES = {"dac_override": 1, "dac_read_search": 2, "fowner": 3}
-"""The capabilities that let root write (and read, and chmod) regardless of a file's mode."""
 
 TINY_FIT = textwrap.dedent("""
     import sys
@@ -61,23 +56,11 @@ TINY_FIT = textwrap.dedent("""
 kernel generated for that layout. Prints the trained parameters."""
 
 
-def _capabilities_dropped() -> Callable[[], None]:
-    """A preexec_fn for a Python started by root: it removes :data:`CAPABILITIES` from the
-    bounding set, so that the program exec'd next runs without them (root's permitted set
-    after exec is the bounding set). prctl is looked up here, before the fork."""
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
-
-    def drop() -> None:
-        for number in CAPABILITIES.values():
-            prctl(24, number, 0, 0, 0)  # PR_CAPBSET_DROP; fails, harmlessly, without CAP_SETPCAP
-    return drop
-
-
 def run(arguments: list[str], env: dict, folder: Path, **options) -> subprocess.Popen:
     """Start ``python *arguments`` in ``folder``, held to file modes even as root."""
     return subprocess.Popen([sys.executable, *arguments], cwd=folder, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=_capabilities_dropped() if os.geteuid() == 0 else None,
+                            preexec_fn=capabilities_dropped() if os.geteuid() == 0 else None,
                             **options)
 
 

@@ -332,6 +332,9 @@ CASES = [
     case("--plot", "{tmp}/same.png", r"--gallery .*same\.png.*--plot", "--gallery",
          "{tmp}/same.png", name="plot and gallery the same path"),
     case("--plot", "-", r"--plot writes a PNG file"),
+    *[case(flag, "{tmp}/" + name, rf"{flag} .*{name}: give a file name ending in a format "
+                                  r"matplotlib writes", name=f"{flag.lstrip('-')} as {name}")
+      for flag, name in (("--plot", "rates"), ("--gallery", "seeds.txt"), ("--curves", "c.np"))],
     case("--json", "-", r"cannot both write to stdout", "--csv", "-"),
     # --save-failed
     case("--save-failed", "{tmp}/file.txt", r"--save-failed .*file\.txt",

@@ -215,3 +215,37 @@ def test_huge_but_finite_initializer_parameters_build_and_state_their_std():
     assert Layer(2, 2, init="normal(std=1e155)").init_std() == 1e155  # std² overflows
     assert Layer(2, 2, init="orthogonal(gain=1e308)").init_std() == 1e308 / np.sqrt(2)
     assert Layer(2, 2, init="he_leaky(alpha=1e200)").init_std() == 0.0  # 2 / (1 + α²)
+
+
+def test_a_shallow_copy_shares_nothing():
+    import copy
+
+    net = tinynet.mlp([2, 3, 1], seed=4)
+    before = tinynet.packing.pack(net)
+    twin = copy.copy(net)
+    layer = copy.copy(net.layers[0])
+    assert all(a is not b for a, b in zip(twin.parameters(), net.parameters()))
+    assert layer.W is not net.layers[0].W and layer._network is None
+    Network([layer, copy.copy(net.layers[1])], seed=99)  # new layers: net is not redrawn
+    np.testing.assert_array_equal(tinynet.packing.pack(net), before)
+
+
+def test_an_ensemble_refuses_members_that_share_a_layer():
+    a, b = tinynet.mlp([2, 2, 1], seed=1), tinynet.mlp([2, 2, 1], seed=2)
+    b.layers = [b.layers[0], a.layers[1]]  # by hand, past the constructor's check
+    X, y = tinynet.data.xor()
+    with pytest.raises(ValueError, match=r"networks\[1\].layers\[1\] is also a layer of "
+                                         r"networks\[0\]"):
+        tinynet.fit_ensemble([a, b], X, y, epochs=1, lr=0.1)
+
+
+def test_a_network_whose_initializer_failed_leaves_its_layers_free():
+    def failing(shape, rng):
+        raise RuntimeError("no")
+
+    layers = [Layer(2, 1, init="normal")]
+    layers[0].init = tinynet.init.get(failing)
+    with pytest.raises(tinynet.init.InitError):
+        Network(layers)
+    layers[0].init = tinynet.init.get("normal")
+    assert Network(layers).layers[0] is layers[0]

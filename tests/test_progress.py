@@ -13,6 +13,7 @@ import pytest
 import tinynet
 from tinynet import reference
 from tinynet.compiled import backend, codegen, unrolled
+from tinynet.compiled.simd import LANES
 
 from test_backends import same_parameters
 
@@ -28,8 +29,10 @@ def test_a_run_in_chunks_is_the_same_run(backend_name, module, output, lr, diver
     X, y = tinynet.data.xor()
     runs = []
     for chunked in (False, True):
-        if chunked:  # 7 epochs a chunk: 10 members x 4 samples x 13 parameters of 2-3-1
-            monkeypatch.setattr(module, "CHUNK_WORK", 10 * 4 * 13 * 7)
+        if chunked:  # 7 epochs a chunk: 10 members (numba: a block of 64 SIMD lanes, which
+            # costs its whole width) x 4 samples x 13 parameters of 2-3-1
+            width = 10 if backend_name == "numpy" else LANES
+            monkeypatch.setattr(module, "CHUNK_WORK", width * 4 * 13 * 7)
         nets = [tinynet.mlp([2, 3, 1], activation=output, output=output, seed=s)
                 for s in range(10)]
         done = []
@@ -50,7 +53,7 @@ def test_a_run_in_chunks_is_the_same_run(backend_name, module, output, lr, diver
 
 def test_ctrl_c_between_chunks_leaves_the_networks_as_they_were(monkeypatch):
     X, y = tinynet.data.xor()
-    monkeypatch.setattr(backend, "CHUNK_WORK", 5 * 4 * 9 * 3)  # 3 epochs of 5 2-2-1 networks
+    monkeypatch.setattr(backend, "CHUNK_WORK", LANES * 4 * 9 * 3)  # 3 epochs of a block of 2-2-1
     nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(5)]
     before = [[p.copy() for p in net.parameters()] for net in nets]
 

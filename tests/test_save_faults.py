@@ -19,6 +19,8 @@ import tinynet
 from tinynet import files
 from tinynet.files import write_whole
 
+from helpers import capabilities_dropped, checkout_environment
+
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX processes, signals, FIFOs")
 
 SHAPE = [40, 200, 1]
@@ -321,3 +323,20 @@ def test_a_folder_that_cannot_be_listed_still_takes_a_write(tmp_path, monkeypatc
     path = write_whole(tmp_path / "out.txt", lambda partial: partial.write_text("new"))
     monkeypatch.undo()
     assert path.read_text() == "new" and partials(tmp_path) == []
+
+
+def test_saving_over_a_read_only_file_as_its_owner_works_and_keeps_its_mode(tmp_path):
+    """The writer reopens the temporary by name, so its mode is set only after writing. As
+    root a file's mode stops no one: the save runs with root's override capabilities dropped
+    (tests/helpers.py), as an ordinary owner would."""
+    target = tmp_path / "frozen.txt"
+    target.write_text("old")
+    target.chmod(0o444)
+    script = ("import sys; from pathlib import Path; from tinynet.files import write_whole; "
+              "write_whole(Path(sys.argv[1]), lambda p: p.write_text('new'))")
+    done = subprocess.run([sys.executable, "-c", script, str(target)], capture_output=True,
+                          text=True, env=checkout_environment(),
+                          preexec_fn=capabilities_dropped() if os.geteuid() == 0 else None)
+    assert done.returncode == 0, done.stderr
+    assert target.read_text() == "new" and stat.S_IMODE(target.stat().st_mode) == 0o444
+    assert [p.name for p in tmp_path.iterdir()] == ["frozen.txt"]

@@ -512,3 +512,33 @@ def test_flipped_bytes_and_truncations_give_the_network_or_a_file_format_error(t
             for p, q in zip(net.parameters(), loaded.parameters()):
                 np.testing.assert_array_equal(p, q)
     assert refused > 0.8 * len(damaged)
+
+
+def test_a_file_of_empty_member_entries_is_refused_before_zipfile_reads_them(tmp_path):
+    """200,000 central-directory entries in 9 MB: zipfile would build a ZipInfo for each
+    (some 70 MB, seconds) before the members could be counted."""
+    import struct
+    import tracemalloc
+    entry = struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0,
+                        0, 0, 0, 0) + b"a.npy"
+    directory = entry * 200_000
+    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, 9_000, 9_000, len(directory), 0, 0)
+    path = tmp_path / "many.npz"
+    path.write_bytes(directory + end)
+    tracemalloc.start()
+    with pytest.raises(FileFormatError, match=r"its list of members takes 10200000 bytes"):
+        tinynet.load(path)
+    assert tracemalloc.get_traced_memory()[1] < 2**20  # under a MiB: the tail only
+    tracemalloc.stop()
+
+
+def test_a_registered_initializer_with_a_wrong_parameter_is_a_format_error(tmp_path):
+    path = tinynet.mlp([2, 2, 1], init="he_normal").save(tmp_path / "n.npz")
+    with np.load(path) as archive:
+        arrays = dict(archive)
+    arrays["inits"] = np.array(["he_normal(mode='fan_avg')", "he_normal"])
+    with open(path, "wb") as file:
+        np.savez(file, **arrays)
+    with pytest.raises(FileFormatError, match=r"layer 0's initializer entry "
+                                              r"\"he_normal\(mode='fan_avg'\)\" has a parameter"):
+        tinynet.load(path)

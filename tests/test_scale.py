@@ -123,3 +123,14 @@ def test_the_readme_states_the_memory_per_seed():
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     assert (f"{bytes_per_seed(Setup(hidden=(2,)))} bytes for 2-2-1, "
             f"{bytes_per_seed(Setup())} for 2-2-2-1") in readme
+
+
+def test_a_users_initializer_gets_a_fresh_generator_per_seed():
+    def spawned(shape, rng):  # uses the generator's seed sequence, not only its stream
+        return rng.spawn(1)[0].normal(size=shape)
+
+    seeds = [0, 1, 2**40]
+    like = tinynet.mlp([2, 2, 1], init=spawned)
+    np.testing.assert_array_equal(
+        packing.draw(like, seeds),
+        packing.stack([tinynet.mlp([2, 2, 1], init=spawned, seed=s) for s in seeds]))

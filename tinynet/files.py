@@ -64,9 +64,9 @@ def write_whole(path: Path, write: Callable[[Path], object]) -> Path:
     partial, descriptor = _create_partial(path)
     try:
         with os.fdopen(descriptor, "wb", buffering=0) as file:
-            if mode is not None:
-                os.chmod(partial, mode)
             write(partial)
+            if mode is not None:  # after writing: a read-only mode would stop the writer
+                os.fchmod(file.fileno(), mode)
             os.fsync(file.fileno())  # the writer's file is this one, opened again by name
         os.replace(partial, path)
     except BaseException:

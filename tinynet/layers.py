@@ -17,6 +17,7 @@ the parameters, their initializer, and the cache of X and Z that backward needs.
 
 from __future__ import annotations
 
+import copy
 import math
 import numbers
 import weakref
@@ -155,6 +156,11 @@ class Layer:
     def gradients(self) -> list[np.ndarray]:
         """``[dW, db]`` from the last backward pass, matching :meth:`parameters`."""
         return [self.dW, self.db]
+
+    def __copy__(self) -> "Layer":
+        """A copy with arrays of its own (``copy.copy`` is ``copy.deepcopy``), so that it
+        cannot change this layer's weights."""
+        return copy.deepcopy(self)
 
     def __getstate__(self) -> dict:
         """A copy or a pickle belongs to no network (a weak reference cannot be pickled); a

@@ -15,6 +15,7 @@ The model knows nothing of how it is trained, run fast or stored: ``net.fit``,
 
 from __future__ import annotations
 
+import copy
 import weakref
 from collections.abc import Sequence
 
@@ -24,7 +25,8 @@ from .activations import Activation
 from .init import InitSpec
 from .layers import Layer
 from .text import table
-from .validation import ShapeError, as_float_matrix, check_int, check_seed, check_sequence
+from .validation import ShapeError, as_float_matrix, check_int, check_not_masked, check_seed, \
+    check_sequence
 
 __all__ = ["Network", "mlp"]
 
@@ -50,7 +52,7 @@ class Network:
                  parameters: Sequence[np.ndarray] | None = None) -> None:
         layers = check_sequence("layers", layers, Layer, "tinynet Layer", distinct=True)
         for index, layer in enumerate(layers):
-            owner = layer._network() if layer._network is not None else None
+            owner = _owner(layer)
             if owner is not None:
                 raise ValueError(
                     f"layers[{index}] ({layer!r}) already belongs to a Network (seed "
@@ -68,12 +70,12 @@ class Network:
         if parameters is not None:
             parameters = _checked_parameters(parameters, layers)
         self.layers = layers
-        self._claim_layers()
         if parameters is None:
             self.reset_parameters()
         else:
             for target, value in zip(self.parameters(), parameters):
                 target[...] = value
+        self._claim_layers()  # once built: a failed build leaves the layers free
 
     def _claim_layers(self) -> None:
         for layer in self.layers:
@@ -83,6 +85,11 @@ class Network:
         """A copied or unpickled network owns its (copied) layers."""
         self.__dict__.update(state)
         self._claim_layers()
+
+    def __copy__(self) -> "Network":
+        """A copy shares nothing with this network (``copy.copy`` is ``copy.deepcopy``): two
+        networks sharing layers would train one set of weights."""
+        return copy.deepcopy(self)
 
     def reset_parameters(self) -> None:
         """Redraw every layer's weights, then every layer's biases, from a fresh generator
@@ -150,6 +157,12 @@ class Network:
                 f"seed {self.seed}\n" + table([header, *rows]))
 
 
+def _owner(layer: Layer) -> "Network | None":
+    """The live Network ``layer`` belongs to, if any."""
+    owner = getattr(layer, "_network", None)  # a Layer pickled before ownership has none
+    return None if owner is None else owner()
+
+
 def _checked_parameters(parameters: object, layers: list[Layer]) -> list[np.ndarray]:
     """``parameters`` as float64 arrays [W0, b0, ...] if each has its layer's shape."""
     shapes = [shape for layer in layers for shape in (layer.shape, (layer.n_out,))]
@@ -159,7 +172,7 @@ def _checked_parameters(parameters: object, layers: list[Layer]) -> list[np.ndar
                         f"of shapes {shapes}, got {type(parameters).__name__}")
     arrays = []
     for index, (value, shape) in enumerate(zip(parameters, shapes)):
-        array = np.asarray(value)
+        array = np.asarray(check_not_masked(f"parameters[{index}]", value))
         if array.shape != shape or array.dtype.kind not in "iuf":
             raise ShapeError(f"parameters[{index}] must be a real array of shape {shape}, got "
                              f"{array.dtype} {array.shape}")

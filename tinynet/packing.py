@@ -75,8 +75,9 @@ def draw(like: "Network", seeds: Sequence[int]) -> np.ndarray:
     without building them: (S, P), row k bit for bit ``pack`` of ``like``'s layers in a
     :class:`~tinynet.network.Network` of seed ``seeds[k]`` (as
     :meth:`~tinynet.network.Network.reset_parameters` draws: every layer's weights, then every
-    layer's biases, from ``numpy.random.default_rng(seed)``, whose states
-    :func:`tinynet.seeding.generators` sets for all seeds at once). 8 · P bytes per member.
+    layer's biases, from ``numpy.random.default_rng(seed)``; for tinynet's own initializers,
+    one generator set to each seed's state by :func:`tinynet.seeding.generators`, which hashes
+    all seeds at once). 8 · P bytes per member.
 
     An initializer that returns the wrong shape or non-finite numbers raises as it would in a
     Network (:func:`tinynet.init.draw`), for the first seed that shows it."""
@@ -85,7 +86,9 @@ def draw(like: "Network", seeds: Sequence[int]) -> np.ndarray:
     draws = _draws(like)
     for start, end, constant in _constant_biases(like):
         theta[:, start:end] = constant
-    for row, seed, rng in zip(theta, seeds, generators(seeds)):
+    builtin = all(_builtin(initializer) for initializer, *_ in draws)
+    rngs = generators(seeds) if builtin else (np.random.default_rng(seed) for seed in seeds)
+    for row, seed, rng in zip(theta, seeds, rngs):
         for initializer, shape, activation, start, end in draws:
             try:
                 values = np.asarray(initializer(shape, rng, activation))
@@ -94,6 +97,8 @@ def draw(like: "Network", seeds: Sequence[int]) -> np.ndarray:
                 raise
             if values.shape != shape or values.dtype.kind not in "biuf":
                 _draw_checked(draws, int(seed))
+                raise ValueError(f"initializer {initializer.name!r} returned {values.dtype} "
+                                 f"{values.shape} for seed {seed}, expected float {shape}")
             row[start:end] = values.ravel()
     finite = np.isfinite(theta).all(axis=1)
     if not finite.all():
@@ -122,6 +127,15 @@ def _constant_biases(like: "Network") -> list[tuple[int, int, float]]:
     return [(b_at, b_at + n_out, layer.bias_init)
             for layer, (_, n_out, _, b_at) in zip(like.layers, layout(like).table)
             if isinstance(layer.bias_init, float)]
+
+
+def _builtin(initializer: "init.Initializer") -> bool:
+    """Whether ``initializer`` is one of tinynet's own schemes, which only draw from the
+    generator they are given: :func:`draw` may then set one generator to each seed's state
+    (:func:`tinynet.seeding.generators`). A user's function might use anything a fresh
+    ``default_rng(seed)`` has (its ``spawn``, its seed sequence), so it gets one."""
+    return type(initializer).__module__.startswith("tinynet.init.") and \
+        not isinstance(initializer, init.FunctionInitializer)
 
 
 def _draw_checked(draws: Draws, seed: int) -> None:

@@ -162,9 +162,9 @@ samples x parameters per epoch (about a second for 100 XOR networks of 2-2-1), a
 which the caller may report progress; see :meth:`tinynet.results.Settings.chunks`."""
 
 
-FIT_CHUNK_WORK = CHUNK_WORK
-""":func:`tinynet.fit` on this backend runs in chunks of this much work; a Ctrl-C stops NumPy
-code at once anyway."""
+FIT_CHUNK_WORK = 1 << 19
+""":func:`tinynet.fit` on this backend runs in chunks of this much work: about a second of
+one 2-2-1 network's per-sample steps (a Ctrl-C stops NumPy code at once anyway)."""
 
 
 def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,

@@ -43,6 +43,7 @@ import io
 import math
 import os
 import stat
+import struct
 import zipfile
 from pathlib import Path
 from typing import IO
@@ -55,8 +56,8 @@ from .layers import Layer
 from .network import Network
 from .validation import FileFormatError, UnknownNameError, check_instance
 
-__all__ = ["FORMAT", "VERSION", "MAX_LOAD_BYTES", "MAX_MEMBERS", "MAX_HEADER_BYTES",
-           "MAX_NAME_LENGTH", "FileFormatError", "save", "load"]
+__all__ = ["FORMAT", "VERSION", "MAX_LOAD_BYTES", "MAX_DIRECTORY_BYTES", "MAX_MEMBERS",
+           "MAX_HEADER_BYTES", "MAX_NAME_LENGTH", "FileFormatError", "save", "load"]
 
 FORMAT = "tinynet-network"
 VERSION = 2
@@ -67,8 +68,15 @@ MAX_LOAD_BYTES = 2**30
 """The most :func:`load` reads: a file's size on disk, and the total size of its arrays
 uncompressed, are at most 1 GiB. That is some 134 million float64 parameters, far more than
 the networks tinynet trains, yet no file can make loading take more than about three times
-it (the arrays read, then the network's weights and gradients). Set
+it (the arrays read, then the network's weights and gradients) and the list of members
+(:data:`MAX_DIRECTORY_BYTES`). Set
 ``tinynet.saving.MAX_LOAD_BYTES`` higher to load a bigger network."""
+
+MAX_DIRECTORY_BYTES = 1 << 20
+"""The longest list of members (ZIP central directory) :func:`load` reads: 1 MiB, some 100
+bytes for each of :data:`MAX_MEMBERS` (a member's entry takes 46 bytes and its name, a few
+more with NumPy's ZIP64 fields). Read before the members can be counted, so it bounds the
+work of refusing a file of a million empty entries."""
 
 MAX_MEMBERS = 10_000
 """The most arrays a file may hold: a network of L layers has 2 L + 9 at most, so networks
@@ -175,10 +183,38 @@ def _read_archive(file: IO[bytes]) -> dict[str, np.ndarray]:
     """The arrays of the ``.npz`` archive ``file``, by name."""
     if file.read(len(np.lib.format.MAGIC_PREFIX)) == np.lib.format.MAGIC_PREFIX:
         raise FileFormatError("it holds a single array (written by np.save), not an archive")
+    _check_directory_size(file)
     file.seek(0)
     with zipfile.ZipFile(file) as archive:
         return {member.filename.removesuffix(".npy"): _read_member(archive, member)
                 for member in _members(archive)}
+
+
+def _check_directory_size(file: IO[bytes]) -> None:
+    """Refuse an archive whose central directory (its list of members, which ``zipfile``
+    reads whole before anything can be checked) is longer than :data:`MAX_DIRECTORY_BYTES`.
+    The size is read from the end-of-central-directory record, the last 22 bytes plus a
+    comment of at most 65,535; without one, ``zipfile`` says what is wrong."""
+    end = file.seek(0, os.SEEK_END)
+    file.seek(max(0, end - _END_RECORD.size - 0xFFFF))
+    tail = file.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or at + _END_RECORD.size > len(tail):
+        return
+    *_, members, directory_bytes, _, _ = _END_RECORD.unpack_from(tail, at)
+    if members == 0xFFFF or directory_bytes == 0xFFFFFFFF:
+        raise FileFormatError("it is a ZIP64 archive of too many members for a network file")
+    if members > MAX_MEMBERS:
+        raise FileFormatError(f"it holds {members} members, more than "
+                              f"tinynet.saving.MAX_MEMBERS ({MAX_MEMBERS})")
+    if directory_bytes > MAX_DIRECTORY_BYTES:
+        raise FileFormatError(f"its list of members takes {directory_bytes} bytes, more than "
+                              f"tinynet.saving.MAX_DIRECTORY_BYTES ({MAX_DIRECTORY_BYTES})")
+
+
+_END_RECORD = struct.Struct("<4s4H2LH")
+"""A ZIP end-of-central-directory record: signature, disk numbers (2), member counts (2),
+the central directory's size and offset, the comment's length."""
 
 
 def _members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
@@ -327,6 +363,9 @@ def _initializer(name: str, path: Path, what: str) -> init.Initializer:
     try:
         return init.get(name)
     except UnknownNameError:
+        if init.parse_spec(name)[0] in init.available():  # known, with a wrong parameter
+            raise FileFormatError(f"{path}: {what} entry {name!r} has a parameter that "
+                                  "initializer does not take") from None
         raise UnknownNameError(
             "initializer", name, init.available(),
             f"{path} was saved with it ({what}); register it with "

@@ -5,7 +5,7 @@ costs about 15 µs, most of it NumPy's ``SeedSequence`` hashing the seed, one se
 Python: for a million seeds that is longer than training them for an epoch. Here the hash runs
 for all seeds at once, as NumPy array arithmetic, and one Generator is set to each seed's
 state in turn (about 3 µs a seed). The states are NumPy's, bit for bit, for every seed from 0
-to 2**63 − 1 (``tests/test_seeding.py`` compares them with ``default_rng``'s).
+to 2**63 − 1 (``tests/test_scale.py`` compares them with ``default_rng``'s).
 
 The two steps, as NumPy does them (``numpy/random/bit_generator.pyx``, ``_pcg64.pyx``):
 
@@ -86,6 +86,7 @@ def pcg64_states(seeds: Sequence[int]) -> Iterator[tuple[int, int]]:
     """``(state, inc)`` of ``numpy.random.PCG64(seed)`` for every seed (each from 0 to
     2**63 − 1), as Python ints: what ``PCG64(seed).state["state"]`` holds. Hashed
     :data:`CHUNK` seeds at a time, so memory stays flat however many seeds there are."""
+    seeds = check_seeds(seeds, len(seeds))
     for start in range(0, len(seeds), CHUNK):
         chunk = np.asarray(seeds[start:start + CHUNK], dtype=np.int64).astype(np.uint64)
         with np.errstate(over="ignore"):

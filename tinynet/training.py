@@ -171,8 +171,10 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
     used); row k is laid out as ``tinynet.packing.pack`` lays out a network (so
     ``tinynet.packing.draw(like, seeds)`` gives the rows of networks built with ``seeds``),
     and ``seeds[k]`` fixes its shuffle order. The result is :func:`fit_ensemble`'s on those
-    networks, bit for bit. Memory: ``theta`` (8 · P bytes a member), the kernels' copy of it
-    (as many again), the trained outputs (8 · N · n_out) and about 40 bytes of results.
+    networks, bit for bit. A Ctrl-C between chunks leaves ``theta`` as it was on the numba
+    backend (which trains a copy), and part-trained on the NumPy one. Memory: ``theta`` (8 · P
+    bytes a member), the kernels' copy of it (as many again), the trained outputs (8 · N ·
+    n_out) and about 40 bytes of results.
     """
     check_instance("like", like, Network, "a tinynet Network")
     theta = check_packed("theta", theta, len(pack(like)))

@@ -9,6 +9,7 @@ fix the call without reading tinynet's source.
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import numbers
 import os
@@ -121,6 +122,7 @@ def check_not_masked(name: str, value: object) -> object:
     return value
 
 
+@functools.cache
 def machine_memory() -> int | None:
     """Bytes of memory this process may use: the machine's physical memory, or the
     container's limit (cgroup v2 ``memory.max``) if lower; None where the OS does not say."""
@@ -358,6 +360,13 @@ def check_members(networks: object, kind: type) -> list:
         return (f"({'-'.join(map(str, net.sizes))}, "
                 f"{[repr(layer.activation) for layer in net.layers]})")
 
+    owners: dict[int, int] = {}
+    for index, net in enumerate(networks):  # one set of weights trained twice otherwise
+        for position, layer in enumerate(net.layers):
+            other = owners.setdefault(id(layer), index)
+            if other != index:
+                raise ValueError(f"networks[{index}].layers[{position}] is also a layer of "
+                                 f"networks[{other}]: an ensemble's members share no layer")
     for index, net in enumerate(networks[1:], start=1):
         if net.sizes != first.sizes or \
                 [l.activation for l in net.layers] != [l.activation for l in first.layers]:

@@ -39,7 +39,7 @@ import numpy as np
 from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
 from ..files import write_whole
 from ..packing import Layout
-from .caches import CacheUnwritableError
+from .caches import NO_LOCATOR, CacheUnwritableError
 
 __all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "step", "forward",
            "is_exp", "names_used", "name_defined", "module_header", "indent", "kernel_dir",
@@ -338,7 +338,7 @@ def load_module(text: str, directory: Path) -> ModuleType:
             spec.loader.exec_module(module)
         except RuntimeError as error:  # numba found no cache directory for it
             del sys.modules[name]
-            if "no locator available" not in str(error):
+            if NO_LOCATOR not in str(error):
                 raise
             raise CacheUnwritableError(f"numba cannot cache the generated kernel {path} "
                                        f"({error}); set NUMBA_CACHE_DIR to a writable "

@@ -113,9 +113,7 @@ class Setup:
         object.__setattr__(self, "batch_size", check_int("batch_size", self.batch_size,
                                                          minimum=1, maximum=self.task.samples))
         check_memory(f"one network of {self.shape} (its parameters and their gradients)",
-                     16 * sum((n_in + 1) * n_out for n_in, n_out in zip(self.sizes,
-                                                                         self.sizes[1:])),
-                     "use narrower hidden layers")
+                     16 * self.parameters, "use narrower hidden layers")
 
     @classmethod
     def from_dict(cls, values: dict) -> "Setup":
@@ -136,6 +134,11 @@ class Setup:
     def sizes(self) -> list[int]:
         """Layer sizes, the task's 2 inputs first and its 1 output last."""
         return [2, *self.hidden, 1]
+
+    @property
+    def parameters(self) -> int:
+        """P, the number of weights and biases of the network: Σ (n_in + 1) · n_out."""
+        return sum((n_in + 1) * n_out for n_in, n_out in zip(self.sizes, self.sizes[1:]))
 
     @property
     def shape(self) -> str:

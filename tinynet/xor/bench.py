@@ -32,7 +32,7 @@ def bytes_per_seed(setup: Setup, arms: int = 1, record_every: int | None = None)
     held-out samples, if the task has them, 16 · N_held · the widest layer. For 99mlp's 2-2-2-1
     (P = 15) on XOR's four points: 184 + 240 = 424 bytes a seed for one arm.
     """
-    parameters = sum((n_in + 1) * n_out for n_in, n_out in zip(setup.sizes, setup.sizes[1:]))
+    parameters = setup.parameters
     kept = 8 * parameters + 8 * setup.task.samples + 32
     if record_every:
         kept += 8 * (setup.epochs // record_every)

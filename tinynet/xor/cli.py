@@ -44,7 +44,8 @@ from ..files import write_whole
 from ..activations import ACTIVATIONS
 from .arms import DEFAULT_SETUP, Arm, Setup
 from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds
-from .bench import check_study_memory
+from .bench import bytes_per_seed, check_study_memory
+from ..validation import check_memory
 from .task import Task
 from ..results import UPDATES
 from .presets import PRESETS, get_preset
@@ -282,6 +283,8 @@ def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         if path.exists() and not path.is_file():
             parser.error(f"{flag}: exists and is not a regular file; give the path of a file "
                          "to write")
+        if name in ("plot", "gallery", "curves"):
+            _check_image_suffix(parser, flag, path)
         if path.resolve() in named:
             parser.error(f"{flag}: {named[path.resolve()]} writes the same file; give each "
                          "output its own path")
@@ -297,6 +300,17 @@ def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
             if path == target or target in path.parents:
                 parser.error(f"--save-failed {args.save_failed}: {flag} writes {path}, in or "
                              "at the folder for the failed seeds; give them different paths")
+
+
+def _check_image_suffix(parser: argparse.ArgumentParser, flag: str, path: Path) -> None:
+    """Refuse an image path whose suffix names no format matplotlib writes (it would fail
+    only after training)."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if path.suffix.lstrip(".").lower() not in formats:
+        parser.error(f"{flag}: give a file name ending in a format matplotlib writes, such as "
+                     f".png, .svg or .pdf (one of: {', '.join(sorted(formats))})")
 
 
 def _design(parser: argparse.ArgumentParser,
@@ -344,6 +358,10 @@ def _design(parser: argparse.ArgumentParser,
                      "process); --backend numpy runs in this process only")
     for setup in setups:  # every shape of a sweep, before the first trains
         check_study_memory(setup, len(arms))
+    if len(setups) > 1:  # a sweep keeps every study
+        check_memory(f"a sweep of {len(setups)} shapes, {len(arms)} arms each",
+                     sum(setup.seeds * bytes_per_seed(setup, len(arms)) for setup in setups),
+                     "use fewer seeds or fewer shapes")
     if args.seed_ranges is not None and len(setups) > 1:
         parser.error(f"--seed-ranges needs one shape, but --preset {args.preset} has "
                      f"{len(setups)}")
