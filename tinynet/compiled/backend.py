@@ -39,8 +39,7 @@ CHUNK_WORK = 1 << 30
 samples x parameters per epoch (about a second on 2 cores for XOR networks of 2-2-1), so
 that Python regains control between them: to report progress and to stop at Ctrl-C. The
 parameters stay packed from chunk to chunk. What chunks cost: ``benchmarks/bench_chunks.py``
-(on 5000 XOR seeds, chunks 8 times smaller than these took a median 8 % (2-2-2-1) and 21 %
-(2-2-1) longer than one chunk; these, within the run-to-run noise)."""
+(its last run is in the README, section "Long runs in chunks")."""
 
 
 FIT_CHUNK_WORK = 1 << 27
