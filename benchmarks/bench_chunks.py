@@ -25,7 +25,7 @@ import tinynet  # noqa: E402
 from readme_block import publish  # noqa: E402
 from tinynet import reference  # noqa: E402
 from tinynet.compiled import backend  # noqa: E402
-from tinynet.compiled.simd import LANES  # noqa: E402
+from tinynet.packing import layout  # noqa: E402
 
 README_START, README_END = "<!-- chunks: start -->", "<!-- chunks: end -->"
 JOBS = [("numba", [2, 2, 1], 5000, 20_000, backend),
@@ -44,7 +44,7 @@ def main() -> None:
     for name, sizes, seeds, epochs, module in JOBS:
         default = module.CHUNK_WORK
         nets = [tinynet.mlp(sizes, seed=s) for s in range(seeds)]
-        width = seeds if name == "numpy" else -(-seeds // LANES) * LANES  # whole lane blocks
+        width = seeds if name == "numpy" else backend.lane_width(seeds, layout(nets[0]), 1)
         work = width * len(X) * sum(p.size for p in nets[0].parameters())  # per epoch
         tried = {"one chunk": 2 * work * epochs, "one chunk again": 2 * work * epochs,
                  "default": default, "default / 8": default // 8}  # again: the noise

@@ -9,8 +9,8 @@ on every core (numba threads: 2); on the cluster, in blocks of seeds, one task p
 each task on one thread of one worker process. The workers are warmed first (a 1-epoch study
 at every block size compiles their kernels), and every clustered study is checked against the
 in-process one, bit for bit. The cost of a task beside its training comes from 64 blocks of
-64 seeds that train for 1 epoch: submitting a block, building its 64 networks and sending the
-results back.
+64 seeds that train for 1 epoch: submitting a block, drawing its 64 seeds' initial weights and
+sending the results back.
 BLAS threads 1. Writes benchmarks/results/bench_cluster.json and .md, and the README's lines
 between its markers (a test keeps the two equal).
 """
@@ -32,6 +32,7 @@ import numpy as np  # noqa: E402
 from dask.distributed import Client, LocalCluster  # noqa: E402
 
 from readme_block import publish  # noqa: E402
+from tinynet.packing import draw  # noqa: E402
 from tinynet.xor import Arm, Setup, build_network, run_study  # noqa: E402
 
 README_START, README_END = "<!-- cluster: start -->", "<!-- cluster: end -->"
@@ -63,20 +64,21 @@ def task_cost(client: Client, tasks: int = 64) -> float:
     return (time.perf_counter() - started) / tasks * WORKERS
 
 
-def build_cost(seeds: int = 4096) -> float:
-    """Seconds to build one of the study's networks, in this process."""
+def draw_cost(seeds: int = 65_536) -> float:
+    """Seconds to draw one seed's initial weights into the study's packed array
+    (:func:`tinynet.packing.draw`), in this process."""
+    like = build_network(SETUP, ARMS[0], 0)
     started = time.perf_counter()
-    for seed in range(seeds):
-        build_network(SETUP, ARMS[0], seed)
+    draw(like, range(seeds))
     return (time.perf_counter() - started) / seeds
 
 
 def render(data: dict) -> str:
     """The README block, from the run's record."""
-    alone, cost, build = data["in_process_seconds"], data["task_seconds"], data["build_seconds"]
+    alone, cost, drawn = data["in_process_seconds"], data["task_seconds"], data["draw_seconds"]
     seeds = data["seeds"]
-    per_seed = alone * data["workers"] / seeds  # one core's seconds per seed, built and trained
-    overhead = max(0.0, cost - 64 * build)      # a task's own cost: submitting, returning
+    per_seed = alone * data["workers"] / seeds  # one core's seconds per seed, drawn and trained
+    overhead = max(0.0, cost - 64 * drawn)      # a task's own cost: submitting, returning
     lines = [f"{data['setup']}; arm N(0,1). One run of each, in this order, on "
              f"{data['cores']} cores; BLAS threads 1, numba threads {data['numba_threads']} in "
              f"this process, 1 per worker; 1-minute load average {data['load_average_1min']:.1f}"
@@ -94,14 +96,14 @@ def render(data: dict) -> str:
     amortised = [b for b in sizes if share[b] < 0.01]
     verdict = (f"from {amortised[0]:,} seeds per block on it is below 1 %" if amortised else
                "at no block size here is it below 1 %")
-    lines += ["", f"In this process the {seeds:,} networks are built one after another in one "
-                  f"Python thread, {seeds * build:.0f} s of the {alone:.0f} s at "
-                  f"{1000 * build:.2f} ms each; on the cluster each worker builds the networks "
-                  f"of its own blocks, side by side with the other. A task of a 1-epoch block "
-                  f"of 64 seeds costs a worker {1000 * cost:.0f} ms, of which building its 64 "
-                  f"networks takes {64 * 1000 * build:.0f} ms; the rest, {1000 * overhead:.0f} "
-                  f"ms, is the task itself (submitting it, sending the block's results back). "
-                  f"One seed of this study takes {1000 * per_seed:.2f} ms of one core, built and "
+    lines += ["", f"In this process the {seeds:,} seeds' initial weights are drawn into one "
+                  f"array in one Python thread, {seeds * drawn:.1f} s of the {alone:.0f} s at "
+                  f"{1e6 * drawn:.0f} µs each; on the cluster each worker draws those of its "
+                  f"own blocks, side by side with the other. A task of a 1-epoch block of 64 "
+                  f"seeds costs a worker {1000 * cost:.0f} ms, of which drawing its 64 seeds "
+                  f"takes {64 * 1000 * drawn:.1f} ms; the rest, {1000 * overhead:.0f} ms, is "
+                  f"the task itself (submitting it, sending the block's results back). One seed "
+                  f"of this study takes {1000 * per_seed:.2f} ms of one core, drawn and "
                   f"trained, so the task's own share of its time is {shares} seeds per block: "
                   f"{verdict}."]
     return "\n".join(lines) + "\n"
@@ -123,7 +125,7 @@ def main() -> None:
             run_study(ARMS, replace(SETUP, epochs=1, seeds=max(block_seeds, 8192)),
                       progress=False, executor=client, block_seeds=block_seeds)
         data["task_seconds"] = task_cost(client)
-        data["build_seconds"] = build_cost()
+        data["draw_seconds"] = draw_cost()
         for block_seeds in BLOCKS:
             there, seconds = timed(executor=client, block_seeds=block_seeds)
             if not same(here, there):

@@ -29,7 +29,7 @@ CHILD = """
 import json, resource, sys, time
 import tinynet
 from tinynet.packing import stack
-from tinynet.xor import Arm, Setup, blocks, build_network, run_study
+from tinynet.xor import Arm, Setup, build_network, run_study
 
 how, seeds = sys.argv[1], int(sys.argv[2])
 if how == "network per seed":  # the path before issue 15: a Network per seed, then stacked
@@ -40,7 +40,6 @@ if how == "network per seed":  # the path before issue 15: a Network per seed, t
                                       shuffle=arm.shuffle, threshold=0.5,
                                       record_every=record_every, progress=progress)
         return result, stack(nets)
-    blocks.train = train
     import tinynet.xor.bench as bench
     bench.train = train
 run_study([Arm("he_leaky")], Setup(hidden=(2,), epochs=1, seeds=64), progress=False)  # compile
@@ -69,6 +68,9 @@ def main() -> None:
     args = parser.parse_args()
     rows = [run("packed", SEEDS), run("packed", NETWORK_SEEDS),
             run("network per seed", NETWORK_SEEDS)]
+    if rows[1]["successes"] != rows[2]["successes"]:
+        raise SystemExit(f"the two paths differ: {rows[1]['successes']} and "
+                         f"{rows[2]['successes']} seeds solved")
     per_seed = {row["how"] + str(row["seeds"]): row["seconds"] / row["seeds"] for row in rows}
     lines = ["One arm (he_leaky), 2-2-1 on XOR's four points, 1 epoch; each row a fresh "
              f"process. BLAS threads 1, {os.cpu_count()} cores, 1-minute load average "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -78,3 +79,10 @@ def capabilities_dropped() -> Callable[[], None]:
         for number in CAPABILITIES.values():
             prctl(24, number, 0, 0, 0)  # PR_CAPBSET_DROP; fails, harmlessly, without CAP_SETPCAP
     return drop
+
+
+def default_sigint() -> None:
+    """A preexec_fn: SIGINT's default disposition in the child. A suite started in the
+    background by a shell inherits SIGINT ignored, and so would the child: it would never see
+    the Ctrl-C a test sends it, as a terminal's Ctrl-C finds it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -436,9 +436,12 @@ CATALOGUE = [
     ("setup hidden 10**20", lambda: Setup(hidden=(10**20,)), TooLargeError,
      r"one network of 2-100000000000000000000-1 \(its parameters and their gradients\) would "
      r"need .*; use narrower hidden layers"),
-    ("study of more seeds than memory", lambda: run_study([Arm("normal")], Setup(seeds=10**9)),
-     TooLargeError, r"1 arm of 1,000,000,000 seeds of 2-2-2-1 \(424 bytes a seed\) would need "
-                    r".*; use fewer seeds"),
+    ("study of more seeds than memory", lambda: run_study([Arm("normal")], Setup(seeds=10**15)),
+     TooLargeError, r"1 arm of 1,000,000,000,000,000 seeds of 2-2-2-1 \(424 bytes a seed\) "
+                    r"would need .*; use fewer seeds"),
+    ("sweep of more seeds than memory",
+     lambda: tinynet.xor.run_sweep([Arm("normal")], [Setup(seeds=10**14)] * 20), TooLargeError,
+     r"20 studies of 1 arm would need .*; use fewer seeds"),
     ("study setup None", lambda: run_study([Arm("normal")], setup=None), TypeError,
      r"setup must be a tinynet.xor Setup, got None"),
     ("rates plot of no study", lambda: tinynet.plots.rates([]), ValueError,

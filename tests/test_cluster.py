@@ -19,7 +19,7 @@ from dataclasses import fields, replace
 import numpy as np
 import pytest
 
-from helpers import checkout_environment
+from helpers import checkout_environment, default_sigint
 from dask.distributed import Client, LocalCluster
 
 import tinynet
@@ -279,7 +279,7 @@ def test_ctrl_c_during_a_local_cluster_run_is_one_line_and_status_130(tmp_path):
                            start_new_session=True, env=checkout_environment(),
                            # SIGINT's default: a suite started in the background by a shell
                            # inherits it ignored, and the CLI would never see the Ctrl-C
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                           preexec_fn=default_sigint)
     deadline = time.monotonic() + 120
     while not re.search(r"[0-3] of 4 blocks", line := run.stderr.readline()):  # training
         assert line and time.monotonic() < deadline, "no progress line while training"

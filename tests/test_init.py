@@ -638,3 +638,11 @@ def test_readme_table_is_the_registry():
     readme = Path(__file__).resolve().parents[1] / "README.md"
     assert markdown_table() in readme.read_text(encoding="utf-8"), \
         "README's initializer table is stale: regenerate it with python -m tinynet.init"
+
+
+@pytest.mark.parametrize("a", [0.01, 0.1, 0.3, 0.7, 1.3])
+def test_he_leaky_and_kaiming_with_the_same_slope_are_the_same_variance(a):
+    """One formula, 2 / (1 + a²), for both: they agreed only to the last bit before."""
+    shape = (3, 5)
+    assert tinynet.init.get(f"he_leaky(alpha={a})").variance(shape, None) == \
+        tinynet.init.get(f"kaiming_normal(a={a})").variance(shape, None)

@@ -14,7 +14,9 @@ import tinynet
 from tinynet import reference
 from tinynet.compiled import backend, codegen, unrolled
 from tinynet.compiled.simd import LANES
+from tinynet.packing import layout
 
+from helpers import default_sigint
 from test_backends import same_parameters
 
 
@@ -29,9 +31,10 @@ def test_a_run_in_chunks_is_the_same_run(backend_name, module, output, lr, diver
     X, y = tinynet.data.xor()
     runs = []
     for chunked in (False, True):
-        if chunked:  # 7 epochs a chunk: 10 members (numba: a block of 64 SIMD lanes, which
-            # costs its whole width) x 4 samples x 13 parameters of 2-3-1
-            width = 10 if backend_name == "numpy" else LANES
+        if chunked:  # 7 epochs a chunk: 10 members (numba: the SIMD lanes they fill) x 4
+            # samples x 13 parameters of 2-3-1
+            width = 10 if backend_name == "numpy" else backend.lane_width(
+                10, layout(tinynet.mlp([2, 3, 1])), 1)
             monkeypatch.setattr(module, "CHUNK_WORK", width * 4 * 13 * 7)
         nets = [tinynet.mlp([2, 3, 1], activation=output, output=output, seed=s)
                 for s in range(10)]
@@ -53,7 +56,7 @@ def test_a_run_in_chunks_is_the_same_run(backend_name, module, output, lr, diver
 
 def test_ctrl_c_between_chunks_leaves_the_networks_as_they_were(monkeypatch):
     X, y = tinynet.data.xor()
-    monkeypatch.setattr(backend, "CHUNK_WORK", LANES * 4 * 9 * 3)  # 3 epochs of a block of 2-2-1
+    monkeypatch.setattr(backend, "CHUNK_WORK", LANES * 4 * 9 * 3)  # 3 epochs of 64 lanes of 2-2-1
     nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(5)]
     before = [[p.copy() for p in net.parameters()] for net in nets]
 
@@ -84,7 +87,8 @@ def test_a_cold_kernel_is_announced_once_before_it_compiles(tmp_path, monkeypatc
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
-def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path):
+@pytest.mark.parametrize("epochs", [5_000_000, 10**12])  # 10**12: any length stops at Ctrl-C
+def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path, epochs):
     command = [sys.executable, "-m", "tinynet.xor", "--hidden", "3"]
     # compiled now, not when timed: the same seeds, so the same lanes and the same kernel (a
     # Ctrl-C that lands in numba's compiler is not what this test is about)
@@ -93,15 +97,12 @@ def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     process = subprocess.Popen(
-        command + ["--seeds", "2000", "--epochs", "5000000", "--progress", "--json",
+        command + ["--seeds", "2000", "--epochs", str(epochs), "--progress", "--json",
                    str(out / "r.json"), "--gallery", str(out / "g.png"), "--save-failed",
                    str(out / "failed")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        # a suite started in the background by a shell inherits SIGINT ignored, and so would
-        # the CLI: give it the default disposition, as a terminal's Ctrl-C finds it
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     line = process.stderr.readline()
-    while line and "of 5,000,000 epochs" not in line:  # the arm's first progress line
+    while line and f"of {epochs:,} epochs" not in line:  # the arm's first progress line
         line = process.stderr.readline()
     assert line, "the run ended before it reported progress"
     process.send_signal(signal.SIGINT)

@@ -3,7 +3,7 @@ initial parameters drawn straight into the packed array (tinynet.packing.draw), 
 that array (tinynet.fit_packed), and the memory a study states per seed."""
 
 import tracemalloc
-from pathlib import Path
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -12,6 +12,8 @@ import tinynet
 from tinynet import packing, seeding
 from tinynet.xor import Arm, Setup, run_study
 from tinynet.xor.bench import bytes_per_seed
+
+from helpers import ROOT
 
 X, Y = tinynet.data.xor()
 
@@ -108,11 +110,11 @@ def test_a_study_states_its_memory_per_seed():
     traced NumPy allocations of a 20,000-seed study (over what a 64-seed one needs) come within
     a factor of 2.5 of it."""
     setup = Setup(hidden=(2,), epochs=1)
-    run_study([Arm("he_leaky")], Setup(hidden=(2,), epochs=1, seeds=64), progress=False)
+    run_study([Arm("he_leaky")], replace(setup, seeds=64), progress=False)
     peaks = []
     for seeds in (64, 20_064):
         tracemalloc.start()
-        run_study([Arm("he_leaky")], Setup(hidden=(2,), epochs=1, seeds=seeds), progress=False)
+        run_study([Arm("he_leaky")], replace(setup, seeds=seeds), progress=False)
         peaks.append(tracemalloc.get_traced_memory()[1])
         tracemalloc.stop()
     per_seed = (peaks[1] - peaks[0]) / 20_000
@@ -120,7 +122,7 @@ def test_a_study_states_its_memory_per_seed():
 
 
 def test_the_readme_states_the_memory_per_seed():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     assert (f"{bytes_per_seed(Setup(hidden=(2,)))} bytes for 2-2-1, "
             f"{bytes_per_seed(Setup())} for 2-2-2-1") in readme
 

@@ -142,9 +142,14 @@ def test_a_fit_in_small_chunks_is_the_same_fit(backend, monkeypatch):
     whole = tinynet.mlp([2, 3, 1], seed=5)
     history = whole.fit(X, y, epochs=50, lr=0.1, backend=backend)
     module = tinynet.reference if backend == "numpy" else tinynet.compiled.load()
+    real = module.fit_one
     monkeypatch.setattr(module, "FIT_CHUNK_WORK", 7 * 13 * 4)  # 7 epochs of a 2-3-1 on 4 samples
+    calls = []
+    monkeypatch.setattr(module, "fit_one", lambda *args: calls.append(module.fit_one) or
+                        real(*args))
     pieces = tinynet.mlp([2, 3, 1], seed=5)
     chunked = pieces.fit(X, y, epochs=50, lr=0.1, backend=backend)
+    assert len(calls) == 8  # 50 epochs in chunks of 7
     np.testing.assert_array_equal(chunked.loss, history.loss)
     np.testing.assert_array_equal(tinynet.packing.pack(pieces), tinynet.packing.pack(whole))
 

@@ -164,7 +164,8 @@ def _owner(layer: Layer) -> "Network | None":
 
 
 def _checked_parameters(parameters: object, layers: list[Layer]) -> list[np.ndarray]:
-    """``parameters`` as float64 arrays [W0, b0, ...] if each has its layer's shape."""
+    """``parameters`` as arrays [W0, b0, ...], if each holds real numbers in its layer's
+    shape (they are copied into the layer's float64 arrays)."""
     shapes = [shape for layer in layers for shape in (layer.shape, (layer.n_out,))]
     if isinstance(parameters, np.ndarray) or not isinstance(parameters, Sequence) or \
             len(parameters) != len(shapes):

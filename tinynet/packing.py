@@ -22,7 +22,8 @@ from .validation import check_seeds
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["Layout", "layout", "pack", "stack", "unpack", "draw", "layer_views", "size"]
+__all__ = ["Layout", "layout", "pack", "stack", "unpack", "draw", "layer_views", "size",
+           "count"]
 
 
 class Layout(NamedTuple):
@@ -65,9 +66,15 @@ def unpack(net: "Network", theta: np.ndarray) -> None:
         offset += param.size
 
 
+def count(sizes: Sequence[int]) -> int:
+    """P, the number of weights and biases of a network of layer ``sizes`` (inputs first):
+    Σ (n_in + 1) · n_out."""
+    return sum((n_in + 1) * n_out for n_in, n_out in zip(sizes, sizes[1:]))
+
+
 def size(like: "Network") -> int:
     """P, the number of parameters of a network like ``like``: the length of ``pack(like)``."""
-    return sum(layer.W.size + layer.b.size for layer in like.layers)
+    return count(like.sizes)
 
 
 def draw(like: "Network", seeds: Sequence[int]) -> np.ndarray:
@@ -83,8 +90,8 @@ def draw(like: "Network", seeds: Sequence[int]) -> np.ndarray:
     Network (:func:`tinynet.init.draw`), for the first seed that shows it."""
     seeds = check_seeds(seeds, len(seeds))
     theta = np.empty((len(seeds), size(like)))
-    draws = _draws(like)
-    for start, end, constant in _constant_biases(like):
+    draws, constants = _plan(like)
+    for start, end, constant in constants:
         theta[:, start:end] = constant
     builtin = all(_builtin(initializer) for initializer, *_ in draws)
     rngs = generators(seeds) if builtin else (np.random.default_rng(seed) for seed in seeds)
@@ -111,22 +118,21 @@ Draws = list[tuple["init.Initializer", tuple[int, int], object, int, int]]
 layer's activation, and where the values go in a row of theta (start, end)."""
 
 
-def _draws(like: "Network") -> Draws:
-    """Every layer's weights, then every drawn (not constant) bias, as ``Network`` draws them."""
+def _plan(like: "Network") -> tuple[Draws, list[tuple[int, int, float]]]:
+    """What ``Network`` draws for ``like``'s layers, in its order (every layer's weights, then
+    every drawn bias), and where each constant bias goes in a row of theta (start, end,
+    value)."""
     table = layout(like).table
-    weights = [(layer.init, layer.shape, layer.activation, w_at, b_at)
-               for layer, (_, _, w_at, b_at) in zip(like.layers, table)]
-    biases = [(layer.bias_init, layer.bias_shape, layer.activation, b_at, b_at + n_out)
-              for layer, (_, n_out, _, b_at) in zip(like.layers, table)
-              if not isinstance(layer.bias_init, float)]
-    return weights + biases
-
-
-def _constant_biases(like: "Network") -> list[tuple[int, int, float]]:
-    """Where each constant bias goes in a row of theta (start, end), and its value."""
-    return [(b_at, b_at + n_out, layer.bias_init)
-            for layer, (_, n_out, _, b_at) in zip(like.layers, layout(like).table)
-            if isinstance(layer.bias_init, float)]
+    draws: Draws = [(layer.init, layer.shape, layer.activation, w_at, b_at)
+                    for layer, (_, _, w_at, b_at) in zip(like.layers, table)]
+    constants = []
+    for layer, (_, n_out, _, b_at) in zip(like.layers, table):
+        if isinstance(layer.bias_init, float):
+            constants.append((b_at, b_at + n_out, layer.bias_init))
+        else:
+            draws.append((layer.bias_init, layer.bias_shape, layer.activation, b_at,
+                          b_at + n_out))
+    return draws, constants
 
 
 def _builtin(initializer: "init.Initializer") -> bool:

@@ -50,7 +50,7 @@ from typing import IO
 
 import numpy as np
 
-from . import init
+from . import init, packing
 from .files import write_whole
 from .layers import Layer
 from .network import Network
@@ -315,7 +315,7 @@ def _sizes(arrays: dict[str, np.ndarray], path: Path) -> list[int]:
         raise FileFormatError(f"{path}: entry 'sizes' must hold layer sizes >= 1, got "
                               f"{sizes!r}")
     sizes = [int(n) for n in sizes]
-    parameters = sum((n_in + 1) * n_out for n_in, n_out in zip(sizes, sizes[1:]))
+    parameters = packing.count(sizes)
     if 8 * parameters > MAX_LOAD_BYTES:
         raise FileFormatError(f"{path}: entry 'sizes' makes {parameters} parameters, more than "
                               f"tinynet.saving.MAX_LOAD_BYTES ({MAX_LOAD_BYTES}) bytes hold")

@@ -46,10 +46,11 @@ def _hash_constants(start: int, multiplier: int, count: int) -> list[np.uint32]:
     return [np.uint32(c) for c in constants]
 
 
-def _hashmix(value: np.ndarray, constant: np.uint32) -> np.ndarray:
-    """One ``hashmix`` with the constant before it; the constant after it is the next one."""
+def _hashmix(value: np.ndarray, constant: np.uint32, multiplier: int) -> np.ndarray:
+    """One hash of NumPy's: xor with the constant before it, multiply by the one after it
+    (``constant · multiplier``), xor-shift."""
     value = value ^ constant
-    value = value * np.uint32((int(constant) * _MULT_A) & _MASK32)
+    value = value * np.uint32((int(constant) * multiplier) & _MASK32)
     return value ^ (value >> np.uint32(_XSHIFT))
 
 
@@ -63,21 +64,19 @@ def _pools(seeds: np.ndarray) -> list[np.ndarray]:
     words = [(seeds & _MASK32).astype(np.uint32), (seeds >> 32).astype(np.uint32)]
     words += [np.zeros_like(words[0])] * (_POOL - 2)  # a seed below 2**32 pads with 0 too
     constants = iter(_hash_constants(_INIT_A, _MULT_A, _POOL + _POOL * (_POOL - 1)))
-    pool = [_hashmix(word, next(constants)) for word in words]
+    pool = [_hashmix(word, next(constants), _MULT_A) for word in words]
     for source in range(_POOL):
         for target in range(_POOL):
             if source != target:
-                pool[target] = _mix(pool[target], _hashmix(pool[source], next(constants)))
+                pool[target] = _mix(pool[target],
+                                    _hashmix(pool[source], next(constants), _MULT_A))
     return pool
 
 
 def _generated_state(pool: list[np.ndarray]) -> np.ndarray:
     """``generate_state(4, np.uint64)`` for every seed's pool: (S, 4) uint64."""
-    words = []
-    for index, constant in enumerate(_hash_constants(_INIT_B, _MULT_B, 2 * 4)):
-        value = pool[index % _POOL] ^ constant
-        value = value * np.uint32((int(constant) * _MULT_B) & _MASK32)
-        words.append(value ^ (value >> np.uint32(_XSHIFT)))
+    words = [_hashmix(pool[index % _POOL], constant, _MULT_B)
+             for index, constant in enumerate(_hash_constants(_INIT_B, _MULT_B, 2 * 4))]
     low, high = np.stack(words[0::2], axis=1), np.stack(words[1::2], axis=1)
     return low.astype(np.uint64) | (high.astype(np.uint64) << np.uint64(32))
 
@@ -88,7 +87,7 @@ def pcg64_states(seeds: Sequence[int]) -> Iterator[tuple[int, int]]:
     :data:`CHUNK` seeds at a time, so memory stays flat however many seeds there are."""
     seeds = check_seeds(seeds, len(seeds))
     for start in range(0, len(seeds), CHUNK):
-        chunk = np.asarray(seeds[start:start + CHUNK], dtype=np.int64).astype(np.uint64)
+        chunk = seeds[start:start + CHUNK].astype(np.uint64)
         with np.errstate(over="ignore"):
             values = _generated_state(_pools(chunk)).tolist()
         for v0, v1, v2, v3 in values:
@@ -105,7 +104,6 @@ def generators(seeds: Sequence[int]) -> Iterator[np.random.Generator]:
     """For each seed in turn, a Generator in the state ``numpy.random.default_rng(seed)``
     starts in. It is one Generator, set to each seed's state as the next is asked for: use
     it before asking for the next."""
-    seeds = check_seeds(seeds, len(seeds))
     bit_generator = np.random.PCG64(0)
     generator = np.random.Generator(bit_generator)
     for state, inc in pcg64_states(seeds):

@@ -44,7 +44,7 @@ import numpy as np
 from . import compiled, reference
 from .activations import COMPILED
 from .network import Network
-from .packing import pack, unpack
+from .packing import pack, size, unpack
 from .results import UPDATES, EnsembleResult, History, Record, Settings, history
 from .validation import (MAX_EPOCHS, as_float_matrix, check_backend, check_callable,
                          check_choice, check_compiled_activations, check_instance, check_int,
@@ -78,7 +78,7 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     docstring). ``backend`` is ``"numba"`` (compiled, the default) or ``"numpy"`` (the
     reference); both give the same result to rounding.
 
-    The run goes in chunks of well under a second (``FIT_CHUNK_WORK`` in each backend's
+    The run goes in chunks of at most about a second (``FIT_CHUNK_WORK`` in each backend's
     module), the same run bit for bit; a Ctrl-C (KeyboardInterrupt) stops it between two,
     putting the network back as it was before the call.
     """
@@ -94,7 +94,7 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
 
     record = Record.empty(1, epochs, every)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
-    chunk = max(1, run.FIT_CHUNK_WORK // (len(pack(net)) * len(X)))  # Ctrl-C: between chunks
+    chunk = max(1, run.FIT_CHUNK_WORK // (size(net) * len(X)))  # Ctrl-C: between chunks
     with np.errstate(all="ignore"), _restored_at_interrupt(net, pack(net)):
         for part in settings.chunks(print_every or epochs):
             for piece in part.chunks(chunk):
@@ -177,7 +177,7 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
     n_out) and about 40 bytes of results.
     """
     check_instance("like", like, Network, "a tinynet Network")
-    theta = check_packed("theta", theta, len(pack(like)))
+    theta = check_packed("theta", theta, size(like))
     return _train_members(like, len(theta), X, y, epochs, lr, batch_size, shuffle, seeds,
                           backend, threshold, record_every, update, progress,
                           lambda run, *rest: run.fit_packed(theta, like, *rest))

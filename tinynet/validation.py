@@ -13,8 +13,8 @@ import functools
 import math
 import numbers
 import os
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 
@@ -200,10 +200,15 @@ def check_seeds(seeds: object, count: int) -> np.ndarray:
         if len(seeds) != count:
             raise ValueError(f"seeds must give one seed per network ({count}), got "
                              f"{len(seeds)}")
-        if len(seeds) and (min(seeds) < 0 or max(seeds) > MAX_SEED):
-            bad = min(seeds) if min(seeds) < 0 else max(seeds)
-            check_seed(f"seeds[{list(seeds).index(bad)}]", int(bad))
-        return np.asarray(seeds, dtype=np.int64)
+        if len(seeds):  # the ends of a range, or NumPy's min and max: no Python loop
+            low, high = sorted((seeds[0], seeds[-1])) if isinstance(seeds, range) else \
+                (seeds.min(), seeds.max())
+            if low < 0 or high > MAX_SEED:
+                bad = low if low < 0 else high
+                check_seed(f"seeds[{list(seeds).index(bad)}]", int(bad))
+        if isinstance(seeds, range):
+            return np.arange(seeds.start, seeds.stop, seeds.step, dtype=np.int64)
+        return seeds.astype(np.int64, copy=False)
     seeds = list(seeds)
     if len(seeds) != count:
         raise ValueError(f"seeds must give one seed per network ({count}), got {len(seeds)}")

@@ -71,7 +71,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from .caches import NO_LOCATOR, CacheUnwritableError, numba_cache_problem
+from .caches import CacheUnwritableError, cache_error, numba_cache_problem
 
 __all__ = ["load", "CacheUnwritableError"]
 
@@ -87,7 +87,7 @@ def load() -> ModuleType:
     global _checked
     try:
         if not _checked:
-            problem = numba_cache_problem(_what_to_set())
+            problem = numba_cache_problem(_what_to_set)
             if problem is not None:
                 raise CacheUnwritableError(problem)
             _checked = True
@@ -98,10 +98,10 @@ def load() -> ModuleType:
         raise ModuleNotFoundError(f"backend='numba' needs the numba package ({error}); install "
                                   "it (pip install numba) or pass backend='numpy'") from error
     except RuntimeError as error:  # what the check above cannot foresee (a locator of numba's
-        if NO_LOCATOR not in str(error):  # we do not know, a race with a chmod)
+        unwritable = cache_error(error, "the compiled kernels", _what_to_set())  # we do not
+        if unwritable is None:                                     # know, a race with a chmod)
             raise
-        raise CacheUnwritableError(f"numba cannot cache the compiled kernels ({error}); "
-                                   f"{_what_to_set()}") from error
+        raise unwritable from error
 
 
 def _what_to_set() -> str:

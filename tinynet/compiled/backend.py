@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numba
 import numpy as np
 
-from ..packing import layout, pack, stack, unpack
+from ..packing import Layout, layout, pack, stack, unpack
 from ..results import Record, Settings, run_in_chunks
 from . import codegen, fused, lanes, single, unrolled
 from .simd import LANES
@@ -18,7 +18,8 @@ from .simd import LANES
 if TYPE_CHECKING:
     from ..network import Network
 
-__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "fit_one", "fit_many", "fit_packed", "predict"]
+__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "lane_width", "fit_one", "fit_many", "fit_packed",
+           "predict"]
 
 
 def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
@@ -35,8 +36,9 @@ def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: S
 
 
 CHUNK_WORK = 1 << 30
-"""A run of many networks is cut into chunks of about this much work, counted as members x
-samples x parameters per epoch (about a second on 2 cores for XOR networks of 2-2-1), so
+"""A run of many networks is cut into chunks of about this much work, counted as lanes x
+samples x parameters per epoch (:func:`lane_width`: the members, as the kernel lays them out
+in SIMD lanes; about a second on 2 cores for XOR networks of 2-2-1), so
 that Python regains control between them: to report progress and to stop at Ctrl-C. The
 parameters stay packed from chunk to chunk. What chunks cost: ``benchmarks/bench_chunks.py``
 (its last run is in the README, section "Long runs in chunks")."""
@@ -82,10 +84,21 @@ def fit_packed(theta: np.ndarray, like: "Network", X: np.ndarray, y: np.ndarray,
     else:
         def train(part: Settings) -> None:
             lanes.fit_lanes(lanes_theta, net_layout, X, y, seeds, part, record, predictions)
-    width = -(-len(theta) // LANES) * LANES  # a block of SIMD lanes costs its whole width
-    run_in_chunks(settings, width * theta.shape[1] * len(X), CHUNK_WORK, train, record, progress)
+    work = lane_width(len(theta), net_layout, settings.batch_size) * theta.shape[1] * len(X)
+    run_in_chunks(settings, work, CHUNK_WORK, train, record, progress)
     theta[...] = lanes_theta.T
     return predictions
+
+
+def lane_width(members: int, net_layout: Layout, batch_size: int) -> int:
+    """How many SIMD lanes the kernel for ``net_layout`` trains ``members`` networks in: a
+    lane costs as much whether a member fills it or not. The generated kernel's blocks
+    (:func:`tinynet.compiled.unrolled.block_width`, on this many threads), or the generic
+    kernel's blocks of :data:`~tinynet.compiled.simd.LANES`."""
+    if codegen.supports(net_layout, batch_size):
+        blocks, lanes = unrolled.block_width(members, numba.get_num_threads())
+        return blocks * lanes
+    return -(-members // LANES) * LANES
 
 
 def use_threads(threads: int) -> int:

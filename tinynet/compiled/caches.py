@@ -6,9 +6,11 @@ no Numba.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["CacheUnwritableError", "NO_LOCATOR", "CACHED_SOURCES", "numba_cache_problem"]
+__all__ = ["CacheUnwritableError", "NO_LOCATOR", "CACHED_SOURCES", "numba_cache_problem",
+           "cache_error"]
 
 
 class CacheUnwritableError(OSError):
@@ -25,13 +27,13 @@ NO_LOCATOR = "no locator available"
 """What numba's RuntimeError says when it finds no cache directory for a function."""
 
 
-def numba_cache_problem(advice: str) -> str | None:
+def numba_cache_problem(advice: Callable[[], str]) -> str | None:
     """What stops numba from caching the backend's kernels, as the message of a
     :class:`CacheUnwritableError`, or None if nothing does. Asks numba's own cache locators,
     in numba's order, as the import of the backend will (the first that can create its
     directory and a file in it wins); None too when numba's API has moved, or the user chose
-    the locators (``NUMBA_CACHE_LOCATOR_CLASSES``): the import then says. ``advice`` ends
-    the message (what to set)."""
+    the locators (``NUMBA_CACHE_LOCATOR_CLASSES``): the import then says. ``advice()`` ends
+    the message (what to set), asked for only when there is one."""
     from numba.core import caching, config
 
     classes = getattr(getattr(caching, "CacheImpl", None), "_locator_classes", None)
@@ -51,7 +53,7 @@ def numba_cache_problem(advice: str) -> str | None:
         tried += [str(source.parent / "__pycache__"), _numba_user_cache()]
         listed = (f"neither {tried[0]} nor {tried[1]} is" if len(tried) == 2 else
                   f"none of {', '.join(tried)} is")
-        return f"numba cannot cache the compiled kernels: {listed} writable; {advice}"
+        return f"numba cannot cache the compiled kernels: {listed} writable; {advice()}"
     return None
 
 
@@ -63,3 +65,12 @@ def _numba_user_cache() -> str:
         return AppDirs(appname="numba", appauthor=False).user_cache_dir
     except (ImportError, AttributeError, TypeError):
         return "numba's user cache directory"
+
+
+def cache_error(error: RuntimeError, what: str, advice: str) -> CacheUnwritableError | None:
+    """Numba's RuntimeError that it found no cache directory for ``what`` (the backend's
+    kernels, a generated kernel), as a :class:`CacheUnwritableError` ending in ``advice``;
+    None for any other RuntimeError."""
+    if NO_LOCATOR not in str(error):
+        return None
+    return CacheUnwritableError(f"numba cannot cache {what} ({error}); {advice}")

@@ -39,7 +39,7 @@ import numpy as np
 from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
 from ..files import write_whole
 from ..packing import Layout
-from .caches import NO_LOCATOR, CacheUnwritableError
+from .caches import CacheUnwritableError, cache_error
 
 __all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "step", "forward",
            "is_exp", "names_used", "name_defined", "module_header", "indent", "kernel_dir",
@@ -338,10 +338,10 @@ def load_module(text: str, directory: Path) -> ModuleType:
             spec.loader.exec_module(module)
         except RuntimeError as error:  # numba found no cache directory for it
             del sys.modules[name]
-            if NO_LOCATOR not in str(error):
+            unwritable = cache_error(error, f"the generated kernel {path}",
+                                     "set NUMBA_CACHE_DIR to a writable directory")
+            if unwritable is None:
                 raise
-            raise CacheUnwritableError(f"numba cannot cache the generated kernel {path} "
-                                       f"({error}); set NUMBA_CACHE_DIR to a writable "
-                                       "directory") from error
+            raise unwritable from error
         _LOADED[str(path)] = module
     return _LOADED[str(path)]

@@ -14,10 +14,11 @@ from collections.abc import Callable
 import numpy as np
 
 from ..validation import check_float
-from .catalog import KERAS_NAMES, register_builtins
+from .catalog import register_builtins
 from .distributions import TRUNCATED_VARIANCE_FACTOR, get_distribution
 from .fans import FAN_MODES, fan, fans
 from .gains import NONLINEARITIES, calculate_gain, second_moment_gain
+from .keras import KERAS_NAMES
 from .registry import (Entry, InitError, available, check_name, distinct, draw, entries, get,
                        parse_spec, register)
 from .schemes import (Auto, Constant, Description, FixedStd, FunctionInitializer, Initializer,

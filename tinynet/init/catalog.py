@@ -10,8 +10,7 @@ slope), ``mode`` (fan_in or fan_out) and ``nonlinearity``, Var(w) = gain(nonline
 with PyTorch's defaults a=0, mode='fan_in', nonlinearity='leaky_relu' (gain sqrt(2)). Since
 ``he_*`` and ``kaiming_*`` are one entry under two names, ``he_normal`` takes them as well.
 
-:data:`KERAS_NAMES` maps Keras's names to tinynet's, with what differs, for the suggestion an
-unknown name gets (``get("HeNormal")``).
+Where Keras's names for these differ from tinynet's: :mod:`tinynet.init.keras`.
 """
 
 from __future__ import annotations
@@ -21,11 +20,11 @@ from collections.abc import Callable
 from ..validation import UnknownNameError, check_float
 from .distributions import DISTRIBUTIONS
 from .gains import NONLINEARITIES, squared_gain, unknown_nonlinearity
-from .registry import Entry, add_entry, note_keras_names
+from .registry import Entry, add_entry
 from .schemes import (Auto, Constant, FixedStd, Initializer, LeakyHe, Orthogonal,
                       TorchLinearDefault, VarianceScaling)
 
-__all__ = ["register_builtins", "KERAS_NAMES", "KAIMING_MODES", "kaiming_scale"]
+__all__ = ["register_builtins", "KAIMING_MODES", "kaiming_scale"]
 
 # prefix, alias prefix, scale, fan mode, when to use it, where it comes from
 _FAMILIES = [
@@ -166,40 +165,7 @@ def _entries() -> list[Entry]:
     return entries
 
 
-_KERAS_TRUNCATED = ("Keras's {keras} draws from a truncated normal (cut at ±2σ, σ divided by "
-                    "0.8796 so the variance is exactly {variance}); tinynet's {name} is a plain "
-                    "normal of that variance: Keras's {keras} is tinynet's {truncated}")
-
-KERAS_NAMES: dict[str, tuple[str, str]] = {
-    "he_normal": ("he_normal", _KERAS_TRUNCATED.format(
-        keras="HeNormal", variance="2/fan_in", name="he_normal",
-        truncated="he_truncated_normal")),
-    "lecun_normal": ("lecun_normal", _KERAS_TRUNCATED.format(
-        keras="LecunNormal", variance="1/fan_in", name="lecun_normal",
-        truncated="lecun_truncated_normal")),
-    "glorot_normal": ("glorot_normal", _KERAS_TRUNCATED.format(
-        keras="GlorotNormal", variance="2/(fan_in + fan_out)", name="glorot_normal",
-        truncated="glorot_truncated_normal")),
-    "variance_scaling": ("variance_scaling", (
-        "Keras's VarianceScaling defaults to distribution='truncated_normal' and reads "
-        "'normal' as truncated; tinynet's variance_scaling defaults to a plain normal: pass "
-        "distribution='truncated_normal' for Keras's")),
-    "truncated_normal": ("truncated_normal", (
-        "Keras's TruncatedNormal(stddev=s) cuts N(0, s²) at ±2s without correction, so its "
-        "std is 0.8796·s (default s = 0.05); tinynet's truncated_normal(std=s) has std s")),
-    "random_normal": ("normal", "Keras's RandomNormal defaults to stddev=0.05, tinynet's normal "
-                                "to std=1: write normal(std=0.05)"),
-    "random_uniform": ("uniform", "Keras's RandomUniform takes bounds (default ±0.05), tinynet's "
-                                  "uniform(std=s) draws from U(±sqrt(3)·s)"),
-}
-"""Keras's initializer names (snake_case, as Keras also spells them) whose tinynet namesake
-differs, or is named otherwise: ``keras name -> (tinynet name, what differs)``. Keras's other
-names (HeUniform, GlorotUniform, LecunUniform, Orthogonal, Zeros, Ones, Constant) are
-tinynet's in snake_case and draw the same distribution."""
-
-
 def register_builtins() -> None:
-    """Add every built-in entry to the registry, and tell it Keras's names."""
-    note_keras_names(KERAS_NAMES)
+    """Add every built-in entry to the registry."""
     for entry in _entries():
         add_entry(entry)

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..activations import Activation
 from ..validation import UnknownNameError, shorten
+from .keras import KERAS_NAMES
 from .schemes import FunctionInitializer, Initializer
 
 __all__ = ["Entry", "InitError", "register", "get", "available", "entries", "distinct",
@@ -222,17 +223,6 @@ def get(spec: str | Initializer | Callable) -> Initializer:
                     f"f(shape, rng) -> array, got {spec!r}")
 
 
-_KERAS_NAMES: dict[str, tuple[str, str]] = {}
-"""Keras's names that are not tinynet's as they are spelled (or mean another distribution):
-name -> (tinynet's entry, what differs). Filled by :mod:`tinynet.init.catalog`
-(:func:`note_keras_names`), which imports this module."""
-
-
-def note_keras_names(names: dict[str, tuple[str, str]]) -> None:
-    """Tell the unknown-name error about Keras's names (see :data:`_KERAS_NAMES`)."""
-    _KERAS_NAMES.update(names)
-
-
 def snake_case(name: str) -> str:
     """``HeNormal`` -> ``he_normal``, ``VarianceScaling`` -> ``variance_scaling``: Keras's class
     names as its snake_case functions (and tinynet's entries) spell them."""
@@ -248,7 +238,7 @@ def _unknown(name: str, spec: str) -> UnknownNameError:
     if written != name:
         hints.append(f"{written!r} reads as {name!r}: Python NFKC-normalises identifiers")
     key = snake_case(name)
-    target, note = _KERAS_NAMES.get(key, (key, ""))
+    target, note = KERAS_NAMES.get(key, (key, ""))
     suggestion = target if target in _REGISTRY and target != name else None
     if suggestion is not None and note:
         hints.append(note)

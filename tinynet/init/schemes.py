@@ -17,7 +17,7 @@ import numpy as np
 from ..activations import Activation, LeakyReLU
 from .distributions import TRUNCATED_VARIANCE_FACTOR, get_distribution
 from .fans import FAN_MODES, fan, fans
-from .gains import calculate_gain
+from .gains import squared_gain
 from ..validation import UnknownNameError
 
 __all__ = ["Description", "Initializer", "FixedStd", "VarianceScaling", "LeakyHe",
@@ -192,7 +192,7 @@ class LeakyHe(VarianceScaling):
         return activation.alpha if isinstance(activation, LeakyReLU) else self.default_alpha
 
     def scale_for(self, activation: Activation) -> float:
-        return calculate_gain("leaky_relu", self.alpha_for(activation)) ** 2
+        return squared_gain("leaky_relu", self.alpha_for(activation))  # as kaiming_*(a=α)
 
     def scale_text(self, activation: Activation) -> str:
         return f"2/(1 + α²) [α = {self.alpha_for(activation):g}]"

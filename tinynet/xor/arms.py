@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .. import init
+from .. import init, packing
 from ..activations import ACTIVATIONS
 from ..network import Network, mlp
 from ..results import UPDATES
@@ -137,8 +137,8 @@ class Setup:
 
     @property
     def parameters(self) -> int:
-        """P, the number of weights and biases of the network: Σ (n_in + 1) · n_out."""
-        return sum((n_in + 1) * n_out for n_in, n_out in zip(self.sizes, self.sizes[1:]))
+        """P, the number of weights and biases of the network (:func:`tinynet.packing.count`)."""
+        return packing.count(self.sizes)
 
     @property
     def shape(self) -> str:

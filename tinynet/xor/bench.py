@@ -42,13 +42,16 @@ def bytes_per_seed(setup: Setup, arms: int = 1, record_every: int | None = None)
     return arms * kept + training
 
 
-def check_study_memory(setup: Setup, arms: int, record_every: int | None = None) -> None:
-    """Raise :class:`~tinynet.validation.TooLargeError` before training if a study of
-    ``arms`` arms on ``setup`` would need more memory than the machine has
-    (:func:`bytes_per_seed`)."""
-    check_memory(f"{arms} arm{'s' * (arms > 1)} of {setup.seeds:,} seeds of {setup.shape} "
-                 f"({bytes_per_seed(setup, arms, record_every):,} bytes a seed)",
-                 setup.seeds * bytes_per_seed(setup, arms, record_every),
+def check_study_memory(setups: Sequence[Setup], arms: int,
+                       record_every: int | None = None) -> None:
+    """Raise :class:`~tinynet.validation.TooLargeError` before training if studies of
+    ``arms`` arms on each of ``setups``, all kept (a sweep's), would need more memory than the
+    machine has (:func:`bytes_per_seed`)."""
+    needed = [setup.seeds * bytes_per_seed(setup, arms, record_every) for setup in setups]
+    what = (f"{arms} arm{'s' * (arms > 1)} of {setups[0].seeds:,} seeds of {setups[0].shape} "
+            f"({bytes_per_seed(setups[0], arms, record_every):,} bytes a seed)"
+            if len(setups) == 1 else f"{len(setups)} studies of {arms} arm{'s' * (arms > 1)}")
+    check_memory(what, sum(needed),
                  "use fewer seeds, or run them in ranges of first seeds and add up the counts")
 
 
@@ -116,7 +119,7 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
                          f"it has no use, got block_seeds={block_seeds} and executor=None")
     if record_every is not None:  # checked here, before any work goes out
         check_int("record_every", record_every, minimum=1, maximum=MAX_EPOCHS)
-    check_study_memory(setup, len(arms), record_every)
+    check_study_memory([setup], len(arms), record_every)
     y = setup.task.training_data()[1]  # the targets the outcomes are judged on
     held_out = setup.task.held_out_data()
     started = time.perf_counter()

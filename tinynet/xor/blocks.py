@@ -3,8 +3,9 @@
 
 Every seed trains alone, so an arm's seeds split into blocks of consecutive seeds. A task
 carries only the arm, the setup narrowed to its block's seeds and the record setting; it
-builds its networks where it runs, trains them on the compiled path with one thread (the
-executor's workers are the parallelism: one single-threaded worker per core), and returns
+draws its seeds' initial weights where it runs (:func:`tinynet.packing.draw`), trains them
+on the compiled path with one thread (the executor's workers are the parallelism: one
+single-threaded worker per core), and returns
 per-seed results, which the driver puts back in seed order. On the numba backend the study is
 then bit for bit the in-process one, whatever the block size, the number of workers, the
 order in which blocks finish, or a worker lost and its blocks run again (Dask does that; a

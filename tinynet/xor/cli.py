@@ -44,8 +44,6 @@ from ..files import write_whole
 from ..activations import ACTIVATIONS
 from .arms import DEFAULT_SETUP, Arm, Setup
 from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds
-from .bench import bytes_per_seed, check_study_memory
-from ..validation import check_memory
 from .task import Task
 from ..results import UPDATES
 from .presets import PRESETS, get_preset
@@ -356,12 +354,6 @@ def _design(parser: argparse.ArgumentParser,
             any(setup.backend != "numba" for setup in setups):
         parser.error("--workers and --scheduler train on the numba backend (bit for bit as in "
                      "process); --backend numpy runs in this process only")
-    for setup in setups:  # every shape of a sweep, before the first trains
-        check_study_memory(setup, len(arms))
-    if len(setups) > 1:  # a sweep keeps every study
-        check_memory(f"a sweep of {len(setups)} shapes, {len(arms)} arms each",
-                     sum(setup.seeds * bytes_per_seed(setup, len(arms)) for setup in setups),
-                     "use fewer seeds or fewer shapes")
     if args.seed_ranges is not None and len(setups) > 1:
         parser.error(f"--seed-ranges needs one shape, but --preset {args.preset} has "
                      f"{len(setups)}")

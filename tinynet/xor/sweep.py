@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..text import table
 from ..validation import check_sequence
 from .arms import Arm, Setup
-from .bench import run_study
+from .bench import check_study_memory, run_study
 from .report import Study, write_csv
 
 __all__ = ["Sweep", "run_sweep"]
@@ -76,5 +76,7 @@ def run_sweep(arms: Sequence[Arm], setups: Sequence[Setup],
     """:func:`~tinynet.xor.run_study` of ``arms`` on each of ``setups``, in order (on
     ``executor`` in blocks of ``block_seeds``, if given)."""
     setups = check_sequence("setups", setups, Setup, "tinynet.xor Setup")
+    arms = check_sequence("arms", arms, Arm, "tinynet.xor Arm")
+    check_study_memory(setups, len(arms), record_every)  # every study is kept
     return Sweep([run_study(arms, setup, progress, record_every, executor, block_seeds)
                   for setup in setups])
