@@ -49,7 +49,7 @@ def test_the_graph_was_read():
     assert {"tinynet.training", "tinynet.network"} <= GRAPH["tinynet"]
     assert {"tinynet.reference", "tinynet.compiled"} <= GRAPH["tinynet.training"]
     assert "tinynet.compiled.backend" in GRAPH["tinynet.compiled"]  # through importlib
-    assert "tinynet.compiled.lanes" in GRAPH["tinynet.compiled.backend"]
+    assert "tinynet.compiled.kit" in GRAPH["tinynet.compiled.backend"]
 
 
 def test_no_import_cycle():

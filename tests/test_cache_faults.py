@@ -1,5 +1,5 @@
 """Caches that cannot be written, and two cold compiles at once (tinynet.compiled.load,
-codegen.kernel_dir).
+sources.kernel_dir).
 
 Numba caches the compiled backend in the package's ``__pycache__``, else in its user cache
 (``$XDG_CACHE_HOME/numba``), or in ``$NUMBA_CACHE_DIR`` first; tinynet writes its generated
@@ -35,7 +35,7 @@ from helpers import ROOT, capabilities_dropped
 
 import tinynet
 from tinynet import compiled
-from tinynet.compiled import CacheUnwritableError, codegen
+from tinynet.compiled import CacheUnwritableError, sources
 
 PACKAGE = Path(tinynet.__file__).resolve().parent
 
@@ -187,17 +187,17 @@ def test_kernel_dir_refuses_what_it_cannot_write(tmp_path, monkeypatch):
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path / "file"))
     with pytest.raises(CacheUnwritableError, match="TINYNET_KERNEL_DIR=.*file"):
-        codegen.kernel_dir()
+        sources.kernel_dir()
     monkeypatch.delenv("TINYNET_KERNEL_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))  # no cache under a file
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-    shared = codegen._private_temp_dir()
+    shared = sources._private_temp_dir()
     shared.mkdir(mode=0o777)
     shared.chmod(0o777)
     with pytest.raises(CacheUnwritableError, match="set TINYNET_KERNEL_DIR"):
-        codegen.kernel_dir()
+        sources.kernel_dir()
     shared.chmod(0o700)
-    assert codegen._kernel_dir(None, str(tmp_path / "file"), "again") == shared
+    assert sources._kernel_dir(None, str(tmp_path / "file"), "again") == shared
     assert isinstance(CacheUnwritableError("x"), OSError)
     assert "CacheUnwritableError" in compiled.__all__
 

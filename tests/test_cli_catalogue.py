@@ -233,6 +233,10 @@ CASES = [
     case("--lr", "1e999", r"lr.*inf"),
     case("--lr", "-1", r"lr.*-1"),
     case("--lr", "0", r"lr.*0"),
+    # --loss
+    case("--loss", "abc", r"--loss.*'abc'"),
+    case("--loss", "", r"--loss"),
+    case("--loss", "nan", r"--loss.*'nan'"),
     # --update
     case("--update", "abc", r"--update.*'abc'"),
     case("--update", "", r"--update"),

@@ -273,7 +273,9 @@ def test_ctrl_c_during_a_local_cluster_run_is_one_line_and_status_130(tmp_path):
     """SIGINT to the whole process group, as a terminal's Ctrl-C sends it, while the workers
     train: the CLI closes its cluster and says what it wrote; no worker prints a traceback."""
     run = subprocess.Popen([sys.executable, "-m", "tinynet.xor", "--seeds", "256", "--epochs",
-                            "2000000", "--workers", "2", "--block-seeds", "64", "--progress",
+                            # any length stops at Ctrl-C; 2,000,000 epochs ended in 9 s, before
+                            # the first progress line (every 10 s), on a fast machine
+                            str(10**12), "--workers", "2", "--block-seeds", "64", "--progress",
                             "--json", str(tmp_path / "out.json")],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            start_new_session=True, env=checkout_environment(),

@@ -10,8 +10,16 @@ import pytest
 
 import tinynet
 from tinynet.activations import ACTIVATIONS, get_activation
-from tinynet.compiled import orders, scalars, single
+from tinynet.compiled import kit, orders, render, scalars, single
+from tinynet.losses import MSE
 from tinynet.shuffle import epoch_order
+
+
+def compiled(act):
+    """The compiled form of ``act``, written from its definition by the kit: z -> (φ, φ')."""
+    module = kit.load(kit.Maths([act], MSE()))
+    parameters = tuple(value for _, value in render.parameters(act))
+    return lambda z: module.activation_0(z, parameters)
 
 
 def test_vector_exp_is_within_one_ulp_of_numpy():
@@ -34,19 +42,19 @@ def test_vector_exp_edges():
 def test_scalar_activations_treat_non_finite_inputs_as_numpy_does(name):
     act = get_activation(name, alpha=0.1)
     z = np.array([np.inf, -np.inf, np.nan])
+    scalar = compiled(act)
     with np.errstate(invalid="ignore", over="ignore"):
-        np.testing.assert_array_equal([scalars.activate(act.code, act.alpha, v) for v in z],
-                                      act.forward(z))
-        np.testing.assert_array_equal(
-            [scalars.activate_derivative(act.code, act.alpha, v) for v in z], act.derivative(z))
+        np.testing.assert_array_equal([scalar(v)[0] for v in z], act.forward(z))
+        np.testing.assert_array_equal([scalar(v)[1] for v in z], act.derivative(z))
 
 
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
 def test_scalar_activations_match_the_numpy_ones(name):
     act = get_activation(name, alpha=0.1)
     z = np.concatenate([np.random.default_rng(1).normal(0, 5, 500), [0.0, -0.0, 40.0, -40.0]])
-    forward = np.array([scalars.activate(act.code, act.alpha, v) for v in z])
-    derivative = np.array([scalars.activate_derivative(act.code, act.alpha, v) for v in z])
+    scalar = compiled(act)
+    forward = np.array([scalar(v)[0] for v in z])
+    derivative = np.array([scalar(v)[1] for v in z])
     # vector_exp and np.exp (and libm's and NumPy's tanh) may differ by 1 ulp, which carries
     # into a few ulps; 1 − tanh² loses relative precision near tanh = ±1, so allow one ulp of 1.
     np.testing.assert_allclose(forward, act.forward(z), rtol=1e-15, atol=0)
@@ -65,10 +73,13 @@ def test_dense_kernels_match_the_layer(batch, n_in, n_out, name):
     dX = layer.backward(dA)
     Z_k, A_k = np.empty((batch, n_out)), np.empty((batch, n_out))
     act = layer.activation
-    single._dense_forward(X, layer.W, layer.b, act.code, act.alpha, Z_k, A_k)
+    activate = kit.load(kit.Maths([act], MSE())).activate_rows
+    parameters = np.array([[value for _, value in render.parameters(act)] or [0.0]])
+    single._dense_forward(activate, X, layer.W, layer.b, 0, parameters, 0, Z_k, A_k)
     dZ_k, dW_k, db_k, dX_k = (np.empty((batch, n_out)), np.empty((n_out, n_in)),
                               np.empty(n_out), np.empty((batch, n_in)))
-    single._dense_backward(dA, X, layer.W, Z_k, act.code, act.alpha, dZ_k, dW_k, db_k, dX_k, True)
+    single._dense_backward(activate, dA, X, layer.W, Z_k, 0, parameters, 0, dZ_k, dW_k, db_k,
+                           dX_k, True)
     # Loops and BLAS may round dot products differently: a few ulps of the largest term.
     for ours, reference in [(A_k, A), (dW_k, layer.dW), (db_k, layer.db), (dX_k, dX)]:
         np.testing.assert_allclose(ours, reference, rtol=1e-13, atol=1e-14)

@@ -12,7 +12,7 @@ import pytest
 
 import tinynet
 from tinynet import reference
-from tinynet.compiled import backend, codegen, unrolled
+from tinynet.compiled import backend, sources, unrolled
 from tinynet.compiled.simd import LANES
 from tinynet.packing import layout
 
@@ -79,7 +79,7 @@ def test_a_cold_kernel_is_announced_once_before_it_compiles(tmp_path, monkeypatc
                              epochs=2, lr=0.1)
     notices = [line for line in capsys.readouterr().err.splitlines() if "compiling" in line]
     assert len(notices) == 1 and "first run only" in notices[0]
-    codegen._LOADED.clear()  # as in a new process: the kernel is in numba's cache now
+    sources._LOADED.clear()  # as in a new process: the kernel is in numba's cache now
     unrolled._kernel.cache_clear()
     tinynet.fit_ensemble([tinynet.mlp([2, 3, 2, 1], seed=s) for s in range(3)], X, y,
                          epochs=2, lr=0.1)

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 import tinynet
-from tinynet.compiled import codegen, fused, unrolled
+from tinynet.compiled import codegen, fused, kit, sources, unrolled
+from tinynet.compiled.kit import maths_of
+from tinynet.losses import MSE
 from tinynet.packing import layout
 
 from test_backends import same_parameters
@@ -142,8 +144,8 @@ def test_sources_are_written_once_and_named_by_their_text(tmp_path, monkeypatch)
     files = sorted(tmp_path.glob("tinynet_kernel_*.py"))
     assert len(files) == 1
     text = files[0].read_text()
-    net_layout = layout(tinynet.mlp([2, 2, 1]))
-    assert text == unrolled.source(net_layout, 1, 4, False, 8)
+    net = tinynet.mlp([2, 2, 1])
+    assert text == unrolled.source(layout(net), maths_of(net, MSE()), 1, 4, False, 8)
     assert "Do not edit" in text and "sizes [2, 2, 1]" in text
 
 
@@ -152,7 +154,7 @@ def test_the_default_kernel_is_vector_code_without_a_call_to_exp(tmp_path, monke
     X, y = tinynet.data.xor()                                # is at hand
     tinynet.fit_ensemble([tinynet.mlp([2, 2, 2, 1], seed=s) for s in range(100)], X, y,
                          epochs=2, lr=0.01, shuffle=True)
-    (kernel,) = [module.fit_block for name, module in codegen._LOADED.items()
+    (kernel,) = [module.fit_block for name, module in sources._LOADED.items()
                  if module.__file__.startswith(str(tmp_path))]
     assembly = kernel.inspect_asm(kernel.signatures[0])
     assert re.search(r"vmulpd\s+%[yz]mm", assembly)  # packed float64 multiplies: SIMD lanes
@@ -180,8 +182,8 @@ def test_seed_counts_whose_lanes_round_up_past_a_block(monkeypatch):
 def test_each_layers_exps_run_in_a_loop_of_their_own():
     """Sigmoid hidden and output layers: every exp sits in a loop over the lanes that holds
     nothing but exps and the spill array's loads and stores (tinynet.compiled.unrolled)."""
-    net_layout = layout(networks([2, 3, 1], "sigmoid", "sigmoid", [0])[0])
-    text = unrolled.source(net_layout, 1, 4, False, 8)
+    net = networks([2, 3, 1], "sigmoid", "sigmoid", [0])[0]
+    text = unrolled.source(layout(net), maths_of(net, MSE()), 1, 4, False, 8)
     loops = re.split(r"\n\s*for l in range\(8\):\n", text)
     with_exp = [loop for loop in loops if "vector_exp(" in loop.split("\n\n")[0]]
     assert len(with_exp) >= 3  # the two layers of a step, and the trained outputs
@@ -192,12 +194,13 @@ def test_each_layers_exps_run_in_a_loop_of_their_own():
 
 def test_a_generated_source_names_the_sources_compiled_into_it():
     """Numba's cache checks a kernel's own file only: a change of tinynet.compiled must give
-    the generated kernels new files (codegen.fingerprint)."""
-    net_layout = layout(tinynet.mlp([2, 2, 1]))
-    stamp = codegen.fingerprint()
+    the generated kernels new files (sources.fingerprint)."""
+    net = tinynet.mlp([2, 2, 1])
+    net_layout, maths = layout(net), maths_of(net, MSE())
+    stamp = sources.fingerprint()
     assert re.fullmatch(r"[0-9a-f]{16}", stamp)
-    assert stamp in unrolled.source(net_layout, 1, 4, False, 8)
-    assert stamp in fused.source(net_layout, 1, 4, False)
+    assert stamp in unrolled.source(net_layout, maths, 1, 4, False, 8)
+    assert stamp in fused.source(net_layout, maths, 1, 4, False)
 
 
 def _ensemble_losses(seeds):
@@ -226,7 +229,9 @@ def test_the_step_uncut_trains_the_same(monkeypatch):
         monkeypatch.setattr(unrolled, "CUT_AT_EXPS", cut)
         nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(11)]
         runs.append((nets, tinynet.fit_ensemble(nets, X, y, epochs=30, lr=0.5)))
-    assert "spill[" not in unrolled.source(layout(runs[0][0][0]), 1, 4, False, 8, cut=False)
+    net = runs[0][0][0]
+    assert "spill[" not in unrolled.source(layout(net), maths_of(net, MSE()), 1, 4, False, 8,
+                                           cut=False)
     (nets_a, a), (nets_b, b) = runs
     np.testing.assert_array_equal(a.final_loss, b.final_loss)
     for net_a, net_b in zip(nets_a, nets_b):
@@ -247,11 +252,18 @@ def _tinynet_imports(root: Path, name: str) -> list[str]:
 
 def test_the_fingerprint_covers_every_tinynet_module_a_kernel_imports():
     """What a generated kernel imports from tinynet, and what those modules import from
-    tinynet in turn, is what codegen.fingerprint hashes (but for Python-only input checks)."""
+    tinynet in turn, is what sources.fingerprint hashes (but for Python-only input checks)."""
     root = Path(tinynet.__file__).resolve().parent
-    header = codegen.module_header("test", layout(tinynet.mlp([2, 2, 1])), 1, 4, False, ["x"])
-    todo = [name.replace(".", "/") + ".py"
-            for name in re.findall(r"^from tinynet\.([\w.]+) import", header, re.MULTILINE)]
+    net = tinynet.mlp([2, 2, 1])
+    maths = maths_of(net, MSE())
+    headers = codegen.module_header("test", layout(net), maths, 1, 4, False, ["x"]) + \
+        kit.source(maths)  # the generated kernels and the kit of the generic ones
+    todo = []
+    for module, names in re.findall(r"^from tinynet\.([\w.]+) import ([\w, ]+)", headers,
+                                    re.MULTILINE):
+        folder = module.replace(".", "/")
+        todo += [f"{folder}/{name.strip()}.py" for name in names.split(",")] \
+            if (root / folder).is_dir() else [f"{folder}.py"]
     found = set()
     while todo:
         name = todo.pop()
@@ -259,4 +271,4 @@ def test_the_fingerprint_covers_every_tinynet_module_a_kernel_imports():
             found.add(name)
             todo += _tinynet_imports(root, name)
     # activations.py imports its input checks from validation.py, which no kernel compiles in
-    assert found - {"validation.py"} == set(codegen.COMPILED_IN)
+    assert found - {"validation.py"} == set(sources.COMPILED_IN)

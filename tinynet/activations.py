@@ -1,7 +1,8 @@
-"""Activation functions: each one's forward value and derivative, side by side.
+"""Activation functions: each one's value and derivative, defined once, side by side.
 
-An activation maps the pre-activation ``z = x Wᵀ + b`` to ``a = φ(z)`` element-wise. Backward
-needs ``φ'(z)``, so every activation here has both, written next to each other::
+An activation maps the pre-activation ``z = x Wᵀ + b`` to ``a = φ(z)`` element-wise, and
+backward needs ``φ'(z)``. Each activation here is one method, ``forward_and_derivative(z)``,
+that returns both, written in the words of :mod:`tinynet.maths`::
 
     >>> from tinynet.activations import get_activation
     >>> act = get_activation("leaky_relu", alpha=0.01)
@@ -10,9 +11,9 @@ needs ``φ'(z)``, so every activation here has both, written next to each other:
     >>> act.derivative(np.array([-2.0, 0.0, 3.0]))
     array([0.01, 0.01, 1.  ])
 
-A training step needs both at the same z, and ``forward_and_derivative(z)`` gives them at once:
-the same values, bit for bit, with the work they share done once (sigmoid's exponential,
-tanh's tanh).
+That method is the activation's only definition: the NumPy backend calls it, and the compiled
+backend writes the same lines into its kernels (:mod:`tinynet.compiled.render`). Adding an
+activation is one class here (or in your own code) with a ``name`` and that method.
 
 Conventions at the kink ``z = 0`` (where the derivative does not exist): ``relu'(0) = 0`` and
 ``leaky_relu'(0) = alpha`` (the left derivative, as in PyTorch).
@@ -20,52 +21,94 @@ Conventions at the kink ``z = 0`` (where the derivative does not exist): ``relu'
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
+from .maths import exp, tanh, where
 from .validation import UnknownNameError, check_float
 
-__all__ = ["Activation", "Identity", "Sigmoid", "Tanh", "ReLU", "LeakyReLU",
-           "ACTIVATIONS", "COMPILED", "get_activation", "IDENTITY", "SIGMOID", "TANH", "RELU",
-           "LEAKY_RELU"]
-
-IDENTITY, SIGMOID, TANH, RELU, LEAKY_RELU = range(5)
-"""The activation codes: how the compiled kernels (:mod:`tinynet.compiled`) name each one."""
+__all__ = ["Activation", "Identity", "Sigmoid", "Tanh", "ReLU", "LeakyReLU", "BUILT_IN",
+           "ACTIVATIONS", "get_activation"]
 
 
 @dataclass(frozen=True, repr=False)
 class Activation:
-    """Base class: ``forward(z) = φ(z)`` and ``derivative(z) = φ'(z)``, both element-wise, and
-    ``forward_and_derivative(z) = (φ(z), φ'(z))``.
+    """Base class: ``forward_and_derivative(z) = (φ(z), φ'(z))``, element-wise, and from it
+    ``forward(z)`` and ``derivative(z)``.
 
-    ``code`` is the number the compiled kernels know it by; ``alpha`` is the negative slope,
-    0 for every activation but LeakyReLU. Activations are values: two are equal when they are
-    the same function (``LeakyReLU(0.01) == LeakyReLU(0.01)``).
+    ``alpha`` is the negative slope, 0 for every activation but LeakyReLU; ``bounds`` the
+    interval φ's values lie in (a loss such as binary cross-entropy needs outputs in [0, 1]).
+    Activations are values: two are equal when they are the same function
+    (``LeakyReLU(0.01) == LeakyReLU(0.01)``).
 
-    Your own activation: a subclass with ``name``, ``forward`` and ``derivative``, decorated
-    ``@dataclass(frozen=True)`` with its parameters as fields (so that equality sees them). It
-    trains on the NumPy backend; the compiled kernels know the built-in ones only.
+    Your own activation: a subclass with a ``name`` and ``forward_and_derivative``,
+    decorated ``@dataclass(frozen=True)`` with its numeric parameters as fields (so that
+    equality sees them, and the compiled kernels read them as ``self.<field>``). Written with
+    :mod:`tinynet.maths` and arithmetic it trains on both backends; a subclass that defines
+    ``forward`` and ``derivative`` with NumPy instead trains on the NumPy backend only, and
+    the compiled one refuses it by name.
     """
 
     name: ClassVar[str] = ""
-    code: ClassVar[int] = -1
     alpha: ClassVar[float] = 0.0
+    bounds: ClassVar[tuple[float, float]] = (-math.inf, math.inf)
 
-    def forward(self, z: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
-
-    def derivative(self, z: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        """Each class has one definition: ``forward_and_derivative``, from which ``forward``
+        and ``derivative`` follow; or (NumPy only) ``forward`` and ``derivative``, from which
+        ``forward_and_derivative`` follows. Whichever a class defines replaces what it
+        inherits, so that training and ``forward`` never compute two different functions."""
+        super().__init_subclass__(**kwargs)
+        own = set(vars(cls)) & {"forward_and_derivative", "forward", "derivative"}
+        if own == {"forward_and_derivative"}:
+            cls.forward, cls.derivative = Activation.forward, Activation.derivative
+        elif own == {"forward", "derivative"}:
+            cls.forward_and_derivative = Activation.forward_and_derivative
+        elif own:
+            raise TypeError(f"activation class {cls.__name__} defines {', '.join(sorted(own))}: "
+                            "define forward_and_derivative(self, z), or (for the NumPy backend "
+                            "only) both forward and derivative")
+        inherited = {name for klass in cls.__mro__[:-2] for name in vars(klass)}
+        if "forward_and_derivative" not in inherited and \
+                not {"forward", "derivative"} <= inherited:
+            raise TypeError(f"activation class {cls.__name__} must define "
+                            "forward_and_derivative(self, z), or forward and derivative")
 
     def forward_and_derivative(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(forward(z), derivative(z))``; a subclass may compute the two together, to the
-        same values."""
+        """``(φ(z), φ'(z))``: the definition. (For a subclass that defines ``forward`` and
+        ``derivative`` instead, the two of them.)"""
         return self.forward(z), self.derivative(z)
+
+    def forward(self, z: np.ndarray) -> np.ndarray:
+        """φ(z), element-wise: float64, the shape of z."""
+        z = np.asarray(z, dtype=np.float64)
+        return _as_array(type(self).forward_and_derivative(self, z)[0], z)
+
+    def derivative(self, z: np.ndarray) -> np.ndarray:
+        """φ'(z), element-wise: float64, the shape of z."""
+        z = np.asarray(z, dtype=np.float64)
+        return _as_array(type(self).forward_and_derivative(self, z)[1], z)
+
+    def value_and_slope(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(φ(z), φ'(z))`` as float64 arrays of z's shape, however the definition wrote them
+        (a constant derivative, as the identity's 1.0, comes back as an array)."""
+        z = np.asarray(z, dtype=np.float64)
+        value, slope = self.forward_and_derivative(z)
+        return _as_array(value, z), _as_array(slope, z)
 
     def __repr__(self) -> str:
         return self.name
+
+
+def _as_array(value: object, z: np.ndarray) -> np.ndarray:
+    """``value`` as a new float64 array of z's shape (never z itself)."""
+    value = np.asarray(value, dtype=np.float64)
+    if value.shape != z.shape:
+        return np.full(z.shape, value)
+    return value.copy() if value is z or np.shares_memory(value, z) else value
 
 
 @dataclass(frozen=True, repr=False)
@@ -73,13 +116,9 @@ class Identity(Activation):
     """φ(z) = z,  φ'(z) = 1."""
 
     name = "identity"
-    code = IDENTITY
 
-    def forward(self, z: np.ndarray) -> np.ndarray:
-        return np.array(z, dtype=np.float64)
-
-    def derivative(self, z: np.ndarray) -> np.ndarray:
-        return np.ones_like(z, dtype=np.float64)
+    def forward_and_derivative(self, z):
+        return z, 1.0
 
 
 @dataclass(frozen=True, repr=False)
@@ -93,22 +132,11 @@ class Sigmoid(Activation):
     """
 
     name = "sigmoid"
-    code = SIGMOID
+    bounds = (0.0, 1.0)
 
-    def forward(self, z: np.ndarray) -> np.ndarray:
-        z = np.asarray(z, dtype=np.float64)
-        e = np.exp(-np.abs(z))
-        return np.where(z >= 0, 1.0, e) / (1.0 + e)
-
-    def derivative(self, z: np.ndarray) -> np.ndarray:
-        e = np.exp(-np.abs(np.asarray(z, dtype=np.float64)))
-        return e / ((1.0 + e) * (1.0 + e))
-
-    def forward_and_derivative(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        z = np.asarray(z, dtype=np.float64)
-        e = np.exp(-np.abs(z))
-        one_plus_e = 1.0 + e
-        return np.where(z >= 0, 1.0, e) / one_plus_e, e / (one_plus_e * one_plus_e)
+    def forward_and_derivative(self, z):
+        e = exp(-abs(z))
+        return where(z >= 0, 1.0, e) / (1.0 + e), e / ((1.0 + e) * (1.0 + e))
 
 
 @dataclass(frozen=True, repr=False)
@@ -116,17 +144,10 @@ class Tanh(Activation):
     """φ(z) = tanh(z),  φ'(z) = 1 - tanh(z)²."""
 
     name = "tanh"
-    code = TANH
+    bounds = (-1.0, 1.0)
 
-    def forward(self, z: np.ndarray) -> np.ndarray:
-        return np.tanh(np.asarray(z, dtype=np.float64))
-
-    def derivative(self, z: np.ndarray) -> np.ndarray:
-        t = np.tanh(np.asarray(z, dtype=np.float64))
-        return 1.0 - t * t
-
-    def forward_and_derivative(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        t = np.tanh(np.asarray(z, dtype=np.float64))
+    def forward_and_derivative(self, z):
+        t = tanh(z)
         return t, 1.0 - t * t
 
 
@@ -135,19 +156,10 @@ class ReLU(Activation):
     """φ(z) = max(z, 0),  φ'(z) = 1 if z > 0 else 0 (so relu'(0) = 0)."""
 
     name = "relu"
-    code = RELU
+    bounds = (0.0, math.inf)
 
-    def forward(self, z: np.ndarray) -> np.ndarray:
-        z = np.asarray(z, dtype=np.float64)
-        return np.where(z > 0, z, 0.0)
-
-    def derivative(self, z: np.ndarray) -> np.ndarray:
-        return np.where(np.asarray(z) > 0, 1.0, 0.0)
-
-    def forward_and_derivative(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        z = np.asarray(z, dtype=np.float64)
-        positive = z > 0
-        return np.where(positive, z, 0.0), np.where(positive, 1.0, 0.0)
+    def forward_and_derivative(self, z):
+        return where(z > 0, z, 0.0), where(z > 0, 1.0, 0.0)
 
 
 @dataclass(frozen=True, repr=False)
@@ -155,41 +167,29 @@ class LeakyReLU(Activation):
     """φ(z) = z if z > 0 else α z,  φ'(z) = 1 if z > 0 else α (so leaky_relu'(0) = α).
 
     ``alpha`` is the slope for negative inputs: 0.01 by default, as in 99mlp and PyTorch.
-    ``alpha = 0`` is ReLU.
+    ``alpha = 0`` is ReLU. φ(z) = z φ'(z): z times 1, or z times α, which rounds as α z does.
     """
 
     name = "leaky_relu"
-    code = LEAKY_RELU
     alpha: float = 0.01
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "alpha", check_float("alpha", self.alpha, minimum=0.0,
                                                       inclusive=True))
 
-    def forward(self, z: np.ndarray) -> np.ndarray:
-        z = np.asarray(z, dtype=np.float64)
-        return np.where(z > 0, z, self.alpha * z)
-
-    def derivative(self, z: np.ndarray) -> np.ndarray:
-        return np.where(np.asarray(z) > 0, 1.0, self.alpha)
-
-    def forward_and_derivative(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """φ(z) = z φ'(z): z times 1, or z times α, which rounds as α z does."""
-        z = np.asarray(z, dtype=np.float64)
-        slope = np.where(z > 0, 1.0, self.alpha)
+    def forward_and_derivative(self, z):
+        slope = where(z > 0, 1.0, self.alpha)
         return z * slope, slope
 
     def __repr__(self) -> str:
         return f"leaky_relu(alpha={self.alpha:g})"
 
 
-ACTIVATIONS: dict[str, type[Activation]] = {
-    cls.name: cls for cls in (Identity, Sigmoid, Tanh, ReLU, LeakyReLU)
-}
+BUILT_IN: tuple[type[Activation], ...] = (Identity, Sigmoid, Tanh, ReLU, LeakyReLU)
+"""The built-in activation classes, in a fixed order: every network made of them shares one
+compiled kit (:mod:`tinynet.compiled.kit`), compiled once per machine and loss."""
 
-COMPILED: dict[int, type[Activation]] = {cls.code: cls for cls in ACTIVATIONS.values()}
-"""The activations the compiled kernels know, by code: the built-in classes (not their
-subclasses, which would inherit a code but may compute something else)."""
+ACTIVATIONS: dict[str, type[Activation]] = {cls.name: cls for cls in BUILT_IN}
 
 
 def get_activation(activation: str | Activation, alpha: float = 0.01) -> Activation:

@@ -1,27 +1,131 @@
-"""Mean squared error: its value and its gradient, side by side.
+"""Losses: each one's value and gradient, defined once, side by side.
 
-For predictions ``Y_hat`` and targets ``Y`` of shape ``(B, n_out)``::
+For predictions ``Y_hat`` and targets ``Y`` of shape ``(B, n_out)`` a loss here is summed over
+the outputs and averaged over the batch::
 
-    L = (1/B) Σ_b Σ_k (Y_hat[b,k] - Y[b,k])²          (summed over outputs, averaged over the batch)
-    dL/dY_hat = (2/B) (Y_hat - Y)
+    L = (1/B) Σ_b Σ_k ℓ(Y_hat[b,k], Y[b,k])            dL/dY_hat[b,k] = (1/B) ℓ'(Y_hat[b,k], Y[b,k])
 
-For one sample with one output this is the notes' ``L = (y_hat - y)²`` and
-``dL/dy_hat = 2 (y_hat - y)``. Averaging over the batch keeps a minibatch step the same size as
-a per-sample step; summing over outputs keeps each output's gradient independent of how many
-outputs there are. (PyTorch's ``MSELoss`` also divides by ``n_out``; with one output, as in XOR,
-the two agree.)
+Each loss is one method, ``value_and_gradient(y_hat, y, batch)``, giving one output's term of
+L times B and its term of dL/dŷ, written in the words of :mod:`tinynet.maths`. The NumPy
+backend calls it on whole arrays; the compiled backend writes the same lines into its kernels
+(:mod:`tinynet.compiled.render`). Adding a loss is one class here (or in your own code).
 
-Both functions also take a leading members axis, ``(S, B, n_out)``, for S networks trained
-side by side (:mod:`tinynet.reference`): then ``mse`` gives one loss per network, shape (S,).
+A loss may also give its gradient through a sigmoid output, dL/dz for ŷ = σ(z), as
+``gradient_through_sigmoid(y_hat, y, batch)``: binary cross-entropy's is ŷ − y over B, which
+never divides by ŷ (1 − ŷ). Every backend then uses it on a network whose output layer is a
+:class:`~tinynet.activations.Sigmoid`, in place of dL/dŷ times σ'(z).
+
+The mean squared error is the notes' loss: for one sample with one output ``L = (y_hat - y)²``
+and ``dL/dy_hat = 2 (y_hat - y)``. Averaging over the batch keeps a minibatch step the same
+size as a per-sample step; summing over outputs keeps each output's gradient independent of
+how many outputs there are. (PyTorch's ``MSELoss`` also divides by ``n_out``; with one output,
+as in XOR, the two agree.)
+
+Every function also takes a leading members axis, ``(S, B, n_out)``, for S networks trained
+side by side (:mod:`tinynet.reference`): then the loss is one per network, shape (S,).
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 
-from .validation import ShapeError
+from .maths import log, where
+from .validation import ShapeError, UnknownNameError
 
-__all__ = ["mse", "mse_gradient"]
+__all__ = ["Loss", "MSE", "BCE", "LOSSES", "get_loss", "mse", "mse_gradient"]
+
+
+@dataclass(frozen=True, repr=False)
+class Loss:
+    """Base class: ``value_and_gradient(y_hat, y, batch)`` = (B ℓ, ℓ' / B) for one output of
+    one sample in a batch of ``batch``, element-wise; from it :meth:`value` and
+    :meth:`gradient` of whole batches.
+
+    Your own loss: a subclass with a ``name`` and ``value_and_gradient``, decorated
+    ``@dataclass(frozen=True)`` with its numeric parameters as fields, written with
+    :mod:`tinynet.maths` and arithmetic (then both backends build it from that one method).
+    ``bounds`` is the interval predictions and targets must lie in.
+    """
+
+    name: ClassVar[str] = ""
+    bounds: ClassVar[tuple[float, float]] = (-math.inf, math.inf)
+
+    def value_and_gradient(self, y_hat: np.ndarray, y: np.ndarray,
+                           batch: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(term, gradient)``: the definition, element-wise (see the class)."""
+        raise NotImplementedError
+
+    def value(self, y_hat: np.ndarray, y: np.ndarray) -> float | np.ndarray:
+        """L = (1/B) Σ terms, for arrays (B, n_out): a float; for (S, B, n_out): shape (S,)."""
+        _check_same_shape(y_hat, y)
+        terms, _ = self.value_and_gradient(y_hat, y, y.shape[-2])
+        total = np.sum(terms, axis=(-2, -1)) / y.shape[-2]
+        return float(total) if np.ndim(total) == 0 else total
+
+    def gradient(self, y_hat: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """dL/dŷ, the shape of ``y_hat``: (B, n_out) or (S, B, n_out)."""
+        _check_same_shape(y_hat, y)
+        return self.value_and_gradient(y_hat, y, y.shape[-2])[1]
+
+    def through_sigmoid(self) -> bool:
+        """Whether this loss gives its gradient through a sigmoid output
+        (``gradient_through_sigmoid``; see the module's docstring)."""
+        return callable(getattr(self, "gradient_through_sigmoid", None))
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, repr=False)
+class MSE(Loss):
+    """Mean squared error: ℓ = (ŷ − y)², dL/dŷ = (2/B)(ŷ − y)."""
+
+    name = "mse"
+
+    def value_and_gradient(self, y_hat, y, batch):
+        diff = y_hat - y
+        return diff * diff, (2.0 / batch) * diff
+
+
+@dataclass(frozen=True, repr=False)
+class BCE(Loss):
+    """Binary cross-entropy, PyTorch's ``BCELoss``: for predictions ŷ in [0, 1] and targets y
+    in [0, 1], ℓ = −[y log ŷ + (1 − y) log(1 − ŷ)], each log at least −100 (so that ŷ = 0 or 1
+    gives a finite loss, as in PyTorch), and dL/dŷ = (ŷ − y) / (ŷ (1 − ŷ) B).
+
+    Through a sigmoid output ŷ = σ(z), dL/dz = dL/dŷ · ŷ (1 − ŷ) = (ŷ − y) / B: the gradient
+    every backend uses there, stable where ŷ (1 − ŷ) rounds to 0.
+    """
+
+    name = "bce"
+    bounds = (0.0, 1.0)
+
+    def value_and_gradient(self, y_hat, y, batch):
+        log_p = log(y_hat)
+        log_q = log(1.0 - y_hat)
+        term = -(y * where(log_p > -100.0, log_p, -100.0)
+                 + (1.0 - y) * where(log_q > -100.0, log_q, -100.0))
+        return term, (y_hat - y) / (y_hat * (1.0 - y_hat) * batch)
+
+    def gradient_through_sigmoid(self, y_hat, y, batch):
+        return (y_hat - y) / batch
+
+
+LOSSES: dict[str, type[Loss]] = {cls.name: cls for cls in (MSE, BCE)}
+"""The built-in losses, by name."""
+
+
+def get_loss(loss: str | Loss) -> Loss:
+    """The loss named ``loss`` (see :data:`LOSSES`); a :class:`Loss` is returned as it is."""
+    if isinstance(loss, Loss):
+        return loss
+    if not isinstance(loss, str) or loss not in LOSSES:
+        raise UnknownNameError("loss", loss, LOSSES)
+    return LOSSES[loss]()
 
 
 def _check_same_shape(y_hat: np.ndarray, y: np.ndarray) -> None:
@@ -31,13 +135,9 @@ def _check_same_shape(y_hat: np.ndarray, y: np.ndarray) -> None:
 
 def mse(y_hat: np.ndarray, y: np.ndarray) -> float | np.ndarray:
     """L = (1/B) Σ (y_hat - y)² for arrays (B, n_out): a float; for (S, B, n_out): shape (S,)."""
-    _check_same_shape(y_hat, y)
-    diff = y_hat - y
-    total = np.sum(diff * diff, axis=(-2, -1)) / y.shape[-2]
-    return float(total) if np.ndim(total) == 0 else total
+    return MSE().value(y_hat, y)
 
 
 def mse_gradient(y_hat: np.ndarray, y: np.ndarray) -> np.ndarray:
     """dL/dy_hat = (2/B) (y_hat - y), the shape of ``y_hat``: (B, n_out) or (S, B, n_out)."""
-    _check_same_shape(y_hat, y)
-    return (2.0 / y.shape[-2]) * (y_hat - y)
+    return MSE().gradient(y_hat, y)

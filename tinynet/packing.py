@@ -10,31 +10,47 @@ compiled kernels (:mod:`tinynet.compiled`) take ``theta`` and the layout as plai
 
 from __future__ import annotations
 
+import dataclasses
+import math
+import numbers
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from . import init
+from .activations import BUILT_IN
 from .seeding import generators
 from .validation import check_seeds
 
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["Layout", "layout", "pack", "stack", "unpack", "draw", "layer_views", "size",
-           "count"]
+__all__ = ["Layout", "layout", "activation_kinds", "pack", "stack", "unpack", "draw",
+           "layer_views", "size", "count"]
 
 
 class Layout(NamedTuple):
     """Where the parameters sit, one row per layer: ``table`` int64 (layers, 4) holds n_in,
-    n_out, the offset of W and the offset of b in theta; ``codes`` int64 (layers,) the
-    activation codes (:mod:`tinynet.activations`) and ``alphas`` float64 (layers,) their
-    negative slopes."""
+    n_out, the offset of W and the offset of b in theta; ``kinds`` int64 (layers,) which of
+    :func:`activation_kinds` each layer has; ``parameters`` float64 (layers, k) each layer's
+    activation's numeric parameters, its dataclass fields in order (LeakyReLU's alpha),
+    padded with 0."""
 
     table: np.ndarray
-    codes: np.ndarray
-    alphas: np.ndarray
+    kinds: np.ndarray
+    parameters: np.ndarray
+
+
+def activation_kinds(net: "Network") -> list:
+    """What ``Layout.kinds`` indexes: one activation of each built-in class
+    (:data:`tinynet.activations.BUILT_IN`, in its order), then one of each other class
+    ``net`` uses, in the order of the layers that first use it. Networks of built-in
+    activations have the same kinds, and so share their compiled kernels."""
+    first: dict[type, object] = {cls: cls() for cls in BUILT_IN}
+    for layer in net.layers:
+        first.setdefault(type(layer.activation), layer.activation)
+    return list(first.values())
 
 
 def layout(net: "Network") -> Layout:
@@ -43,9 +59,24 @@ def layout(net: "Network") -> Layout:
     for layer in net.layers:
         rows.append((layer.n_in, layer.n_out, offset, offset + layer.W.size))
         offset += layer.W.size + layer.b.size
+    classes = [type(activation) for activation in activation_kinds(net)]
+    values = [_parameter_values(layer.activation) for layer in net.layers]
+    parameters = np.zeros((len(values), max(1, *map(len, values))))
+    for row, numbers_of_layer in zip(parameters, values):
+        row[:len(numbers_of_layer)] = numbers_of_layer
     return Layout(np.array(rows, dtype=np.int64),
-                  np.array([layer.activation.code for layer in net.layers], dtype=np.int64),
-                  np.array([layer.activation.alpha for layer in net.layers], dtype=np.float64))
+                  np.array([classes.index(type(layer.activation)) for layer in net.layers],
+                           dtype=np.int64), parameters)
+
+
+def _parameter_values(activation: object) -> list[float]:
+    """An activation's dataclass fields, as numbers (NaN for a field that is not one, which no
+    kernel reads: the compiled backend refuses such an activation)."""
+    if not dataclasses.is_dataclass(activation):
+        return []
+    return [float(value) if isinstance(value, numbers.Real) else math.nan
+            for value in (getattr(activation, field.name)
+                          for field in dataclasses.fields(activation))]
 
 
 def pack(net: "Network") -> np.ndarray:

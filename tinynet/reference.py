@@ -12,13 +12,15 @@ into it, so one subtraction updates every member. Each epoch e::
         A = X_e[batch]
         for every layer:                         dense.forward_with_derivative
             X = A,  Z = X Wᵀ + b,  A = φ(Z)      keeping X and φ'(Z) for the backward pass
-        ŷ = A,  dA = mse_gradient(ŷ, y_e[batch])  dL/dŷ = (2/B)(ŷ − y)
+        ŷ = A,  dA = loss.gradient(ŷ, y_e[batch])  dL/dŷ (MSE: (2/B)(ŷ − y)); or dL/dz of
+                                                 a sigmoid output (BCE: (ŷ − y)/B), whose
+                                                 dZ is then dA itself
         for every layer, last first:             dense.backward_*
             dZ = dA ⊙ φ'(Z),  dW = dZᵀ X,  db = Σ_b dZ
             W ← W − lr · dW,  b ← b − lr · db    only if update="during_backward"
             dA = dZ W                            for the layer before (with the new W if so)
         θ ← θ − lr · ∇θ                          only if update="after_backward" (default)
-    loss = mse(ŷ of the epoch, y_e)              each sample's ŷ as training saw it
+    loss = loss.value(ŷ of the epoch, y_e)       each sample's ŷ as training saw it
     record the loss, the outputs on the wrong side of the threshold, divergence
 
 The two updates are the same subtraction, element by element; only when it happens differs,
@@ -51,8 +53,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import dense, losses
-from .activations import Activation
+from . import dense
+from .activations import Activation, Sigmoid
+from .losses import Loss
 from .packing import layer_views, layout, pack, stack, unpack
 from .results import Record, Settings, run_in_chunks
 from .shuffle import orders_from
@@ -60,17 +63,18 @@ from .shuffle import orders_from
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "sgd_step", "train", "fit_one", "fit_many",
-           "fit_packed", "forward_many", "predict"]
+__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "sgd_step", "through_output", "train", "fit_one",
+           "fit_many", "fit_packed", "forward_many", "predict"]
 
 Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Activation]]
 """Per layer ``(W, b, dW, db, activation)``: W and b are views into ``theta``, dW and db into
 ``grad``."""
 
 
-def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, x: np.ndarray,
+def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, loss: Loss, x: np.ndarray,
              y: np.ndarray, lr: float, during_backward: bool) -> np.ndarray:
-    """One SGD step of every member on its batch: x (S, B, n_in), y (S, B, n_out).
+    """One SGD step of every member on its batch: x (S, B, n_in), y (S, B, n_out), on
+    ``loss``.
 
     ``layers`` holds the views into ``theta`` and ``grad`` (S, P) (:data:`Layers`). With
     ``during_backward`` each layer is updated as soon as its dW and db are known, and passes
@@ -84,10 +88,17 @@ def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, x: np.ndarray,
         a, derivative = dense.forward_with_derivative(a, W, b, activation)
         derivatives.append(derivative)
     y_hat = a
-    delta = losses.mse_gradient(y_hat, y)                           # dL/dŷ
+    through = through_output(loss, layers[-1][4])
+    if through:                                                     # dL/dz of the output
+        delta = loss.gradient_through_sigmoid(y_hat, y, y.shape[-2])
+    else:
+        delta = loss.gradient(y_hat, y)                             # dL/dŷ
     for layer in range(len(layers) - 1, -1, -1):                    # backward
         W, b, dW, db, _ = layers[layer]
-        dz = dense.backward_activation(delta, derivatives[layer])
+        if through and layer == len(layers) - 1:
+            dz = delta
+        else:
+            dz = dense.backward_activation(delta, derivatives[layer])
         dense.backward_parameters(dz, inputs[layer], dW, db)
         if during_backward:                                         # update this layer now
             W -= lr * dW
@@ -99,8 +110,16 @@ def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, x: np.ndarray,
     return y_hat
 
 
-def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], X: np.ndarray,
-          y: np.ndarray, seeds: np.ndarray, settings: Settings, record: Record) -> None:
+def through_output(loss: Loss, output: Activation) -> bool:
+    """Whether ``loss`` gives dL/dz of the output layer directly: it has a gradient through a
+    sigmoid (binary cross-entropy's ŷ − y over B), and the output layer is a
+    :class:`~tinynet.activations.Sigmoid` (see :mod:`tinynet.losses`)."""
+    return loss.through_sigmoid() and type(output) is Sigmoid
+
+
+def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], loss: Loss,
+          X: np.ndarray, y: np.ndarray, seeds: np.ndarray, settings: Settings,
+          record: Record) -> None:
     """Train the members in ``theta`` (S, P) in place, epochs ``settings.first_epoch`` on,
     writing into ``record`` (see :mod:`tinynet.results`). The training itself runs on a copy
     in the memory order the module's docstring describes, copied back at the end."""
@@ -128,14 +147,14 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], X
             visit = next(orders)
             X_epoch[...], y_epoch[...] = X.take(visit, axis=0), y.take(visit, axis=0)
         for x_batch, y_batch, seen_batch in steps:
-            seen_batch[...] = sgd_step(params, grad, layers, x_batch, y_batch, lr, during)
-        loss = losses.mse(seen, y_epoch)                            # (S,)
+            seen_batch[...] = sgd_step(params, grad, layers, loss, x_batch, y_batch, lr, during)
+        epoch_loss = loss.value(seen, y_epoch)                      # (S,)
         wrong = ((seen > threshold) != (y_epoch > threshold)).any(axis=(1, 2))
         record.last_wrong_epoch[alive & wrong] = epoch
-        record.final_loss[alive] = loss[alive]
+        record.final_loss[alive] = epoch_loss[alive]
         if every and (epoch + 1) % every == 0:
-            record.loss[alive, (epoch + 1) // every - 1] = loss[alive]
-        diverging = alive & ~(np.isfinite(loss) & np.isfinite(params).all(axis=1))
+            record.loss[alive, (epoch + 1) // every - 1] = epoch_loss[alive]
+        diverging = alive & ~(np.isfinite(epoch_loss) & np.isfinite(params).all(axis=1))
         if diverging.any():
             record.diverged_epoch[diverging] = epoch
             kept[diverging] = params[diverging]
@@ -147,11 +166,11 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], X
     theta[...] = params
 
 
-def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
-            record: Record) -> None:
+def fit_one(net: "Network", loss: Loss, X: np.ndarray, y: np.ndarray, seed: int,
+            settings: Settings, record: Record) -> None:
     """Train ``net`` in place: :func:`train` with one member."""
     theta = pack(net)[None, :]
-    train(theta, layout(net).table, [layer.activation for layer in net.layers], X, y,
+    train(theta, layout(net).table, [layer.activation for layer in net.layers], loss, X, y,
           np.array([seed]), settings, record)
     unpack(net, theta[0])
 
@@ -167,19 +186,20 @@ FIT_CHUNK_WORK = 1 << 19
 one 2-2-1 network's per-sample steps (a Ctrl-C stops NumPy code at once anyway)."""
 
 
-def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
-             settings: Settings, record: Record,
+def fit_many(networks: "list[Network]", loss: Loss, X: np.ndarray, y: np.ndarray,
+             seeds: np.ndarray, settings: Settings, record: Record,
              progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Train ``networks`` in place: :func:`fit_packed` on their packed parameters, copied
     back into every network."""
     theta = stack(networks)
-    predictions = fit_packed(theta, networks[0], X, y, seeds, settings, record, progress)
+    predictions = fit_packed(theta, networks[0], loss, X, y, seeds, settings, record,
+                             progress)
     for net, row in zip(networks, theta):
         unpack(net, row)
     return predictions
 
 
-def fit_packed(theta: np.ndarray, like: "Network", X: np.ndarray, y: np.ndarray,
+def fit_packed(theta: np.ndarray, like: "Network", loss: Loss, X: np.ndarray, y: np.ndarray,
                seeds: np.ndarray, settings: Settings, record: Record,
                progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Train the members whose packed parameters are the rows of ``theta`` (S, P), networks
@@ -189,7 +209,8 @@ def fit_packed(theta: np.ndarray, like: "Network", X: np.ndarray, y: np.ndarray,
     table = layout(like).table
     activations = [layer.activation for layer in like.layers]
     run_in_chunks(settings, theta.size * len(X), CHUNK_WORK,
-                  lambda part: train(theta, table, activations, X, y, seeds, part, record),
+                  lambda part: train(theta, table, activations, loss, X, y, seeds, part,
+                                     record),
                   record, progress)
     return forward_many(theta, table, activations, X)
 

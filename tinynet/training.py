@@ -1,6 +1,6 @@
-"""Training by stochastic gradient descent on the MSE loss: one network (:func:`fit`), many at
-once (:func:`fit_ensemble`), and :func:`predict`. The public entry points: they check their
-input once and hand the work to a backend.
+"""Training by stochastic gradient descent on a loss (the notes' MSE by default): one network
+(:func:`fit`), many at once (:func:`fit_ensemble`), and :func:`predict`. The public entry
+points: they check their input once and hand the work to a backend.
 
 Each epoch visits every sample once, in the order :func:`tinynet.shuffle.epoch_order` gives for
 ``(seed, epoch)`` when shuffling, and in data order otherwise. For every batch of
@@ -42,32 +42,38 @@ from types import ModuleType
 import numpy as np
 
 from . import compiled, reference
-from .activations import COMPILED
+from .compiled import kit
+from .losses import Loss, get_loss
 from .network import Network
 from .packing import pack, size, unpack
 from .results import UPDATES, EnsembleResult, History, Record, Settings, history
 from .validation import (MAX_EPOCHS, as_float_matrix, check_backend, check_callable,
-                         check_choice, check_compiled_activations, check_instance, check_int,
+                         check_choice, check_instance, check_int,
                          check_members, check_packed, check_seed, check_seeds,
                          check_training_data, check_training_settings)
 
 __all__ = ["fit", "fit_ensemble", "fit_packed", "predict"]
 
 
-def _backend(name: object, net: Network) -> ModuleType:
-    """The module that implements backend ``name`` for networks like ``net``: the one place a
-    backend is chosen."""
+def _backend(name: object, net: Network, loss: Loss) -> ModuleType:
+    """The module that implements backend ``name`` for networks like ``net`` trained on
+    ``loss``: the one place a backend is chosen. The compiled one must be able to build every
+    activation and the loss from its definition (:func:`tinynet.compiled.kit.check`), or it
+    refuses them by name."""
     if check_backend(name) == "numpy":
         return reference
-    check_compiled_activations(net, COMPILED)
+    kit.check(net, loss)
     return compiled.load()
 
 
 def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_size: int = 1,
         shuffle: bool = True, seed: int | None = None, print_every: int | None = None,
         backend: str = "numba", threshold: float = 0.5, record_every: int | None = 1,
-        update: str = "after_backward") -> History:
-    """Train ``net`` in place by SGD on the MSE loss and return its :class:`History`.
+        update: str = "after_backward", loss: str | Loss = "mse") -> History:
+    """Train ``net`` in place by SGD on ``loss`` and return its :class:`History`.
+
+    ``loss`` is a name of :data:`tinynet.losses.LOSSES` (``"mse"``, the notes' loss, by
+    default) or a :class:`tinynet.losses.Loss`.
 
     ``seed`` fixes the shuffle order (default: the network's seed). ``print_every=k`` prints
     the loss every k epochs. ``record_every=k`` keeps the loss of every k-th epoch (None: none).
@@ -90,7 +96,8 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     seed = net.seed if seed is None else check_seed("seed", seed)
     if print_every is not None:
         print_every = check_int("print_every", print_every, minimum=1, maximum=MAX_EPOCHS)
-    run = _backend(backend, net)
+    loss = _checked_loss(loss, net, y)
+    run = _backend(backend, net, loss)
 
     record = Record.empty(1, epochs, every)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
@@ -98,7 +105,7 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     with np.errstate(all="ignore"), _restored_at_interrupt(net, pack(net)):
         for part in settings.chunks(print_every or epochs):
             for piece in part.chunks(chunk):
-                run.fit_one(net, X, y, seed, piece, record)
+                run.fit_one(net, loss, X, y, seed, piece, record)
                 if record.diverged_epoch[0] >= 0:
                     break
             diverged = record.diverged_epoch[0] >= 0
@@ -111,6 +118,23 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
             if diverged:
                 break
     return history(record, 0, epochs, every, threshold)
+
+
+def _checked_loss(loss: object, net: Network, y: np.ndarray) -> Loss:
+    """The loss named or given, if the network's outputs and the targets ``y`` lie in its
+    ``bounds`` (binary cross-entropy: [0, 1], so a sigmoid output and targets in [0, 1])."""
+    loss = get_loss(loss)
+    low, high = loss.bounds
+    output = net.layers[-1].activation
+    if output.bounds[0] < low or output.bounds[1] > high:
+        raise ValueError(f"loss {loss.name!r} needs outputs in [{low:g}, {high:g}], but the output "
+                         f"layer's activation {output!r} gives values in [{output.bounds[0]:g}, "
+                         f"{output.bounds[1]:g}]; use output='sigmoid', or loss='mse'")
+    outside = (y < low) | (y > high)
+    if outside.any():
+        raise ValueError(f"loss {loss.name!r} needs targets y in [{low:g}, {high:g}], got "
+                         f"{float(y[outside].flat[0])!r} (y[{np.argwhere(outside)[0][0]}])")
+    return loss
 
 
 @contextmanager
@@ -127,11 +151,13 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
                  batch_size: int = 1, shuffle: bool = True, seeds: Sequence[int] | None = None,
                  backend: str = "numba", threshold: float = 0.5, record_every: int | None = None,
                  update: str = "after_backward",
-                 progress: Callable[[int], None] | None = None) -> EnsembleResult:
+                 progress: Callable[[int], None] | None = None,
+                 loss: str | Loss = "mse") -> EnsembleResult:
     """Train every network in ``networks`` (in place), each as :func:`fit` would alone.
 
     The members share sizes and activations; each keeps its own weights, and its shuffle order
-    comes from ``seeds[k]`` (default: its own seed); ``update`` is as in :func:`fit`. Member k
+    comes from ``seeds[k]`` (default: its own seed); ``update`` and ``loss`` are as in
+    :func:`fit`. Member k
     of the result equals what ``fit`` reports for it with the same ``record_every`` and
     ``update`` (``result[k]``); the compiled backend trains it bit for bit as ``fit`` does
     while every matrix product is below :data:`tinynet.compiled.single.BLAS_MIN_WORK`
@@ -155,7 +181,7 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     networks = check_members(networks, Network)
     seeds = [net.seed for net in networks] if seeds is None else seeds
     return _train_members(networks[0], len(networks), X, y, epochs, lr, batch_size, shuffle,
-                          seeds, backend, threshold, record_every, update, progress,
+                          seeds, backend, threshold, record_every, update, progress, loss,
                           lambda run, *rest: run.fit_many(networks, *rest))
 
 
@@ -163,7 +189,8 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
                epochs: int, lr: float, batch_size: int = 1, shuffle: bool = True,
                backend: str = "numba", threshold: float = 0.5, record_every: int | None = None,
                update: str = "after_backward",
-               progress: Callable[[int], None] | None = None) -> EnsembleResult:
+               progress: Callable[[int], None] | None = None,
+               loss: str | Loss = "mse") -> EnsembleResult:
     """:func:`fit_ensemble` on packed parameters: train the members whose parameters are the
     rows of ``theta`` (S, P), float64, in place, without a Network per member.
 
@@ -179,28 +206,29 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
     check_instance("like", like, Network, "a tinynet Network")
     theta = check_packed("theta", theta, size(like))
     return _train_members(like, len(theta), X, y, epochs, lr, batch_size, shuffle, seeds,
-                          backend, threshold, record_every, update, progress,
+                          backend, threshold, record_every, update, progress, loss,
                           lambda run, *rest: run.fit_packed(theta, like, *rest))
 
 
 def _train_members(like: Network, members: int, X: object, y: object, epochs: object,
                    lr: object, batch_size: object, shuffle: object, seeds: object,
                    backend: object, threshold: object, record_every: object, update: object,
-                   progress: object, train: Callable) -> EnsembleResult:
+                   progress: object, loss: object, train: Callable) -> EnsembleResult:
     """Check the settings shared by :func:`fit_ensemble` and :func:`fit_packed`, then
-    ``train(backend_module, X, y, seeds, settings, record, progress)``."""
+    ``train(backend_module, loss, X, y, seeds, settings, record, progress)``."""
     X, y = check_training_data(X, y, like.n_in, like.n_out)
     epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
         len(X), epochs, lr, batch_size, shuffle, threshold, record_every, members)
     during = check_choice("update", update, UPDATES) == "during_backward"
     seeds = check_seeds(seeds, members)
     check_callable("progress", progress, "a function of the number of epochs done")
-    run = _backend(backend, like)
+    loss = _checked_loss(loss, like, y)
+    run = _backend(backend, like, loss)
 
     record = Record.empty(members, epochs, every)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
     with np.errstate(all="ignore"):
-        predictions = train(run, X, y, seeds, settings, record, progress)
+        predictions = train(run, loss, X, y, seeds, settings, record, progress)
     return EnsembleResult(*record, predictions=predictions, epochs=epochs, record_every=every,
                           threshold=threshold)
 
@@ -211,6 +239,6 @@ def predict(net: Network, X: object, backend: str = "numba") -> np.ndarray:
     for a backward pass."""
     check_instance("net", net, Network, "a tinynet Network")
     X = as_float_matrix("X", X, columns=net.n_in)
-    run = _backend(backend, net)
+    run = _backend(backend, net, get_loss("mse"))  # a loss is not used: the activations are
     with np.errstate(all="ignore"):
         return run.predict(net, X)

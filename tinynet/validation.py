@@ -24,8 +24,7 @@ __all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "TooLargeError",
            "check_int", "check_seed", "check_float", "check_bool", "check_probability",
            "check_counts", "check_backend", "check_choice", "as_float_matrix",
            "check_training_data", "check_training_settings", "check_members", "check_instance",
-           "check_compiled_activations", "check_sequence", "check_seeds", "check_accuracy",
-           "check_callable"]
+           "check_sequence", "check_seeds", "check_accuracy", "check_callable"]
 
 
 class ShapeError(ValueError):
@@ -389,16 +388,3 @@ def check_instance(name: str, value: object, kind: type, what: str) -> object:
                  f"{shown} of type {type(value).__name__}")
         raise TypeError(f"{name} must be {what}, got {shown}")
     return value
-
-
-def check_compiled_activations(net, compiled: dict[int, type]) -> None:
-    """Raise unless every layer's activation is one of ``compiled`` (code -> class): the
-    built-in classes themselves. A user's own Activation subclass, even one of a built-in
-    class (which would inherit its code, and be run as the built-in), runs on NumPy only."""
-    for index, layer in enumerate(net.layers):
-        if type(layer.activation) is not compiled.get(layer.activation.code):
-            raise ValueError(f"backend 'numba' cannot run layers[{index}]'s activation "
-                             f"{layer.activation!r} ({type(layer.activation).__name__}): the "
-                             "compiled kernels know the built-in "
-                             f"{', '.join(cls.name for cls in compiled.values())}; pass "
-                             "backend='numpy'")

@@ -6,8 +6,11 @@ and member k of a compiled ensemble is bit-identical to a compiled fit of the sa
 while every matrix product stays below ``single.BLAS_MIN_WORK`` multiply-adds (from there the
 single fit calls BLAS, which rounds differently; the lanes never do).
 
-Each step of SGD and the one function per backend that does it (module names within
-``tinynet``; the numba columns are in ``tinynet.compiled``):
+The maths is in none of these modules: every activation and loss is defined once, as a
+method written with :mod:`tinynet.maths` (``Activation.forward_and_derivative``,
+``Loss.value_and_gradient``), and :mod:`~tinynet.compiled.render` writes that method into
+every kernel. Each step of SGD and the one function per backend that does it (module names
+within ``tinynet``; the numba columns are in ``tinynet.compiled``):
 
 ================== ======================== ============================== =======================
 step               NumPy: ``reference``     numba, one network:            numba, one network per
@@ -15,10 +18,11 @@ step               NumPy: ``reference``     numba, one network:            numba
 ================== ======================== ============================== =======================
 epoch order        ``shuffle.epoch_orders`` ``orders.epoch_order_into``    ``lanes.lane_orders``
 forward            ``dense.forward_*``      ``single._dense_forward``      ``lanes._forward``
-φ and φ'           ``activations.*``        ``scalars.activate``,          ``scalars.activate``,
-                                            ``activate_derivative``        ``activate_derivative``
-loss and dL/dŷ     ``losses.mse``,          ``single.fit_network``         ``lanes._fit_block``
-                   ``losses.mse_gradient``
+φ and φ'           the activation's         the kit's ``activation_k``,    the kit's
+                   ``forward_and_           through                        ``activation_k``,
+                   derivative``             ``single.activation_rows``     ``lanes.activate_lanes``
+loss and dL/dŷ     the loss's ``value_and_  the kit's ``loss``, in         the kit's ``loss``, in
+                   gradient``               ``single.fit_network``         ``lanes._fit_block``
 backward           ``dense.backward_*``     ``single._dense_gradients``,   ``lanes._backward``
                                             dX = dZ W: ``_matmul_into``
 update θ − lr ∇θ,  ``reference.sgd_step``   ``single._sgd_update``         ``lanes._sgd_update``
@@ -28,6 +32,10 @@ wrong sides,       ``reference.train``      ``single.fit_network``         ``lan
 divergence, record
 trained outputs    ``reference.predict``    ``single.forward_network``     ``lanes._fit_block``
 ================== ======================== ============================== =======================
+
+The kit (:mod:`~tinynet.compiled.kit`) is a module written for each network's maths: its
+activations and loss as scalar functions, and the generic kernels' entry points, which hand
+them to ``single`` and ``lanes``.
 
 Forward and backward are one layer per call in the first two columns and every layer in one
 call in the lanes (``_forward``, ``_backward``). The first two take a layer's backward pass in
@@ -44,11 +52,14 @@ whole run). A larger layout trains on ``lanes`` (ensembles) or ``single`` (one n
 for big layers). The generated kernels do the arithmetic of the ``lanes`` column in the same
 order, bit for bit.
 
-Modules: :mod:`~tinynet.compiled.scalars` (exp that vectorises, activations),
+Modules: :mod:`~tinynet.compiled.scalars` (the exp that vectorises),
+:mod:`~tinynet.compiled.render` (a definition written as scalar code),
+:mod:`~tinynet.compiled.kit` (a network's maths, and the generic kernels' entry points),
+:mod:`~tinynet.compiled.sources` (where generated modules are written and loaded),
 :mod:`~tinynet.compiled.orders` (epoch orders), :mod:`~tinynet.compiled.single` (one network,
 BLAS for big layers), :mod:`~tinynet.compiled.lanes` (many networks side by side, any
-layout), :mod:`~tinynet.compiled.codegen` (the step written out for one layout, and the cache
-of generated kernels), :mod:`~tinynet.compiled.unrolled` and :mod:`~tinynet.compiled.fused`
+layout), :mod:`~tinynet.compiled.codegen` (the step written out for one layout),
+:mod:`~tinynet.compiled.unrolled` and :mod:`~tinynet.compiled.fused`
 (the kernels generated from it), :mod:`~tinynet.compiled.backend` (the entry points: pack,
 choose the kernel, run, unpack).
 Networks reach the kernels as flat arrays (:mod:`tinynet.packing`), settings and results as

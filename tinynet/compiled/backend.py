@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 import numba
 import numpy as np
 
+from ..losses import MSE, Loss
 from ..packing import Layout, layout, pack, stack, unpack
 from ..results import Record, Settings, run_in_chunks
-from . import codegen, fused, lanes, single, unrolled
-from .simd import LANES
+from . import codegen, fused, kit, lanes, unrolled
 
 if TYPE_CHECKING:
     from ..network import Network
@@ -22,16 +22,17 @@ __all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "lane_width", "fit_one", "fit_many", 
            "predict"]
 
 
-def fit_one(net: "Network", X: np.ndarray, y: np.ndarray, seed: int, settings: Settings,
-            record: Record) -> None:
-    """Train ``net`` in place: a small network with the kernel generated for its layout
-    (:mod:`tinynet.compiled.fused`), a large one with :func:`tinynet.compiled.single.
-    fit_network`, which calls BLAS for big products."""
-    net_layout, theta = layout(net), pack(net)
+def fit_one(net: "Network", loss: Loss, X: np.ndarray, y: np.ndarray, seed: int,
+            settings: Settings, record: Record) -> None:
+    """Train ``net`` in place on ``loss``: a small network with the kernel generated for its
+    layout (:mod:`tinynet.compiled.fused`), a large one with :func:`tinynet.compiled.single.
+    fit_network` (through its kit), which calls BLAS for big products."""
+    theta, maths = pack(net), kit.maths_of(net, loss)
+    net_layout = kit.layout_for(layout(net), maths)
     if codegen.supports(net_layout, settings.batch_size):
-        fused.fit_network(theta, net_layout, X, y, seed, settings, record)
+        fused.fit_network(theta, net_layout, maths, X, y, seed, settings, record)
     else:
-        single.fit_network(theta, net_layout, X, y, seed, settings, record)
+        kit.entry(maths, "fit_network")(theta, net_layout, X, y, seed, settings, record)
     unpack(net, theta)
 
 
@@ -51,39 +52,43 @@ x parameters): one network's steps are a chain of dependent operations, so a chu
 this one, well under one."""
 
 
-def fit_many(networks: "list[Network]", X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
-             settings: Settings, record: Record,
+def fit_many(networks: "list[Network]", loss: Loss, X: np.ndarray, y: np.ndarray,
+             seeds: np.ndarray, settings: Settings, record: Record,
              progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Train ``networks`` in place: :func:`fit_packed` on their packed parameters, copied
     back into every network."""
     theta = stack(networks)
-    predictions = fit_packed(theta, networks[0], X, y, seeds, settings, record, progress)
+    predictions = fit_packed(theta, networks[0], loss, X, y, seeds, settings, record,
+                             progress)
     for net, row in zip(networks, theta):
         unpack(net, row)
     return predictions
 
 
-def fit_packed(theta: np.ndarray, like: "Network", X: np.ndarray, y: np.ndarray,
+def fit_packed(theta: np.ndarray, like: "Network", loss: Loss, X: np.ndarray, y: np.ndarray,
                seeds: np.ndarray, settings: Settings, record: Record,
                progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Train the members whose packed parameters are the rows of ``theta`` (S, P), networks
-    shaped ``like`` this one, in place, side by side in SIMD lanes: with the kernel generated
-    for their layout when it is small enough (:func:`tinynet.compiled.unrolled.fit_lanes`),
-    otherwise with
-    :func:`tinynet.compiled.lanes.fit_lanes`. Return the trained members' outputs on X,
+    shaped ``like`` this one, in place on ``loss``, side by side in SIMD lanes: with the kernel
+    generated for their layout when it is small enough (:func:`tinynet.compiled.unrolled.
+    fit_lanes`), otherwise with the generic one (:mod:`tinynet.compiled.lanes`, through the
+    kit of their maths: :mod:`tinynet.compiled.kit`). Return the trained members' outputs on X,
     (S, N, n_out). The run goes in chunks (:data:`CHUNK_WORK`), after each of which
     ``progress`` (if given) is called with the number of epochs done; a KeyboardInterrupt
     between chunks leaves ``theta`` as it was."""
-    net_layout = layout(like)
+    maths = kit.maths_of(like, loss)
+    net_layout = kit.layout_for(layout(like), maths)
     lanes_theta = np.ascontiguousarray(theta.T)  # (P, S): members side by side
     predictions = np.empty((len(theta), len(X), y.shape[1]))
     if codegen.supports(net_layout, settings.batch_size):
         def train(part: Settings) -> None:
-            unrolled.fit_lanes(lanes_theta, net_layout, X, y, seeds, part, record, predictions,
-                               numba.get_num_threads())
+            unrolled.fit_lanes(lanes_theta, net_layout, maths, X, y, seeds, part, record,
+                               predictions, numba.get_num_threads())
     else:
+        generic = kit.entry(maths, "fit_lanes")
+
         def train(part: Settings) -> None:
-            lanes.fit_lanes(lanes_theta, net_layout, X, y, seeds, part, record, predictions)
+            generic(lanes_theta, net_layout, X, y, seeds, part, record, predictions)
     work = lane_width(len(theta), net_layout, settings.batch_size) * theta.shape[1] * len(X)
     run_in_chunks(settings, work, CHUNK_WORK, train, record, progress)
     theta[...] = lanes_theta.T
@@ -96,9 +101,9 @@ def lane_width(members: int, net_layout: Layout, batch_size: int) -> int:
     (:func:`tinynet.compiled.unrolled.block_width`, on this many threads), or the generic
     kernel's blocks of :data:`~tinynet.compiled.simd.LANES`."""
     if codegen.supports(net_layout, batch_size):
-        blocks, lanes = unrolled.block_width(members, numba.get_num_threads())
-        return blocks * lanes
-    return -(-members // LANES) * LANES
+        blocks, width = unrolled.block_width(members, numba.get_num_threads())
+        return blocks * width
+    return -(-members // lanes.LANES) * lanes.LANES
 
 
 def use_threads(threads: int) -> int:
@@ -110,7 +115,9 @@ def use_threads(threads: int) -> int:
 
 
 def predict(net: "Network", X: np.ndarray) -> np.ndarray:
-    """The network's output for X (B, n_in): (B, n_out)."""
+    """The network's output for X (B, n_in): (B, n_out), by the kit of its activations (the
+    loss is not used: the notes' MSE stands in for it)."""
     scratch = np.empty((len(net.layers), len(X) * max(net.sizes)))
-    return single.forward_network(pack(net), layout(net), X, scratch,
-                                  np.empty_like(scratch)).copy()
+    maths = kit.maths_of(net, MSE())
+    return kit.entry(maths, "forward_network")(pack(net), layout(net), X, scratch,
+                                               np.empty_like(scratch)).copy()

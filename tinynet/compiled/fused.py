@@ -21,7 +21,8 @@ import numpy as np
 from ..packing import Layout
 from ..results import Record, Settings
 from . import codegen
-from .codegen import indent, n_params, step
+from .codegen import indent, n_params, parameter_loads, step
+from .kit import Maths
 
 __all__ = ["order_block", "source", "fit_network"]
 
@@ -36,7 +37,7 @@ def order_block(samples: int) -> int:
     return 64 if samples <= 32 else 1
 
 
-def _batch(layout: Layout, rows: int, during: bool) -> list[str]:
+def _batch(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
     """The step on the ``rows`` samples at ``start`` in the epoch's order, then θ ← q and
     the epoch's loss and last wrong epoch."""
     n_in, n_out, count = int(layout.table[0, 0]), int(layout.table[-1, 1]), n_params(layout)
@@ -44,31 +45,31 @@ def _batch(layout: Layout, rows: int, during: bool) -> list[str]:
     for r in range(rows):
         lines += [f"a0_{r}_{i} = X[order[start + {r}, column], {i}]" for i in range(n_in)]
         lines += [f"t_{r}_{k} = Y[order[start + {r}, column], {k}]" for k in range(n_out)]
-    lines += step(layout, rows, during)
+    lines += step(layout, maths, rows, during)
     lines += ["total = total + loss", "wrong_epoch = epoch if wrong else wrong_epoch"]
     return lines + [f"p{p} = q{p}" for p in range(count)]
 
 
-def source(layout: Layout, batch_size: int, samples: int, during: bool) -> str:
-    """The Python source of the kernel for ``layout``, batches of ``batch_size`` out of
-    ``samples`` samples and the update order (``during``: update during backward)."""
+def source(layout: Layout, maths: Maths, batch_size: int, samples: int, during: bool) -> str:
+    """The Python source of the kernel for ``layout`` and ``maths``, batches of ``batch_size``
+    out of ``samples`` samples and the update order (``during``: update during backward)."""
     last = samples % batch_size
     count = n_params(layout)
-    alphas = [f"alpha{k} = alphas[{k}]" for k in range(len(layout.table))]
+    loads = parameter_loads(layout, maths)
     remainder = (f"""        if {last}:
             start = {samples - last}
-{indent(_batch(layout, last, during), 3)}
+{indent(_batch(layout, maths, last, during), 3)}
 """ if last else "")
     check = " + ".join(["loss * 0.0"] + [f"p{p} * 0.0" for p in range(count)])
-    header = codegen.module_header("tinynet.compiled.fused", layout, batch_size, samples,
-                                   during, ["lane_orders", "order_scratch"])
+    header = codegen.module_header("tinynet.compiled.fused", layout, maths, batch_size,
+                                   samples, during, ["lane_orders", "order_scratch"])
     return f'''{header}
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def fit_network(theta, X, Y, seed, settings, alphas, loss_history, final_loss, diverged_epoch,
-                last_wrong_epoch):
+def fit_network(theta, X, Y, seed, settings, parameters, loss_history, final_loss,
+                diverged_epoch, last_wrong_epoch):
     lr, threshold, every = settings.lr, settings.threshold, settings.record_every
-{indent(alphas, 1)}
+{indent(loads, 1)}
     block = {order_block(samples)}  # epochs whose orders are drawn at once: the orders'
     seed_hashes, keys, rank, order = order_scratch(np.full(block, seed), {samples})
     for column in range(block):  # lane c of lane_orders(..., epoch) is epoch + c's order
@@ -82,7 +83,7 @@ def fit_network(theta, X, Y, seed, settings, alphas, loss_history, final_loss, d
             lane_orders(seed_hashes, epoch, keys, rank, order)
         total = 0.0
         for start in range(0, {samples - last}, {batch_size}):
-{indent(_batch(layout, batch_size, during), 3)}
+{indent(_batch(layout, maths, batch_size, during), 3)}
 {remainder}        loss = total / {samples}
         final_loss[0] = loss
         if every > 0 and (epoch + 1) % every == 0:
@@ -96,19 +97,20 @@ def fit_network(theta, X, Y, seed, settings, alphas, loss_history, final_loss, d
 
 
 @functools.lru_cache(maxsize=256)
-def _kernel(table: bytes, codes: bytes, batch_size: int, samples: int, during: bool,
-            directory: Path):
-    """The compiled ``fit_network`` for a layout given by its table and codes (as bytes, to be
-    a key), written, imported and compiled once per process and kernel directory."""
-    layout = codegen.layout_of(table, codes)
-    return codegen.kernel(source(layout, batch_size, samples, during), "fit_network", layout,
-                          directory)
+def _kernel(table: bytes, kinds: bytes, maths: Maths, batch_size: int, samples: int,
+            during: bool, directory: Path):
+    """The compiled ``fit_network`` for a layout given by its table and activation kinds (as
+    bytes, to be a key) and ``maths``, written, imported and compiled once per process and
+    kernel directory."""
+    layout = codegen.layout_of(table, kinds)
+    return codegen.kernel(source(layout, maths, batch_size, samples, during), "fit_network",
+                          layout, directory)
 
 
-def fit_network(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray, seed: int,
-                settings: Settings, record: Record) -> None:
+def fit_network(theta: np.ndarray, layout: Layout, maths: Maths, X: np.ndarray,
+                Y: np.ndarray, seed: int, settings: Settings, record: Record) -> None:
     """Train ``theta`` (P,) in place as :func:`tinynet.compiled.single.fit_network` does,
     writing row 0 of ``record``, on the kernel generated for ``layout``."""
-    kernel = _kernel(layout.table.tobytes(), layout.codes.tobytes(), settings.batch_size,
+    kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths, settings.batch_size,
                      len(X), bool(settings.update_during_backward), codegen.kernel_dir())
-    kernel(theta, X, Y, seed, settings, layout.alphas, *record)
+    kernel(theta, X, Y, seed, settings, layout.parameters, *record)

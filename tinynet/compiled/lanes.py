@@ -7,27 +7,30 @@ becomes a short loop over lanes that the compiler turns into vector instructions
 trained in blocks of :data:`LANES`, and blocks are spread over the CPU cores (``prange``).
 
 Every lane does exactly the arithmetic of :func:`tinynet.compiled.single.fit_network`, in the
-same order and with the same scalar functions (:mod:`tinynet.compiled.scalars`), so member k of
-an ensemble ends bit-identical to the same network trained alone by the numba backend (as
-long as that one calls no BLAS: :data:`tinynet.compiled.single.BLAS_MIN_WORK`). No
-array views are made inside the loops: a view costs an atomic reference count, and threads
-sharing one would fight over it.
+same order and with the same scalar functions, so member k of an ensemble ends bit-identical
+to the same network trained alone by the numba backend (as long as that one calls no BLAS:
+:data:`tinynet.compiled.single.BLAS_MIN_WORK`). No array views are made inside the loops: a
+view costs an atomic reference count, and threads sharing one would fight over it.
+
+The maths is not here: the kernels take the network's activations and loss as compiled
+functions, ``activate`` and ``loss``, which :mod:`tinynet.compiled.kit` writes from their
+definitions for each network, and whose entry point (with the ``prange`` over blocks) calls
+:func:`fit_block_of_members`. The functions that take them are inlined into the kit's code
+(``inline="always"``), which numba caches: passed down through calls that are not inlined,
+they would become function pointers, which numba cannot cache.
 """
 
 from __future__ import annotations
 
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
-from .simd import LANES
 from .orders import splitmix64
-from .scalars import activate, activate_derivative
+from .simd import LANES
 
-__all__ = ["LANES", "fit_lanes", "lane_orders", "order_scratch", "record_scratch",
-           "record_epoch", "restore_diverged"]
-
+__all__ = ["LANES", "activate_lanes", "fit_block_of_members", "lane_orders", "order_scratch",
+           "record_scratch", "record_epoch", "restore_diverged"]
 
 
 @njit(cache=True, error_model="numpy")
@@ -58,43 +61,30 @@ def lane_orders(seed_hashes, epoch, keys, rank, order):
             order[rank[l], l] = i
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _activate_lanes(code, alpha, acc, theta, bias_row, A, D, layer, r, j):
-    """z = acc + b; A[layer + 1, r, j] = φ(z) and D[layer, r, j] = φ'(z), for every lane."""
-    for l in range(LANES):
-        z = acc[l] + theta[bias_row, l]
-        A[layer + 1, r, j, l] = activate(code, alpha, z)
-        D[layer, r, j, l] = activate_derivative(code, alpha, z)
+@njit(error_model="numpy", inline="always")
+def activate_lanes(activation, parameters, acc, theta, bias_row, A, D, layer, r, j):
+    """z = acc + b; A[layer + 1, r, j] = φ(z) and D[layer, r, j] = φ'(z), for every lane, with
+    ``activation(z, parameters) = (φ(z), φ'(z))``.
 
-
-@njit(cache=True, error_model="numpy")
-def _activate(code, alpha, acc, theta, bias_row, A, D, layer, r, j):
-    """:func:`_activate_lanes` with ``code`` made a constant of the compiled code.
-
-    Given a code known only at run time, the loop would choose the activation in every
-    iteration, and a loop with branches does not vectorise. Each call below gets its own copy
-    of the loop in which the choice is made when compiling: straight-line arithmetic.
+    The kit calls it once per activation of the network with that activation's function, so
+    that each copy of the loop is straight-line arithmetic, which vectorises (a loop that
+    chose the activation in every iteration would not).
     """
-    if code == SIGMOID:
-        _activate_lanes(SIGMOID, alpha, acc, theta, bias_row, A, D, layer, r, j)
-    elif code == LEAKY_RELU:
-        _activate_lanes(LEAKY_RELU, alpha, acc, theta, bias_row, A, D, layer, r, j)
-    elif code == RELU:
-        _activate_lanes(RELU, alpha, acc, theta, bias_row, A, D, layer, r, j)
-    elif code == TANH:
-        _activate_lanes(TANH, alpha, acc, theta, bias_row, A, D, layer, r, j)
-    else:
-        _activate_lanes(IDENTITY, alpha, acc, theta, bias_row, A, D, layer, r, j)
+    for l in range(LANES):
+        value, slope = activation(acc[l] + theta[bias_row, l], parameters)
+        A[layer + 1, r, j, l] = value
+        D[layer, r, j, l] = slope
 
 
-@njit(cache=True, error_model="numpy")
-def _forward(theta, layout, A, D, rows, acc):
-    """A[layer + 1] = φ(A[layer] Wᵀ + b) for every layer, and D[layer] = φ'(z); lanes innermost."""
+@njit(error_model="numpy", inline="always")
+def _forward(activate, theta, layout, A, D, rows, acc):
+    """A[layer + 1] = φ(A[layer] Wᵀ + b) for every layer, and D[layer] = φ'(z); lanes innermost.
+    ``activate`` is the kit's switch over the network's activations (:func:`activate_lanes`)."""
     table = layout.table
     for layer in range(table.shape[0]):
         n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], \
             table[layer, 3]
-        code, alpha = layout.codes[layer], layout.alphas[layer]
+        kind = layout.kinds[layer]
         for r in range(rows):
             for j in range(n_out):
                 for l in range(LANES):
@@ -102,7 +92,7 @@ def _forward(theta, layout, A, D, rows, acc):
                 for i in range(n_in):
                     for l in range(LANES):
                         acc[l] += A[layer, r, i, l] * theta[w_at + j * n_in + i, l]
-                _activate(code, alpha, acc, theta, b_at + j, A, D, layer, r, j)
+                activate(kind, layout.parameters, acc, theta, b_at + j, A, D, layer, r, j)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -232,9 +222,9 @@ def restore_diverged(theta, diverged_epoch, last_wrong_epoch, kept, kept_wrong):
                 theta[p, l] = kept[p, l]
 
 
-@njit(cache=True, error_model="numpy")
-def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, diverged_epoch,
-               last_wrong_epoch, predictions):
+@njit(error_model="numpy", inline="always")
+def _fit_block(activate, loss, theta, layout, X, Y, seeds, settings, loss_history, final_loss,
+               diverged_epoch, last_wrong_epoch, predictions):
     """Train the networks in the columns of ``theta`` (P, LANES), one per lane, epochs
     ``settings.first_epoch`` on, continuing each lane's record (``loss_history`` (LANES,
     records), the rest (LANES,)), and write their trained outputs on X into ``predictions``
@@ -278,16 +268,16 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
                 for k in range(n_out):
                     for l in range(LANES):
                         targets[r, k, l] = Y[order[start + r, l], k]
-            _forward(theta, layout, A, D, rows, acc)
+            _forward(activate, theta, layout, A, D, rows, acc)
             for l in range(LANES):
                 batch_loss[l] = 0.0
-            for r in range(rows):                 # loss, dL/dŷ = (2/B)(ŷ − y), wrong sides
+            for r in range(rows):                 # the loss, dL/dŷ, wrong sides
                 for k in range(n_out):
                     for l in range(LANES):
                         y_hat, y = A[layers, r, k, l], targets[r, k, l]
-                        diff = y_hat - y
-                        batch_loss[l] += diff * diff
-                        delta[r, k, l] = (2.0 / rows) * diff
+                        term, gradient = loss(y_hat, y, rows)
+                        batch_loss[l] += term
+                        delta[r, k, l] = gradient
                         if (y_hat > threshold) != (y > threshold):
                             last_wrong_epoch[l] = epoch
             for l in range(LANES):
@@ -305,56 +295,57 @@ def _fit_block(theta, layout, X, Y, seeds, settings, loss_history, final_loss, d
             for i in range(n_in):
                 for l in range(LANES):
                     A[0, r, i, l] = X[start + r, i]
-        _forward(theta, layout, A, D, rows, acc)
+        _forward(activate, theta, layout, A, D, rows, acc)
         for r in range(rows):
             for k in range(n_out):
                 for l in range(LANES):
                     predictions[l, start + r, k] = A[layers, r, k, l]
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def fit_lanes(theta, layout, X, Y, seeds, settings, record, predictions):
-    """Train S networks of one layout, ``theta`` (P, S) holding network s in column s, epochs
-    ``settings.first_epoch`` on, as :func:`tinynet.compiled.single.fit_network` trains each
-    alone.
+@njit(error_model="numpy", inline="always")
+def fit_block_of_members(activate, loss, block, theta, layout, X, Y, seeds, settings,
+                         loss_history, final_loss, diverged_epoch, last_wrong_epoch,
+                         predictions):
+    """Train block ``block`` of the S networks of one layout in ``theta`` (P, S), network s in
+    column s, epochs ``settings.first_epoch`` on, as :func:`tinynet.compiled.single.
+    fit_network` trains each alone: the members ``block · LANES`` on, copied into lanes.
 
-    Continues row s of ``record`` (see :mod:`tinynet.results`) and writes ``predictions[s]``
-    (N, n_out), the trained network's outputs on X.
+    Continues row s of the record's arrays (see :mod:`tinynet.results`) and writes
+    ``predictions[s]`` (N, n_out), the trained network's outputs on X. The kit's
+    ``fit_lanes`` runs the blocks in a ``prange``.
     """
     n_params, members = theta.shape
     n, n_out = Y.shape
-    loss_history, final_loss, diverged_epoch, last_wrong_epoch = record  # arrays, not a tuple,
-    records = loss_history.shape[1]                                      # inside prange
-    for block in prange((members + LANES - 1) // LANES):
-        first = block * LANES
-        local = np.empty((n_params, LANES))
-        local_seeds = np.empty(LANES, dtype=np.int64)
-        history = np.empty((LANES, records))
-        loss = np.empty(LANES)
-        diverged = np.empty(LANES, dtype=np.int64)
-        wrong = np.empty(LANES, dtype=np.int64)
-        for l in range(LANES):
-            member = min(first + l, members - 1)  # a short last block repeats its last member
-            for p in range(n_params):
-                local[p, l] = theta[p, member]
-            local_seeds[l] = seeds[member]
-            for e in range(records):
-                history[l, e] = loss_history[member, e]
-            loss[l] = final_loss[member]
-            diverged[l] = diverged_epoch[member]
-            wrong[l] = last_wrong_epoch[member]
-        outputs = np.empty((LANES, n, n_out))
-        _fit_block(local, layout, X, Y, local_seeds, settings, history, loss, diverged, wrong,
-                   outputs)
-        for l in range(min(LANES, members - first)):
-            member = first + l
-            for p in range(n_params):
-                theta[p, member] = local[p, l]
-            for e in range(records):
-                loss_history[member, e] = history[l, e]
-            final_loss[member] = loss[l]
-            diverged_epoch[member] = diverged[l]
-            last_wrong_epoch[member] = wrong[l]
-            for t in range(n):
-                for k in range(n_out):
-                    predictions[member, t, k] = outputs[l, t, k]
+    records = loss_history.shape[1]
+    first = block * LANES
+    local = np.empty((n_params, LANES))
+    local_seeds = np.empty(LANES, dtype=np.int64)
+    history = np.empty((LANES, records))
+    loss_now = np.empty(LANES)
+    diverged = np.empty(LANES, dtype=np.int64)
+    wrong = np.empty(LANES, dtype=np.int64)
+    for l in range(LANES):
+        member = min(first + l, members - 1)  # a short last block repeats its last member
+        for p in range(n_params):
+            local[p, l] = theta[p, member]
+        local_seeds[l] = seeds[member]
+        for e in range(records):
+            history[l, e] = loss_history[member, e]
+        loss_now[l] = final_loss[member]
+        diverged[l] = diverged_epoch[member]
+        wrong[l] = last_wrong_epoch[member]
+    outputs = np.empty((LANES, n, n_out))
+    _fit_block(activate, loss, local, layout, X, Y, local_seeds, settings, history, loss_now,
+               diverged, wrong, outputs)
+    for l in range(min(LANES, members - first)):
+        member = first + l
+        for p in range(n_params):
+            theta[p, member] = local[p, l]
+        for e in range(records):
+            loss_history[member, e] = history[l, e]
+        final_loss[member] = loss_now[l]
+        diverged_epoch[member] = diverged[l]
+        last_wrong_epoch[member] = wrong[l]
+        for t in range(n):
+            for k in range(n_out):
+                predictions[member, t, k] = outputs[l, t, k]

@@ -1,10 +1,10 @@
-"""Scalar functions of the compiled kernels: a vectorisable exp, and every activation's value
-and derivative, side by side, chosen by activation code (:mod:`tinynet.activations`).
+"""The compiled kernels' exp: ``tinynet.maths.exp`` as the kernels write it, one that
+vectorises (:func:`vector_exp`).
 
-They compute what :mod:`tinynet.activations` computes with NumPy, element by element, with the
-same conventions (relu'(0) = 0, leaky_relu'(0) = alpha, sigmoid that never overflows). Every
-function is compiled with ``error_model="numpy"``: a division by zero gives inf or NaN, as in
-NumPy, instead of raising, and without that check in the way, loops of them vectorise.
+The activations and losses themselves are not here: the kernels are written from their one
+definition each (:mod:`tinynet.compiled.render`). Every function is compiled with
+``error_model="numpy"``: a division by zero gives inf or NaN, as in NumPy, instead of raising,
+and without that check in the way, loops of them vectorise.
 """
 
 from __future__ import annotations
@@ -16,10 +16,7 @@ from llvmlite import ir
 from numba import config, njit, types
 from numba.extending import intrinsic
 
-from ..activations import LEAKY_RELU, RELU, SIGMOID, TANH
-
-__all__ = ["power_of_two", "vector_exp", "sigmoid", "sigmoid_derivative", "activate",
-           "activate_derivative"]
+__all__ = ["power_of_two", "vector_exp"]
 
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (fdlibm): k · _LN2_HI is exact
 _LN2_LO = 1.90821492927058770002e-10
@@ -96,51 +93,3 @@ def vector_exp(x: float) -> float:
         p = p * r + _EXP_TAYLOR[i]
     result = p * power_of_two(k)
     return result if x == x else x
-
-
-@njit(cache=True, error_model="numpy")
-def sigmoid(z: float) -> float:
-    """1 / (1 + e^(−z)) as 1/(1 + e) or e/(1 + e), e = exp(−|z|) <= 1: never overflows.
-
-    Written with one division of a chosen numerator, so that a loop of them has no branch.
-    """
-    e = vector_exp(-abs(z))
-    return (1.0 if z >= 0 else e) / (1.0 + e)
-
-
-@njit(cache=True, error_model="numpy")
-def sigmoid_derivative(z: float) -> float:
-    """σ'(z) = e / (1 + e)², e = exp(−|z|)."""
-    e = vector_exp(-abs(z))
-    return e / ((1.0 + e) * (1.0 + e))
-
-
-@njit(cache=True, error_model="numpy")
-def activate(code: int, alpha: float, z: float) -> float:
-    """φ(z) for the activation ``code``; relu and leaky_relu send NaN and −inf to 0 and α·z,
-    as NumPy's ``where(z > 0, z, ...)`` does."""
-    if code == SIGMOID:
-        return sigmoid(z)
-    if code == TANH:
-        return math.tanh(z)
-    if code == RELU:
-        return z if z > 0 else 0.0
-    if code == LEAKY_RELU:
-        return z if z > 0 else alpha * z
-    return z  # identity
-
-
-@njit(cache=True, error_model="numpy")
-def activate_derivative(code: int, alpha: float, z: float) -> float:
-    """φ'(z) for the activation ``code``; relu'(0) = 0 and leaky_relu'(0) = alpha."""
-    if code == SIGMOID:
-        return sigmoid_derivative(z)
-    if code == TANH:
-        t = math.tanh(z)
-        return 1.0 - t * t
-    if code == RELU:
-        return 1.0 if z > 0 else 0.0
-    if code == LEAKY_RELU:
-        return 1.0 if z > 0 else alpha
-    return 1.0  # identity
-

@@ -6,6 +6,14 @@ the two backends agree to rounding: a dot product is summed from the first input
 the bias is added after it, and the MSE gradient is ``(2/B)(ŷ − y)``. Underneath they are plain
 Python: with ``NUMBA_DISABLE_JIT=1`` they run (slowly) and can be stepped through in a
 debugger. Parameters travel as one flat vector ``theta`` with a :class:`tinynet.packing.Layout`.
+
+The maths is not here: the functions take the network's activations and loss as compiled
+functions, ``activate`` (a switch over the network's activations, :func:`activation_rows`
+for each) and ``loss``, which :mod:`tinynet.compiled.kit` writes from their definitions for
+each network; its entry points call :func:`fit_network` and :func:`forward_network`. The
+functions that take them are inlined into those entry points (``inline="always"``), which
+numba caches: passed down through calls that are not inlined, they would become function
+pointers, which numba cannot cache.
 """
 
 from __future__ import annotations
@@ -15,11 +23,9 @@ import math
 import numpy as np
 from numba import njit
 
-from ..activations import IDENTITY, LEAKY_RELU, RELU, SIGMOID, TANH
 from .orders import epoch_order_into
-from .scalars import activate, activate_derivative
 
-__all__ = ["BLAS_MIN_WORK", "forward_network", "fit_network"]
+__all__ = ["BLAS_MIN_WORK", "activation_rows", "forward_network", "fit_network"]
 
 BLAS_MIN_WORK = 32_768
 """Matrix products with at least this many multiply-adds go to BLAS (``np.dot``); smaller ones
@@ -47,51 +53,38 @@ def _matmul_into(a, b, out):
             out[r, c] = acc
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _activation_loop(code, alpha, Z, dA, out, derivative):
-    """out = φ(Z), or out = dA ⊙ φ'(Z) when ``derivative``, element by element."""
+@njit(error_model="numpy", inline="always")
+def activation_rows(activation, parameters, Z, dA, out, derivative):
+    """out = φ(Z), or out = dA ⊙ φ'(Z) when ``derivative``, element by element, with
+    ``activation(z, parameters) = (φ(z), φ'(z))``. The kit calls it once per activation of
+    the network, so that each copy of the loop is straight-line arithmetic, which
+    vectorises (as :func:`tinynet.compiled.lanes.activate_lanes`)."""
     for r in range(Z.shape[0]):
         for j in range(Z.shape[1]):
-            if derivative:
-                out[r, j] = dA[r, j] * activate_derivative(code, alpha, Z[r, j])
-            else:
-                out[r, j] = activate(code, alpha, Z[r, j])
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _activation(code, alpha, Z, dA, out, derivative):
-    """:func:`_activation_loop` with ``code`` made a constant of the compiled code, so that each
-    activation gets a loop without branches, which vectorises (as ``lanes._activate``)."""
-    if code == SIGMOID:
-        _activation_loop(SIGMOID, alpha, Z, dA, out, derivative)
-    elif code == LEAKY_RELU:
-        _activation_loop(LEAKY_RELU, alpha, Z, dA, out, derivative)
-    elif code == RELU:
-        _activation_loop(RELU, alpha, Z, dA, out, derivative)
-    elif code == TANH:
-        _activation_loop(TANH, alpha, Z, dA, out, derivative)
-    else:
-        _activation_loop(IDENTITY, alpha, Z, dA, out, derivative)
+            value, slope = activation(Z[r, j], parameters)
+            out[r, j] = dA[r, j] * slope if derivative else value
 
 
 # --- a dense layer: forward and backward side by side ---------------------------------------
 
-@njit(cache=True, error_model="numpy")
-def _dense_forward(X, W, b, code, alpha, Z, A):
-    """Z = X Wᵀ + b and A = φ(Z), written into Z and A (B, n_out). X is (B, n_in)."""
+@njit(error_model="numpy", inline="always")
+def _dense_forward(activate, X, W, b, kind, parameters, layer, Z, A):
+    """Z = X Wᵀ + b and A = φ(Z), written into Z and A (B, n_out). X is (B, n_in); φ is
+    activation ``kind`` of the kit's switch ``activate``, with row ``layer`` of
+    ``parameters``."""
     _matmul_into(X, W.T, Z)
     for r in range(Z.shape[0]):
         for j in range(Z.shape[1]):
             Z[r, j] += b[j]
-    _activation(code, alpha, Z, Z, A, False)
+    activate(kind, parameters, layer, Z, Z, A, False)
 
 
-@njit(cache=True, error_model="numpy")
-def _dense_gradients(dA, X, Z, code, alpha, dZ, dW, db):
+@njit(error_model="numpy", inline="always")
+def _dense_gradients(activate, dA, X, Z, kind, parameters, layer, dZ, dW, db):
     """From dL/dA (B, n_out): dZ = dA ⊙ φ'(Z), dW = dZᵀ X, db = Σ_rows dZ, the layer's own
     gradients (all but dX). Writes dZ (B, n_out), dW (n_out, n_in) and db (n_out,); X is
     (B, n_in)."""
-    _activation(code, alpha, Z, dA, dZ, True)
+    activate(kind, parameters, layer, Z, dA, dZ, True)
     _matmul_into(dZ.T, X, dW)
     for j in range(dZ.shape[1]):
         db[j] = dZ[0, j]
@@ -100,14 +93,14 @@ def _dense_gradients(dA, X, Z, code, alpha, dZ, dW, db):
             db[j] += dZ[r, j]
 
 
-@njit(cache=True, error_model="numpy")
-def _dense_backward(dA, X, W, Z, code, alpha, dZ, dW, db, dX, need_dX):
+@njit(error_model="numpy", inline="always")
+def _dense_backward(activate, dA, X, W, Z, kind, parameters, layer, dZ, dW, db, dX, need_dX):
     """A dense layer's whole backward pass, as :func:`tinynet.dense.backward`: dZ, dW, db
     (:func:`_dense_gradients`) and, if ``need_dX``, dX = dZ W (B, n_in).
 
     :func:`fit_network` calls the two steps itself, so that it can update W between them.
     """
-    _dense_gradients(dA, X, Z, code, alpha, dZ, dW, db)
+    _dense_gradients(activate, dA, X, Z, kind, parameters, layer, dZ, dW, db)
     if need_dX:
         _matmul_into(dZ, W, dX)
 
@@ -132,8 +125,8 @@ def _rows(buffer, rows, width):
     return buffer[:rows * width].reshape(rows, width)
 
 
-@njit(cache=True, error_model="numpy")
-def forward_network(theta, layout, X, Zs, As):
+@njit(error_model="numpy", inline="always")
+def forward_network(activate, theta, layout, X, Zs, As):
     """Forward X (B, n_in) through every layer, keeping each layer's Z and A in the scratch
     rows Zs[layer] and As[layer] (each at least B · its width long); return the output, a
     view into As."""
@@ -143,15 +136,15 @@ def forward_network(theta, layout, X, Zs, As):
         W, b = _weights(theta, layout.table, layer)
         n_out = layout.table[layer, 1]
         A = _rows(As[layer], batch, n_out)
-        _dense_forward(inputs, W, b, layout.codes[layer], layout.alphas[layer],
+        _dense_forward(activate, inputs, W, b, layout.kinds[layer], layout.parameters, layer,
                        _rows(Zs[layer], batch, n_out), A)
         inputs = A
     return inputs
 
 
-@njit(cache=True, error_model="numpy")
-def fit_network(theta, layout, X, Y, seed, settings, record):
-    """Train ``theta`` in place by SGD on the MSE loss, as :func:`tinynet.reference.train`
+@njit(error_model="numpy", inline="always")
+def fit_network(activate, loss, theta, layout, X, Y, seed, settings, record):
+    """Train ``theta`` in place by SGD on the network's ``loss``, as :func:`tinynet.reference.train`
     does for one member: epochs ``settings.first_epoch`` on, written into row 0 of ``record``.
     Each layer's W and b are updated as soon as their gradients are known, before the layer
     passes dX = dZ W back, if ``settings.update_during_backward``; all at once after the
@@ -160,7 +153,7 @@ def fit_network(theta, layout, X, Y, seed, settings, record):
     Returns the number of epochs run: fewer than ``settings.epochs`` when the loss or a
     parameter became NaN or infinite (divergence), which ends training.
     """
-    table, codes, alphas = layout
+    table, kinds, parameters = layout
     n, n_in = X.shape
     n_out = Y.shape[1]
     layers = table.shape[0]
@@ -189,15 +182,15 @@ def fit_network(theta, layout, X, Y, seed, settings, record):
                 Xb[r, :] = X[order[start + r]]
                 Yb[r, :] = Y[order[start + r]]
             x, y = Xb[:rows], Yb[:rows]
-            outputs = forward_network(theta, layout, x, Zs, As)
-            # loss, dL/dŷ = (2/B)(ŷ − y), outputs on the wrong side of the threshold
+            outputs = forward_network(activate, theta, layout, x, Zs, As)
+            # the loss, dL/dŷ, outputs on the wrong side of the threshold
             delta = _rows(dA, rows, n_out)
             batch_loss = 0.0
             for r in range(rows):
                 for k in range(n_out):
-                    diff = outputs[r, k] - y[r, k]
-                    batch_loss += diff * diff
-                    delta[r, k] = (2.0 / rows) * diff
+                    term, gradient = loss(outputs[r, k], y[r, k], rows)
+                    batch_loss += term
+                    delta[r, k] = gradient
                     wrong |= (outputs[r, k] > threshold) != (y[r, k] > threshold)
             total += batch_loss
             # backward
@@ -208,8 +201,8 @@ def fit_network(theta, layout, X, Y, seed, settings, record):
                                                    table[layer, 2], table[layer, 3])
                 prev = x if layer == 0 else _rows(As[layer - 1], rows, width_in)
                 dz = _rows(dZ, rows, width_out)
-                _dense_gradients(delta, prev, _rows(Zs[layer], rows, width_out), codes[layer],
-                                 alphas[layer], dz, dW, db)
+                _dense_gradients(activate, delta, prev, _rows(Zs[layer], rows, width_out),
+                                 kinds[layer], parameters, layer, dz, dW, db)
                 if during:                                    # update this layer: W and b
                     _sgd_update(theta, grad, lr, w_at, b_at + width_out)
                 if layer > 0:                                 # dX = dZ W, the next dA
@@ -217,13 +210,13 @@ def fit_network(theta, layout, X, Y, seed, settings, record):
                     _matmul_into(dz, W, delta)
             if not during:                                    # update every layer
                 _sgd_update(theta, grad, lr, 0, theta.size)
-        loss = total / n
+        epoch_loss = total / n
         if wrong:
             record.last_wrong_epoch[0] = epoch
-        record.final_loss[0] = loss
+        record.final_loss[0] = epoch_loss
         if every > 0 and (epoch + 1) % every == 0:
-            record.loss[0, (epoch + 1) // every - 1] = loss
-        if not math.isfinite(loss) or not np.all(np.isfinite(theta)):
+            record.loss[0, (epoch + 1) // every - 1] = epoch_loss
+        if not math.isfinite(epoch_loss) or not np.all(np.isfinite(theta)):
             record.diverged_epoch[0] = epoch
             return run + 1
     return settings.epochs

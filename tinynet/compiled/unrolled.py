@@ -34,7 +34,9 @@ import numpy as np
 
 from ..packing import Layout
 from . import codegen
-from .codegen import forward, indent, is_exp, n_params, name_defined, names_used, step
+from .codegen import (forward, indent, is_exp, n_params, name_defined, names_used,
+                      parameter_loads, step)
+from .kit import Maths
 
 __all__ = ["SIMD_LANES", "MAX_LANES", "CUT_AT_EXPS", "block_width", "source", "fit_lanes"]
 
@@ -111,8 +113,8 @@ def _lane_loops(lines: list[str], loads: dict[str, str], lanes: int, slots: dict
     return loops
 
 
-def _lane_step(layout: Layout, rows: int, during: bool, lanes: int, slots: dict[str, int],
-               cut: bool) -> list[str]:
+def _lane_step(layout: Layout, maths: Maths, rows: int, during: bool, lanes: int,
+               slots: dict[str, int], cut: bool) -> list[str]:
     """One SGD step of every lane on the gathered batch of ``rows`` rows. Arrays are flat with
     the lane innermost and ``lanes`` a constant, so that the compiler can see that lane
     ``l``'s loads and stores never touch another lane's: theta[p·lanes + l]."""
@@ -127,7 +129,7 @@ def _lane_step(layout: Layout, rows: int, during: bool, lanes: int, slots: dict[
     stores = [f"theta[{p * lanes} + l] = q{p}" for p in range(count)]
     stores += ["total[l] = total[l] + loss",
                "last_wrong_epoch[l] = epoch if wrong else last_wrong_epoch[l]"]
-    return _lane_loops(step(layout, rows, during) + stores, loads, lanes, slots, cut)
+    return _lane_loops(step(layout, maths, rows, during) + stores, loads, lanes, slots, cut)
 
 
 def _gather(rows: int, lanes: int) -> list[str]:
@@ -142,43 +144,45 @@ def _gather(rows: int, lanes: int) -> list[str]:
             f"            targets[(r * Y.shape[1] + k) * {lanes} + l] = Y[order[start + r, l], k]"]
 
 
-def _outputs(layout: Layout, lanes: int) -> list[str]:
+def _outputs(layout: Layout, maths: Maths, lanes: int) -> list[str]:
     """The trained lane's outputs on sample ``t``, into ``predictions``."""
     table = layout.table
     lines = [f"p{p} = theta[{p * lanes} + l]" for p in range(n_params(layout))]
     lines += [f"a0_0_{i} = X[t, {i}]" for i in range(int(table[0, 0]))]
-    lines += forward(layout, 1, derivatives=False)
+    lines += forward(layout, maths, 1, derivatives=False)
     return lines + [f"predictions[l, t, {k}] = a{len(table)}_0_{k}"
                     for k in range(int(table[-1, 1]))]
 
 
-def source(layout: Layout, batch_size: int, samples: int, during: bool, lanes: int,
-           cut: bool = True) -> str:
-    """The Python source of the kernels for ``layout``, batches of ``batch_size`` out of
+def source(layout: Layout, maths: Maths, batch_size: int, samples: int, during: bool,
+           lanes: int, cut: bool = True) -> str:
+    """The Python source of the kernels for ``layout`` and ``maths`` (the network's
+    activations and loss), batches of ``batch_size`` out of
     ``samples`` samples, the update order (``during``: update during backward), blocks of
     ``lanes`` lanes, and the step cut at the exps (``cut``, :data:`CUT_AT_EXPS`)."""
     last = samples % batch_size
-    alphas = [f"alpha{k} = alphas[{k}]" for k in range(len(layout.table))]
+    loads = parameter_loads(layout, maths)
     slots: dict[str, int] = {}
-    full = _lane_step(layout, batch_size, during, lanes, slots, cut)
+    full = _lane_step(layout, maths, batch_size, during, lanes, slots, cut)
     remainder = (f"""        if {last}:
             start = {samples - last}
 {indent(_gather(last, lanes), 3)}
-{indent(_lane_step(layout, last, during, lanes, slots, cut), 3)}
+{indent(_lane_step(layout, maths, last, during, lanes, slots, cut), 3)}
 """ if last else "")
-    header = codegen.module_header("tinynet.compiled.unrolled", layout, batch_size, samples,
-                                   during, ["lane_orders", "order_scratch", "record_scratch",
-                                            "record_epoch", "restore_diverged"])
+    header = codegen.module_header("tinynet.compiled.unrolled", layout, maths, batch_size,
+                                   samples, during, ["lane_orders", "order_scratch",
+                                                     "record_scratch", "record_epoch",
+                                                     "restore_diverged"])
     return f'''{header}
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def fit_block(theta, X, Y, seeds, settings, alphas, loss_history, final_loss, diverged_epoch,
-              last_wrong_epoch, predictions):
+def fit_block(theta, X, Y, seeds, settings, parameters, loss_history, final_loss,
+              diverged_epoch, last_wrong_epoch, predictions):
     lanes = {lanes}
     n_params = theta.shape[0] // lanes
     n = X.shape[0]
     lr, threshold, every = settings.lr, settings.threshold, settings.record_every
-{indent(alphas, 1)}
+{indent(loads, 1)}
     seed_hashes, keys, rank, order = order_scratch(seeds, n)
     total = np.zeros(lanes)
     inputs = np.zeros({batch_size} * X.shape[1] * lanes)
@@ -201,7 +205,7 @@ def fit_block(theta, X, Y, seeds, settings, alphas, loss_history, final_loss, di
     restore_diverged(by_lane, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
     for t in range(n):
         for l in range({lanes}):
-{indent(_outputs(layout, lanes), 3)}
+{indent(_outputs(layout, maths, lanes), 3)}
 
 '''
 
@@ -209,17 +213,17 @@ def fit_block(theta, X, Y, seeds, settings, alphas, loss_history, final_loss, di
 # --- running -------------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=256)
-def _kernel(table: bytes, codes: bytes, batch_size: int, samples: int, during: bool,
-            lanes: int, cut: bool, directory: Path):
-    """The compiled ``fit_block`` for a layout given by its table and codes (as bytes, to be a
-    key): written, imported and compiled once per process and kernel directory, so that a
-    short fit pays no Python per call for its source."""
-    layout = codegen.layout_of(table, codes)
-    return codegen.kernel(source(layout, batch_size, samples, during, lanes, cut), "fit_block",
-                          layout, directory)
+def _kernel(table: bytes, kinds: bytes, maths: Maths, batch_size: int, samples: int,
+            during: bool, lanes: int, cut: bool, directory: Path):
+    """The compiled ``fit_block`` for a layout given by its table and activation kinds (as
+    bytes, to be a key) and ``maths``: written, imported and compiled once per process and
+    kernel directory, so that a short fit pays no Python per call for its source."""
+    layout = codegen.layout_of(table, kinds)
+    return codegen.kernel(source(layout, maths, batch_size, samples, during, lanes, cut),
+                          "fit_block", layout, directory)
 
 
-def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,
+def fit_lanes(theta: np.ndarray, layout: Layout, maths: Maths, X: np.ndarray, Y: np.ndarray,
               seeds: np.ndarray, settings, record, predictions: np.ndarray,
               cores: int) -> None:
     """As :func:`tinynet.compiled.lanes.fit_lanes`, with the kernel generated for ``layout``,
@@ -228,7 +232,7 @@ def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,
     compiling to every layout)."""
     members = theta.shape[1]
     blocks, lanes = block_width(members, cores)
-    kernel = _kernel(layout.table.tobytes(), layout.codes.tobytes(), settings.batch_size,
+    kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths, settings.batch_size,
                      len(X), bool(settings.update_during_backward), lanes, CUT_AT_EXPS,
                      codegen.kernel_dir())
 
@@ -239,7 +243,7 @@ def fit_lanes(theta: np.ndarray, layout: Layout, X: np.ndarray, Y: np.ndarray,
         parts = [np.ascontiguousarray(part[taken]) for part in record]
         outputs = np.empty((lanes, *predictions.shape[1:]))
         kernel(local.ravel(), X, Y, np.ascontiguousarray(seeds[taken]), settings,
-               layout.alphas, *parts, outputs)
+               layout.parameters, *parts, outputs)
         kept = slice(0, min(lanes, members - first))
         theta[:, first:first + kept.stop] = local[:, kept]
         for part, new in zip(record, parts):

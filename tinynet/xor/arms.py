@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from .. import init, packing
 from ..activations import ACTIVATIONS
+from ..losses import LOSSES
 from ..network import Network, mlp
 from ..results import UPDATES
 from ..validation import MAX_EPOCHS, check_backend, check_bool, check_choice, \
@@ -23,12 +24,13 @@ __all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network"]
 class Arm:
     """One configuration of a study: the hidden layers' initializer, the output layer's
     initializer (None: the same), whether every epoch shuffles the samples, how the biases
-    start, and when each layer is updated.
+    start, when each layer is updated, and the loss.
 
     Initializers are registered names, with parameters if needed (``"normal(std=0.5)"``).
     ``bias_init`` is None for zero biases (as in the notes) or an initializer name that draws
     them (see :class:`tinynet.Layer`). ``update`` is ``"after_backward"`` (as in the notes'
-    formulas) or ``"during_backward"`` (see :func:`tinynet.fit`). ``label`` names the arm in
+    formulas) or ``"during_backward"`` (see :func:`tinynet.fit`). ``loss`` is a name of
+    :data:`tinynet.losses.LOSSES`: ``"mse"`` (the notes') or ``"bce"``. ``label`` names the arm in
     reports (default: made from the settings); ``reported_rate`` is the success rate the notes
     reported for this arm, if any.
     """
@@ -40,6 +42,7 @@ class Arm:
     reported_rate: float | None = None
     bias_init: str | None = None
     update: str = "after_backward"
+    loss: str = "mse"
 
     def __post_init__(self) -> None:
         specs = {"init": self.init}
@@ -53,6 +56,7 @@ class Arm:
             init.get(spec)  # an unknown name or parameter fails here, before any training
         object.__setattr__(self, "shuffle", check_bool("shuffle", self.shuffle))
         check_choice("update", self.update, UPDATES)
+        check_choice("loss", self.loss, LOSSES)
         if not isinstance(self.label, str):
             raise TypeError(f"label must be a string, got {self.label!r}")
         if self.reported_rate is not None:
@@ -68,13 +72,15 @@ class Arm:
             name += f", biases {self.bias_init}"
         if self.update != "after_backward":
             name += f", updated {self.update.replace('_', ' ')}"
+        if self.loss != "mse":
+            name += f", {self.loss} loss"
         return name + (", shuffled" if self.shuffle else "")
 
 
 @dataclass(frozen=True)
 class Setup:
     """What every arm of a study shares: the task (default: XOR's four points), the network's
-    hidden layers and activations, and how it trains (SGD on the MSE loss, ``batch_size``
+    hidden layers and activations, and how it trains (SGD on the arm's loss, ``batch_size``
     samples a step). Defaults: 99mlp as the notes describe it, with the shape that fits their
     reported rates best (two hidden LeakyReLU layers of 2), per-sample SGD."""
 

@@ -42,6 +42,7 @@ import numpy as np
 from .. import data, init, plots
 from ..files import write_whole
 from ..activations import ACTIVATIONS
+from ..losses import LOSSES
 from .arms import DEFAULT_SETUP, Arm, Setup
 from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds
 from .task import Task
@@ -176,6 +177,10 @@ def parse_args(argv: list[str] | None = None,
                         help="when each layer's weights change: after the whole backward pass "
                              "(after_backward, the default) or as soon as its gradient is known, "
                              "before the gradient goes further back (during_backward)")
+    parser.add_argument("--loss", default=None, choices=sorted(LOSSES),
+                        help="the loss: mse, the notes' mean squared error (the default), or "
+                             "bce, binary cross-entropy (a sigmoid output; its gradient "
+                             "through the sigmoid is ŷ − y)")
     parser.add_argument("--hidden", type=_integers("2,2"), default=None,
                         help="hidden layer widths, comma-separated "
                              f"({','.join(map(str, DEFAULT_SETUP.hidden))})")
@@ -344,10 +349,11 @@ def _design(parser: argparse.ArgumentParser,
                                  "first_seed", "backend", "batch_size")
         if (value := getattr(args, name)) is not None})
     if preset is not None:
-        arms, setups = preset.design(setup, args.shuffle, args.bias_init, args.update)
+        arms, setups = preset.design(setup, args.shuffle, args.bias_init, args.update,
+                                     args.loss)
     else:
         arms = [Arm(spec, args.output_init, bool(args.shuffle), bias_init=args.bias_init,
-                    update=args.update or "after_backward")
+                    update=args.update or "after_backward", loss=args.loss or "mse")
                 for spec in args.init or [DEFAULT_INIT]]
         setups = [setup]
     if (args.workers is not None or args.scheduler is not None) and \

@@ -80,18 +80,18 @@ class Preset:
         return DEFAULT_SETUP if self.setup is None else self.setup
 
     def design(self, setup: Setup | None = None, shuffle: bool | None = None,
-               bias_init: str | None = None,
-               update: str | None = None) -> tuple[list[Arm], list[Setup]]:
+               bias_init: str | None = None, update: str | None = None,
+               loss: str | None = None) -> tuple[list[Arm], list[Setup]]:
         """The arms and the setups (one per shape, otherwise as ``setup``, by default
         :attr:`base`) to run.
 
-        ``shuffle``, ``bias_init`` and ``update``, when not None, set that setting of every
-        arm (checked as :class:`Arm` checks it); None keeps the preset's. A preset that sets one
-        itself, per arm, refuses a choice of it.
+        ``shuffle``, ``bias_init``, ``update`` and ``loss``, when not None, set that setting of
+        every arm (checked as :class:`Arm` checks it); None keeps the preset's. A preset that
+        sets one itself, per arm, refuses a choice of it.
         """
         chosen = {name: value for name, value in
-                  (("shuffle", shuffle), ("bias_init", bias_init), ("update", update))
-                  if value is not None}
+                  (("shuffle", shuffle), ("bias_init", bias_init), ("update", update),
+                   ("loss", loss)) if value is not None}
         for name, value in chosen.items():
             if name in self.sets:
                 raise ValueError(f"{name} cannot be chosen for preset {self.name!r}, which sets "
@@ -105,10 +105,10 @@ class Preset:
     def run(self, setup: Setup | None = None, shuffle: bool | None = None,
             bias_init: str | None = None, update: str | None = None,
             progress: bool | None = None, executor: object | None = None,
-            block_seeds: int | None = None) -> Sweep:
+            block_seeds: int | None = None, loss: str | None = None) -> Sweep:
         """Run the :meth:`design`: a sweep of one study per setup (on ``executor`` in blocks
         of ``block_seeds``, if given: :func:`~tinynet.xor.run_study`)."""
-        return run_sweep(*self.design(setup, shuffle, bias_init, update), progress,
+        return run_sweep(*self.design(setup, shuffle, bias_init, update, loss), progress,
                          executor=executor, block_seeds=block_seeds)
 
     def __repr__(self) -> str:

@@ -1,0 +1,289 @@
+"""Every activation and loss is defined once, and every backend is built from that definition:
+one defined outside the package (here, the ones docs/contributing.md shows) trains on the
+compiled backend as on NumPy, or is refused by name; nothing unknown ever runs as something
+else (issue 25)."""
+
+import importlib.util
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+import tinynet
+from tinynet.activations import Activation, LeakyReLU
+from tinynet.compiled import kit, render
+from tinynet.compiled.render import NotCompilableError
+from tinynet.losses import MSE
+from tinynet.maths import exp, where
+
+from helpers import ROOT
+from helpers import Softplus as NumpySoftplus
+
+
+@dataclass(frozen=True, repr=False)
+class HalfLeaky(LeakyReLU):
+    """A built-in's subclass with maths of its own: it must run as itself, not as LeakyReLU."""
+
+    name = "half_leaky"
+
+    def forward_and_derivative(self, z):
+        slope = where(z > 0, 0.5, self.alpha)
+        return z * slope, slope
+
+
+def documented() -> ModuleType:
+    """The code blocks of docs/contributing.md, as a module (the compiled backend reads a
+    definition's source, so it must come from a file)."""
+    text = (ROOT / "docs" / "contributing.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    folder = Path(tempfile.mkdtemp(prefix="tinynet-docs-"))
+    (folder / "contributing_blocks.py").write_text("\n\n".join(blocks))
+    spec = importlib.util.spec_from_file_location("contributing_blocks",
+                                                  folder / "contributing_blocks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+DOCUMENTED = documented()
+Softplus, LogCosh = DOCUMENTED.Softplus, DOCUMENTED.LogCosh
+
+
+def steps(sizes, activation, loss="mse", epochs=250, batch_size=1, seed=0):
+    """1,000 per-sample steps (250 epochs of XOR) on both backends: the two networks."""
+    X, y = tinynet.data.xor()
+    trained = []
+    for backend in ("numpy", "numba"):
+        net = tinynet.mlp(sizes, activation=activation, output="sigmoid", init="lecun_normal",
+                          seed=seed)
+        net.fit(X, y, epochs=epochs, lr=0.1, batch_size=batch_size, backend=backend, loss=loss)
+        trained.append(net)
+    return trained
+
+
+def agree(a, b, tolerance=1e-12):
+    for p, q in zip(a.parameters(), b.parameters()):
+        np.testing.assert_allclose(p, q, rtol=0, atol=tolerance)
+
+
+def test_an_activation_defined_outside_the_package_compiles_and_trains_as_on_numpy():
+    """2-32-1 goes to the generic kernel (too big to unroll), 2-3-1 to the generated ones."""
+    numpy_net, numba_net = steps([2, 32, 1], Softplus(beta=2.0))
+    agree(numpy_net, numba_net)
+    X, _ = tinynet.data.xor()
+    np.testing.assert_allclose(numba_net.predict(X), numpy_net.predict(X, backend="numpy"),
+                               rtol=0, atol=1e-13)
+    agree(*steps([2, 3, 1], Softplus(beta=0.5)))
+    # a different beta is the same compiled kernel, and trains differently
+    assert not np.allclose(steps([2, 3, 1], Softplus(beta=3.0))[1].layers[0].W,
+                           steps([2, 3, 1], Softplus(beta=0.5))[1].layers[0].W)
+
+
+def test_an_ensemble_of_a_new_activation_is_each_single_fit_bit_for_bit():
+    X, y = tinynet.data.xor()
+    for sizes in ([2, 3, 1], [2, 24, 1]):  # generated kernel, then the generic one
+        nets = [tinynet.mlp(sizes, activation=Softplus(), output="sigmoid", init="lecun_normal",
+                            seed=s) for s in range(3)]
+        tinynet.fit_ensemble(nets, X, y, epochs=40, lr=0.3)
+        alone = tinynet.mlp(sizes, activation=Softplus(), output="sigmoid", init="lecun_normal",
+                            seed=2)
+        alone.fit(X, y, epochs=40, lr=0.3)
+        for p, q in zip(nets[2].parameters(), alone.parameters()):
+            np.testing.assert_array_equal(p, q)
+
+
+def test_a_subclass_of_a_built_in_runs_its_own_maths():
+    numpy_net, numba_net = steps([2, 4, 1], HalfLeaky(0.1))
+    agree(numpy_net, numba_net)
+    plain = steps([2, 4, 1], LeakyReLU(0.1))[1]
+    assert not np.allclose(plain.layers[0].W, numba_net.layers[0].W)
+
+
+def test_a_loss_defined_outside_the_package_compiles_and_trains_as_on_numpy():
+    for sizes in ([2, 3, 1], [2, 24, 1]):
+        agree(*steps(sizes, "tanh", loss=LogCosh()))
+    numpy_net, numba_net = steps([2, 3, 1], "tanh", loss=LogCosh(), epochs=60, batch_size=3)
+    agree(numpy_net, numba_net)
+    # the record is the loss asked for: LogCosh's value, not MSE's
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 3, 1], activation="tanh", seed=0)
+    before = net.predict(X)
+    history = net.fit(X, y, epochs=1, lr=0.1, batch_size=4, loss=LogCosh())  # one step
+    assert history.final_loss == pytest.approx(LogCosh().value(before, y), rel=1e-12)
+    assert history.final_loss != pytest.approx(MSE().value(before, y), rel=1e-3)
+
+
+def test_a_numpy_only_activation_is_refused_by_name_and_trains_on_numpy():
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 3, 1], activation=NumpySoftplus(), init="lecun_normal", seed=0)
+    message = (r"^backend 'numba' cannot run layers\[0\]'s activation softplus \(Softplus\): "
+               r"it defines forward and derivative.*pass backend='numpy'$")
+    for call in (lambda: net.fit(X, y, epochs=1, lr=0.1),
+                 lambda: tinynet.fit_ensemble([net], X, y, epochs=1, lr=0.1),
+                 lambda: net.predict(X)):
+        with pytest.raises(NotCompilableError, match=message):
+            call()
+    before = net.layers[0].W.copy()
+    net.fit(X, y, epochs=3, lr=0.1, backend="numpy")
+    assert not np.array_equal(before, net.layers[0].W)
+
+
+@dataclass(frozen=True, repr=False)
+class CallsNumPy(Activation):
+    name = "calls_numpy"
+
+    def forward_and_derivative(self, z):
+        s = np.logaddexp(0.0, z)
+        return s, 1.0 - exp(-s)
+
+
+@dataclass(frozen=True, repr=False)
+class Loops(Activation):
+    name = "loops"
+
+    def forward_and_derivative(self, z):
+        for _ in range(2):
+            z = z * 1.0
+        return z, 1.0
+
+
+@dataclass(frozen=True, repr=False)
+class ReadsAGlobal(Activation):
+    name = "reads_a_global"
+
+    def forward_and_derivative(self, z):
+        return z * SCALE, SCALE
+
+
+SCALE = 2.0
+
+
+@dataclass(frozen=True, repr=False)
+class ShadowsExp(Activation):
+    name = "shadows_exp"
+
+    def forward_and_derivative(self, z):
+        exp = np.exp  # noqa: F841 (a local called exp is not tinynet.maths.exp)
+        return z, 1.0
+
+
+@dataclass(frozen=True, repr=False)
+class OneResult(Activation):
+    name = "one_result"
+
+    def forward_and_derivative(self, z):
+        return z
+
+
+@dataclass(frozen=True, repr=False)
+class TextParameter(Activation):
+    name = "text_parameter"
+    mode: str = "fast"
+
+    def forward_and_derivative(self, z):
+        return z, 1.0
+
+
+@pytest.mark.parametrize("activation,reason", [
+    (CallsNumPy(), r"\(line \d+\): it calls np.logaddexp, which is not in tinynet.maths"),
+    (Loops(), r"only assignments to one name"),
+    (ReadsAGlobal(), r"it reads SCALE, which is neither an argument, a local nor a parameter"),
+    (OneResult(), r"must take 1 argument\(s\) after self and return 2 values, not 1 and 1"),
+    (TextParameter(), r"its parameter mode='fast' is not a number"),
+], ids=lambda value: getattr(value, "name", ""))
+def test_what_the_compiled_backend_cannot_build_is_refused_by_name(activation, reason):
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 3, 1], activation=activation, init="lecun_normal", seed=0)
+    with pytest.raises(NotCompilableError, match=f"^backend 'numba' cannot run layers\\[0\\]'s "
+                                                 f"activation {activation.name}.*{reason}.*"
+                                                 "backend='numpy'$"):
+        net.fit(X, y, epochs=1, lr=0.1)
+    if not isinstance(activation, OneResult):  # NumPy runs what it is given
+        net.fit(X, y, epochs=1, lr=0.1, backend="numpy")
+
+
+def test_a_local_named_like_a_maths_function_is_not_that_function():
+    with pytest.raises(NotCompilableError, match=r"it assigns exp, a name of tinynet.maths"):
+        kit.check(tinynet.mlp([2, 1], output=ShadowsExp(), init="lecun_normal"), MSE())
+
+
+def test_the_definition_is_what_the_kernels_are_written_from():
+    """The kit's source holds each definition's lines, as written, with exp as vector_exp and
+    where as a conditional; no activation codes, no fallback."""
+    text = kit.source(kit.Maths([LeakyReLU(), tinynet.activations.Sigmoid()], MSE()))
+    assert "e = vector_exp(-abs(z))" in text
+    assert "return ((1.0 if z >= 0 else e) / (1.0 + e), e / ((1.0 + e) * (1.0 + e)))" in text
+    assert "slope = 1.0 if z > 0 else parameters[0]" in text
+    assert "diff = y_hat - y" in text and "return (diff * diff, 2.0 / batch * diff)" in text
+    definition = render.read(LeakyReLU(0.3), "forward_and_derivative", 1, 2)
+    lines, results = definition.instantiate({"z": "z0_1_2"}, {"alpha": "param0_0"}, "_0_1_2")
+    assert lines == ["slope_0_1_2 = 1.0 if z0_1_2 > 0 else param0_0"]
+    assert results == ["z0_1_2 * slope_0_1_2", "slope_0_1_2"]
+
+
+def test_the_compiled_package_has_no_activation_codes_or_fallback():
+    """The activation switch with its `else: identity` existed in five places (issue 25)."""
+    from pathlib import Path
+    folder = Path(tinynet.__file__).parent
+    for path in [*folder.glob("*.py"), *(folder / "compiled").glob("*.py")]:
+        text = path.read_text()
+        for word in ("IDENTITY", "LEAKY_RELU", "SIGMOID", "activate_derivative", ".codes",
+                     "# identity"):
+            assert word not in text, (path.name, word)
+
+
+def test_losses_by_name_and_as_objects():
+    X, y = tinynet.data.xor()
+    default, named, given = (tinynet.mlp([2, 2, 1], seed=1) for _ in range(3))
+    default.fit(X, y, epochs=20, lr=0.1)
+    named.fit(X, y, epochs=20, lr=0.1, loss="mse")
+    given.fit(X, y, epochs=20, lr=0.1, loss=MSE())
+    for other in (named, given):
+        for p, q in zip(default.parameters(), other.parameters()):
+            np.testing.assert_array_equal(p, q)
+    with pytest.raises(tinynet.UnknownNameError, match="loss"):
+        default.fit(X, y, epochs=1, lr=0.1, loss="msee")
+
+
+def test_an_activation_class_has_one_definition():
+    """forward_and_derivative, or forward and derivative together: a class that overrides
+    one of forward and derivative would train with one function and report another."""
+    with pytest.raises(TypeError, match=r"OnlyForward defines forward: define "
+                                        r"forward_and_derivative\(self, z\), or"):
+        class OnlyForward(LeakyReLU):
+            def forward(self, z):
+                return z
+    with pytest.raises(TypeError, match=r"Both defines derivative, forward, "
+                                        r"forward_and_derivative"):
+        class Both(Activation):
+            def forward(self, z):
+                return z
+
+            def derivative(self, z):
+                return z
+
+            def forward_and_derivative(self, z):
+                return z, 1.0
+
+    class Overrides(NumpySoftplus):  # maths once again: its forward is its definition's
+        def forward_and_derivative(self, z):
+            return z, 1.0
+    z = np.array([-1.0, 2.0])
+    np.testing.assert_array_equal(Overrides().forward(z), z)
+    np.testing.assert_array_equal(Overrides().derivative(z), [1.0, 1.0])
+
+
+def test_networks_of_built_in_activations_share_one_kit():
+    """The kit is keyed by the maths, the built-in activations all in it: a class that
+    changes from leaky_relu to tanh hidden layers compiles nothing new for it."""
+    sources = {kit.source(kit.maths_of(tinynet.mlp(sizes, activation=hidden, output=output),
+                                       MSE()))
+               for sizes, hidden, output in [([2, 2, 1], "leaky_relu", "sigmoid"),
+                                             ([2, 16, 16, 1], "tanh", "identity"),
+                                             ([3, 5, 2], "relu", "leaky_relu")]}
+    assert len(sources) == 1
+    assert kit.source(kit.maths_of(tinynet.mlp([2, 2, 1]), tinynet.losses.BCE())) not in sources

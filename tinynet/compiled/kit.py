@@ -1,0 +1,275 @@
+"""The maths of one network, written into compiled code from its definitions.
+
+For a network's activations and loss this module writes a small module, the *kit*: each
+activation's ``forward_and_derivative`` and the loss's ``value_and_gradient`` as scalar
+functions (:mod:`tinynet.compiled.render`), a switch over the activations for each of the
+generic kernels' loops, and the generic kernels' entry points, which hand those functions to
+:mod:`tinynet.compiled.lanes` and :mod:`tinynet.compiled.single`::
+
+    @njit(cache=True, error_model="numpy", inline="always")
+    def activation_0(z, parameters):
+        \"\"\"leaky_relu: LeakyReLU.forward_and_derivative\"\"\"
+        slope = 1.0 if z > 0 else parameters[0]
+        return (z * slope, slope)
+
+A kit is keyed by the maths alone (the activation classes, the built-in ones and the network's
+own, and the loss), so every network of built-in activations shares one kit per loss: layer
+sizes, seeds, samples, batch size, epochs and learning rate are values the kernels read when
+they run, and each layer's activation parameters (LeakyReLU's
+alpha) come from :class:`tinynet.packing.Layout`. Written and compiled once per machine, as
+the generated kernels are (:func:`tinynet.compiled.sources.load_module`).
+
+What cannot be written (an activation defined with NumPy calls, a loss the kernels do not
+know how to read) raises :class:`~tinynet.compiled.render.NotCompilableError` before anything
+runs: :func:`check` is called by :func:`tinynet.fit` and its siblings when they choose the
+backend.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+from ..activations import BUILT_IN, Activation, Sigmoid
+from ..losses import Loss
+from ..packing import Layout, activation_kinds
+from . import render
+from .sources import announce_compiling, fingerprint, kernel_dir, load_module
+
+__all__ = ["Maths", "maths_of", "layout_for", "check", "activation_lines", "loss_lines",
+           "source", "load", "entry"]
+
+
+class Maths(tuple):
+    """``(activations, loss, output)``: the activations ``Layout.kinds`` indexes (every
+    built-in one, then the network's own: :func:`tinynet.packing.activation_kinds`), the
+    loss, and ``output``, the output layer's sigmoid when the loss gives its gradient through
+    it (``Loss.gradient_through_sigmoid``), else None. Then the output layer has kind
+    ``len(activations)``: that sigmoid with slope 1, the loss giving dL/dz
+    (:func:`layout_for`). Hashable: the key of every compiled kernel."""
+
+    def __new__(cls, activations: Sequence[Activation], loss: Loss,
+                output: Activation | None = None) -> "Maths":
+        return super().__new__(cls, (tuple(activations), loss, output))
+
+    @property
+    def activations(self) -> tuple[Activation, ...]:
+        return self[0]
+
+    @property
+    def loss(self) -> Loss:
+        return self[1]
+
+    @property
+    def output(self) -> Activation | None:
+        return self[2]
+
+    def kinds(self) -> int:
+        """How many kinds of layer the kernels tell apart."""
+        return len(self.activations) + (self.output is not None)
+
+    def kind(self, kind: int) -> tuple[Activation, bool]:
+        """``(activation, through)``: the activation of ``kind``, and whether its slope is 1
+        (the output sigmoid the loss differentiates through)."""
+        if kind == len(self.activations):
+            return self.output, True
+        return self.activations[kind], False
+
+    def key(self) -> tuple:
+        """What the compiled code depends on: the activation classes (their parameters are
+        read at run time), the loss itself and whether its gradient goes through the output."""
+        return (tuple(type(activation) for activation in self.activations), self.loss,
+                self.output is not None)
+
+
+def maths_of(net: object, loss: Loss) -> Maths:
+    """The :class:`Maths` of network ``net`` trained on ``loss``."""
+    output = net.layers[-1].activation
+    through = loss.through_sigmoid() and type(output) is Sigmoid
+    return Maths(activation_kinds(net), loss, output if through else None)
+
+
+def layout_for(layout: Layout, maths: Maths) -> Layout:
+    """``layout`` with the output layer's kind ``len(maths.activations)`` when the loss gives
+    its gradient through the output sigmoid (:class:`Maths`)."""
+    if maths.output is None:
+        return layout
+    kinds = layout.kinds.copy()
+    kinds[-1] = len(maths.activations)
+    return layout._replace(kinds=kinds)
+
+
+def check(net: object, loss: Loss) -> None:
+    """Raise :class:`~tinynet.compiled.render.NotCompilableError` unless the compiled backend
+    can build every activation of ``net`` and ``loss`` from their definitions."""
+    for index, layer in enumerate(net.layers):
+        _activation_definition(layer.activation, f"layers[{index}]'s activation "
+                               f"{layer.activation!r} ({type(layer.activation).__name__})")
+    _loss_definition(loss, "value_and_gradient")
+    if loss.through_sigmoid():
+        _loss_definition(loss, "gradient_through_sigmoid")
+
+
+def _activation_definition(activation: Activation, what: str | None = None) -> render.Definition:
+    if type(activation).forward_and_derivative is Activation.forward_and_derivative:
+        raise render.NotCompilableError(
+            f"backend 'numba' cannot run {what or repr(activation)}: it defines forward and "
+            "derivative, not forward_and_derivative written with tinynet.maths, which the "
+            "compiled kernels are built from; pass backend='numpy'")
+    return render.read(activation, "forward_and_derivative", 1, 2, what)
+
+
+def _loss_definition(loss: Loss, method: str) -> render.Definition:
+    return render.read(loss, method, 3, 2 if method == "value_and_gradient" else 1,
+                       f"loss {loss!r} ({type(loss).__name__})")
+
+
+def activation_lines(maths: Maths, kind: int, z: str, parameters: Sequence[str],
+                     suffix: str) -> tuple[list[str], str, str]:
+    """Activation ``kind``'s definition for one number: ``(lines, value, slope)``, its lines
+    with locals ending in ``suffix``, and the expressions of φ(z) and φ'(z) (1.0 for the
+    output sigmoid a loss differentiates through), for the pre-activation held in ``z`` and
+    its parameters held in ``parameters`` (in field order)."""
+    activation, through = maths.kind(kind)
+    definition = _activation_definition(activation)
+    names = [name for name, _ in render.parameters(activation)]
+    lines, (value, slope) = definition.instantiate(
+        {definition.arguments[0]: z}, dict(zip(names, parameters)), suffix)
+    return lines, value, "1.0" if through else slope
+
+
+def loss_lines(maths: Maths, y_hat: str, y: str, batch: str,
+               suffix: str) -> tuple[list[str], str, str]:
+    """The loss's definition for one output: ``(lines, term, gradient)``, as
+    :func:`activation_lines` (its parameters written in as numbers); the gradient is dL/dz,
+    from ``gradient_through_sigmoid``, when the output layer is the loss's sigmoid."""
+    loss = maths.loss
+    values = {name: repr(float(value)) for name, value in render.parameters(loss)}
+    definition = _loss_definition(loss, "value_and_gradient")
+    arguments = (y_hat, y, batch)
+    lines, (term, gradient) = definition.instantiate(
+        dict(zip(definition.arguments, arguments)), values, suffix)
+    if maths.output is not None:
+        through = _loss_definition(loss, "gradient_through_sigmoid")
+        more, (gradient,) = through.instantiate(dict(zip(through.arguments, arguments)), values,
+                                                f"{suffix}_z")
+        lines += more
+    return lines, term, gradient
+
+
+def _function(name: str, arguments: str, doc: str, lines: list[str], results: str) -> str:
+    body = "\n".join(f"    {line}" for line in lines)
+    return (f'@njit(cache=True, error_model="numpy", inline="always")\n'
+            f'def {name}({arguments}):\n    """{doc}"""\n'
+            + (body + "\n" if body else "") + f"    return {results}\n")
+
+
+def _switch(name: str, loop: str, arguments: str, maths: Maths, passed: str | None = None) -> str:
+    """A function choosing activation ``kind`` and running ``loop`` with its function and its
+    parameters (a tuple read from ``parameters[layer]``): one copy of the loop per activation,
+    each straight-line code. The last activation takes every kind not matched before it (the
+    kinds come from :func:`tinynet.packing.layout`, which numbers these activations). The
+    switch takes ``arguments``, of which it passes ``passed`` (default: all) to the loop."""
+    lines = [f'@njit(cache=True, error_model="numpy")\ndef {name}(kind, parameters, {arguments}):']
+    last = maths.kinds() - 1
+    for kind in range(maths.kinds()):
+        count = len(render.parameters(maths.kind(kind)[0]))
+        values = "".join(f"parameters[layer, {i}], " for i in range(count))
+        call = f"{loop}(activation_{kind}, ({values}), {passed or arguments})"
+        if last == 0:
+            lines.append(f"    {call}")
+        else:
+            test = "else" if kind == last else f"{'if' if kind == 0 else 'elif'} kind == {kind}"
+            lines += [f"    {test}:", f"        {call}"]
+    return "\n".join(lines) + "\n"
+
+
+def source(maths: Maths) -> str:
+    """The Python source of the kit for ``maths``."""
+    parts = []
+    for kind in range(maths.kinds()):
+        activation, through = maths.kind(kind)
+        count = len(render.parameters(activation))
+        lines, value, slope = activation_lines(
+            maths, kind, "z", [f"parameters[{i}]" for i in range(count)], "")
+        parts.append(_function(f"activation_{kind}", "z, parameters",
+                               f"{activation.name}: {type(activation).__qualname__}."
+                               "forward_and_derivative" + (", slope 1: the loss gives dL/dz"
+                                                           if through else ""),
+                               lines, f"({value}, {slope})"))
+    lines, term, gradient = loss_lines(maths, "y_hat", "y", "batch", "")
+    parts.append(_function("loss", "y_hat, y, batch", f"{maths.loss!r}: "
+                           f"{type(maths.loss).__qualname__}.value_and_gradient", lines,
+                           f"({term}, {gradient})"))
+    parts.append(_switch("activate_lanes", "lanes.activate_lanes",
+                         "acc, theta, bias_row, A, D, layer, r, j", maths))
+    parts.append(_switch("activate_rows", "single.activation_rows",
+                         "layer, Z, dA, out, derivative", maths, "Z, dA, out, derivative"))
+    names = ", ".join(activation.name for activation in maths.activations)
+    loss = f"{maths.loss!r}" + (" through the output sigmoid" if maths.output is not None else "")
+    return f'''"""Generated by tinynet.compiled.kit: activations {names}, loss {loss},
+tinynet.compiled sources {fingerprint()}. Do not edit: it is rewritten from the definitions."""
+
+import math
+
+from numba import njit, prange
+
+from tinynet.compiled import lanes, single
+from tinynet.compiled.scalars import vector_exp
+
+
+''' + "\n\n".join(parts) + '''
+
+@njit(cache=True, error_model="numpy")
+def fit_block(block, theta, layout, X, Y, seeds, settings, loss_history, final_loss,
+              diverged_epoch, last_wrong_epoch, predictions):
+    """One block of tinynet.compiled.lanes' LANES networks, with this network's maths."""
+    lanes.fit_block_of_members(activate_lanes, loss, block, theta, layout, X, Y, seeds,
+                               settings, loss_history, final_loss, diverged_epoch,
+                               last_wrong_epoch, predictions)
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def fit_lanes(theta, layout, X, Y, seeds, settings, record, predictions):
+    """tinynet.compiled.lanes' blocks of LANES networks, spread over the cores."""
+    loss_history, final_loss, diverged_epoch, last_wrong_epoch = record  # arrays, not a tuple,
+    for block in prange((theta.shape[1] + lanes.LANES - 1) // lanes.LANES):  # inside prange
+        fit_block(block, theta, layout, X, Y, seeds, settings, loss_history, final_loss,
+                  diverged_epoch, last_wrong_epoch, predictions)
+
+
+@njit(cache=True, error_model="numpy")
+def fit_network(theta, layout, X, Y, seed, settings, record):
+    """tinynet.compiled.single.fit_network with this network's maths."""
+    return single.fit_network(activate_rows, loss, theta, layout, X, Y, seed, settings, record)
+
+
+@njit(cache=True, error_model="numpy")
+def forward_network(theta, layout, X, Zs, As):
+    """tinynet.compiled.single.forward_network with this network's activations."""
+    return single.forward_network(activate_rows, theta, layout, X, Zs, As)
+'''
+
+
+def load(maths: Maths) -> ModuleType:
+    """The kit for ``maths``, written, imported and compiled once per process and kernel
+    directory (:func:`tinynet.compiled.sources.kernel_dir`)."""
+    return _load(maths.key(), maths, kernel_dir())
+
+
+def entry(maths: Maths, name: str) -> object:
+    """The kit's entry point ``name`` (``fit_lanes``, ``fit_network``, ``forward_network``),
+    after saying on stderr if it is about to be compiled."""
+    function = getattr(load(maths), name)
+    own = [activation.name for activation in maths.activations
+           if type(activation) not in BUILT_IN]
+    announce_compiling(function, f"{name} with loss {maths.loss!r}"
+                       + (f" and the activations {', '.join(own)}" if own else ""))
+    return function
+
+
+@functools.lru_cache(maxsize=64)
+def _load(key: tuple, maths: Maths, directory: Path) -> ModuleType:
+    return load_module(source(maths), directory)
