@@ -109,7 +109,6 @@ def test_a_generated_fit_draws_its_orders_in_blocks_of_epochs(samples, epochs, c
         net = networks([2, 2, 1], "leaky_relu", "sigmoid", [4])[0]
         fits[generated] = net, train(monkeypatch, generated, lambda: net.fit(
             X, y, epochs=epochs, lr=0.3, print_every=chunk, record_every=1))
-    assert fused.order_block(samples) == (64 if samples <= 32 else 1)
     same_history(fits[True][1], fits[False][1])
     same_parameters(fits[True][0], fits[False][0])
 
@@ -145,7 +144,7 @@ def test_sources_are_written_once_and_named_by_their_text(tmp_path, monkeypatch)
     assert len(files) == 1
     text = files[0].read_text()
     net = tinynet.mlp([2, 2, 1])
-    assert text == unrolled.source(layout(net), maths_of(net, MSE()), 1, 4, False, 8)
+    assert text == unrolled.source(layout(net), maths_of(net, MSE()), 1, 0, False, 8)
     assert "Do not edit" in text and "sizes [2, 2, 1]" in text
 
 
@@ -183,7 +182,7 @@ def test_each_layers_exps_run_in_a_loop_of_their_own():
     """Sigmoid hidden and output layers: every exp sits in a loop over the lanes that holds
     nothing but exps and the spill array's loads and stores (tinynet.compiled.unrolled)."""
     net = networks([2, 3, 1], "sigmoid", "sigmoid", [0])[0]
-    text = unrolled.source(layout(net), maths_of(net, MSE()), 1, 4, False, 8)
+    text = unrolled.source(layout(net), maths_of(net, MSE()), 1, 0, False, 8)
     loops = re.split(r"\n\s*for l in range\(8\):\n", text)
     with_exp = [loop for loop in loops if "vector_exp(" in loop.split("\n\n")[0]]
     assert len(with_exp) >= 3  # the two layers of a step, and the trained outputs
@@ -199,8 +198,8 @@ def test_a_generated_source_names_the_sources_compiled_into_it():
     net_layout, maths = layout(net), maths_of(net, MSE())
     stamp = sources.fingerprint()
     assert re.fullmatch(r"[0-9a-f]{16}", stamp)
-    assert stamp in unrolled.source(net_layout, maths, 1, 4, False, 8)
-    assert stamp in fused.source(net_layout, maths, 1, 4, False)
+    assert stamp in unrolled.source(net_layout, maths, 1, 0, False, 8)
+    assert stamp in fused.source(net_layout, maths, 1, 0, False)
 
 
 def _ensemble_losses(seeds):
@@ -230,7 +229,7 @@ def test_the_step_uncut_trains_the_same(monkeypatch):
         nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(11)]
         runs.append((nets, tinynet.fit_ensemble(nets, X, y, epochs=30, lr=0.5)))
     net = runs[0][0][0]
-    assert "spill[" not in unrolled.source(layout(net), maths_of(net, MSE()), 1, 4, False, 8,
+    assert "spill[" not in unrolled.source(layout(net), maths_of(net, MSE()), 1, 0, False, 8,
                                            cut=False)
     (nets_a, a), (nets_b, b) = runs
     np.testing.assert_array_equal(a.final_loss, b.final_loss)
@@ -256,7 +255,7 @@ def test_the_fingerprint_covers_every_tinynet_module_a_kernel_imports():
     root = Path(tinynet.__file__).resolve().parent
     net = tinynet.mlp([2, 2, 1])
     maths = maths_of(net, MSE())
-    headers = codegen.module_header("test", layout(net), maths, 1, 4, False, ["x"]) + \
+    headers = codegen.module_header("test", layout(net), maths, 1, 0, False, ["x"]) + \
         kit.source(maths)  # the generated kernels and the kit of the generic ones
     todo = []
     for module, names in re.findall(r"^from tinynet\.([\w.]+) import ([\w, ]+)", headers,
@@ -272,3 +271,28 @@ def test_the_fingerprint_covers_every_tinynet_module_a_kernel_imports():
             todo += _tinynet_imports(root, name)
     # activations.py imports its input checks from validation.py, which no kernel compiles in
     assert found - {"validation.py"} == set(sources.COMPILED_IN)
+
+
+def test_a_generated_kernel_serves_any_number_of_samples(tmp_path, monkeypatch):
+    """The sample count is the arrays', not the kernel's: 4, 7 and 200 samples train on one
+    ensemble kernel and one single-fit kernel; with batches of 4, only the size of a short
+    last batch (the count modulo 4) makes another."""
+    monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path))
+    rng = np.random.default_rng(0)
+
+    def kernels():
+        return sorted(path.name for path in tmp_path.glob("tinynet_kernel_*.py"))
+
+    for samples in (4, 7, 200):
+        X, y = rng.normal(size=(samples, 2)), rng.uniform(size=(samples, 1))
+        tinynet.fit_ensemble([tinynet.mlp([2, 2, 1], seed=s) for s in range(3)], X, y,
+                             epochs=2, lr=0.1)
+        tinynet.mlp([2, 2, 1]).fit(X, y, epochs=2, lr=0.1)
+    assert len(kernels()) == 2
+    for samples in (8, 200):
+        X, y = rng.normal(size=(samples, 2)), rng.uniform(size=(samples, 1))
+        tinynet.mlp([2, 2, 1]).fit(X, y, epochs=2, lr=0.1, batch_size=4)
+    assert len(kernels()) == 3
+    X, y = rng.normal(size=(6, 2)), rng.uniform(size=(6, 1))
+    tinynet.mlp([2, 2, 1]).fit(X, y, epochs=2, lr=0.1, batch_size=4)
+    assert len(kernels()) == 4

@@ -24,17 +24,19 @@ from . import codegen
 from .codegen import indent, n_params, parameter_loads, step
 from .kit import Maths
 
-__all__ = ["order_block", "source", "fit_network"]
+__all__ = ["ORDER_BLOCK", "ORDER_BLOCK_SAMPLES", "source", "fit_network"]
 
 
-def order_block(samples: int) -> int:
-    """Epochs whose sample orders are drawn in one call of :func:`~tinynet.compiled.lanes.
-    lane_orders`, one epoch per lane: 64 for up to 32 samples, otherwise 1. Drawn one epoch at
-    a time, the hashing and ranking of a 4-sample epoch are a chain of their own, and made a
-    shuffled XOR fit 1.3-1.5x slower than an unshuffled one; 64 epochs at once are vector
-    code, and the shuffled fits of 2-2-1, 2-2-2-1 and 2-8-1 ran 1.3x as fast as before. Above
-    32 samples an epoch's order is a sort, and its steps dwarf it."""
-    return 64 if samples <= 32 else 1
+ORDER_BLOCK = 64
+"""Epochs whose sample orders the kernel draws in one call of :func:`~tinynet.compiled.lanes.
+lane_orders`, one epoch per lane, for up to :data:`ORDER_BLOCK_SAMPLES` samples (above, one
+epoch at a time). Drawn one epoch at a time, the hashing and ranking of a 4-sample epoch are
+a chain of their own, and made a shuffled XOR fit 1.3-1.5x slower than an unshuffled one; 64
+epochs at once are vector code, and the shuffled fits of 2-2-1, 2-2-2-1 and 2-8-1 ran 1.3x
+as fast as before. Above 32 samples an epoch's order is a sort, and its steps dwarf it."""
+
+ORDER_BLOCK_SAMPLES = 32
+"""The most samples for which :data:`ORDER_BLOCK` epochs' orders are drawn at once."""
 
 
 def _batch(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
@@ -50,41 +52,44 @@ def _batch(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
     return lines + [f"p{p} = q{p}" for p in range(count)]
 
 
-def source(layout: Layout, maths: Maths, batch_size: int, samples: int, during: bool) -> str:
+def source(layout: Layout, maths: Maths, batch_size: int, last: int, during: bool) -> str:
     """The Python source of the kernel for ``layout`` and ``maths``, batches of ``batch_size``
-    out of ``samples`` samples and the update order (``during``: update during backward)."""
-    last = samples % batch_size
+    and a last batch of ``last`` samples (the sample count modulo the batch size; the count
+    itself is the arrays') and the update order (``during``: update during backward)."""
     count = n_params(layout)
     loads = parameter_loads(layout, maths)
     remainder = (f"""        if {last}:
-            start = {samples - last}
+            start = n - {last}
 {indent(_batch(layout, maths, last, during), 3)}
 """ if last else "")
     check = " + ".join(["loss * 0.0"] + [f"p{p} * 0.0" for p in range(count)])
     header = codegen.module_header("tinynet.compiled.fused", layout, maths, batch_size,
-                                   samples, during, ["lane_orders", "order_scratch"])
+                                   last, during, ["lane_orders", "order_scratch"])
     return f'''{header}
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def fit_network(theta, X, Y, seed, settings, parameters, loss_history, final_loss,
                 diverged_epoch, last_wrong_epoch):
     lr, threshold, every = settings.lr, settings.threshold, settings.record_every
+    n = X.shape[0]
 {indent(loads, 1)}
-    block = {order_block(samples)}  # epochs whose orders are drawn at once: the orders'
-    seed_hashes, keys, rank, order = order_scratch(np.full(block, seed), {samples})
+    # epochs whose orders are drawn at once (tinynet.compiled.fused.ORDER_BLOCK)
+    block = {ORDER_BLOCK} if n <= {ORDER_BLOCK_SAMPLES} else 1
+    seed_hashes, keys, rank, order = order_scratch(np.full(block, seed), n)
     for column in range(block):  # lane c of lane_orders(..., epoch) is epoch + c's order
         seed_hashes[column] += np.uint64(column)
 {indent([f"p{p} = theta[{p}]" for p in range(count)], 1)}
     wrong_epoch = last_wrong_epoch[0]
+    column = block - 1
     for run in range(settings.epochs):
         epoch = settings.first_epoch + run
-        column = run % block
+        column = 0 if column == block - 1 else column + 1  # run % block, without a division
         if settings.shuffle and column == 0:
             lane_orders(seed_hashes, epoch, keys, rank, order)
         total = 0.0
-        for start in range(0, {samples - last}, {batch_size}):
+        for start in range(0, n - {last}, {batch_size}):
 {indent(_batch(layout, maths, batch_size, during), 3)}
-{remainder}        loss = total / {samples}
+{remainder}        loss = total / n
         final_loss[0] = loss
         if every > 0 and (epoch + 1) % every == 0:
             loss_history[0, (epoch + 1) // every - 1] = loss
@@ -97,13 +102,13 @@ def fit_network(theta, X, Y, seed, settings, parameters, loss_history, final_los
 
 
 @functools.lru_cache(maxsize=256)
-def _kernel(table: bytes, kinds: bytes, maths: Maths, batch_size: int, samples: int,
+def _kernel(table: bytes, kinds: bytes, maths: Maths, batch_size: int, last: int,
             during: bool, directory: Path):
     """The compiled ``fit_network`` for a layout given by its table and activation kinds (as
     bytes, to be a key) and ``maths``, written, imported and compiled once per process and
     kernel directory."""
     layout = codegen.layout_of(table, kinds)
-    return codegen.kernel(source(layout, maths, batch_size, samples, during), "fit_network",
+    return codegen.kernel(source(layout, maths, batch_size, last, during), "fit_network",
                           layout, directory)
 
 
@@ -112,5 +117,6 @@ def fit_network(theta: np.ndarray, layout: Layout, maths: Maths, X: np.ndarray,
     """Train ``theta`` (P,) in place as :func:`tinynet.compiled.single.fit_network` does,
     writing row 0 of ``record``, on the kernel generated for ``layout``."""
     kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths, settings.batch_size,
-                     len(X), bool(settings.update_during_backward), codegen.kernel_dir())
+                     len(X) % settings.batch_size, bool(settings.update_during_backward),
+                     codegen.kernel_dir())
     kernel(theta, X, Y, seed, settings, layout.parameters, *record)
