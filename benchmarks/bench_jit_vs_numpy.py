@@ -258,12 +258,13 @@ def bench_chain() -> list[dict]:
     """Nanoseconds per SGD step of a numba fit on XOR (shuffled; 30,000 epochs less a fit of
     one, so that the call's overhead drops out), beside nanoseconds per sigmoid when each
     waits on the one before: the part of a step no kernel can overlap."""
-    from tinynet.compiled.scalars import sigmoid
+    from tinynet.activations import Sigmoid
+    sigmoid = kit.load(kit.Maths([Sigmoid()], MSE())).activation_0  # as the kernels write it
 
     @numba.njit
     def chained(count, z):
         for _ in range(count):
-            z = sigmoid(z) - 0.25  # the next sigmoid waits for this one
+            z = sigmoid(z, ())[0] - 0.25  # the next sigmoid waits for this one
         return z
 
     chained(10, 0.0)

@@ -44,11 +44,21 @@ def torch_training(net, X, y, loss, batch_size, steps, lr):
     return [p.detach().numpy() for p in parameters]
 
 
+@pytest.fixture(params=["generated", "generic"])
+def kernels(request, monkeypatch):
+    """Small layouts on the kernels generated for them, or on the generic ones."""
+    from tinynet.compiled import codegen
+    monkeypatch.setattr(codegen, "MAX_UNROLLED_WORK", 160 if request.param == "generated" else -1)
+    return request.param
+
+
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
 @pytest.mark.parametrize("loss", ["mse", "bce"])
 @pytest.mark.parametrize("sizes,hidden,batch_size", [([2, 3, 1], "leaky_relu", 1),
-                                                     ([2, 4, 3, 1], "tanh", 2)])
-def test_two_hundred_steps_as_pytorch_takes_them(backend, loss, sizes, hidden, batch_size):
+                                                     ([2, 4, 3, 1], "tanh", 2),
+                                                     ([2, 32, 1], "tanh", 1)])
+def test_two_hundred_steps_as_pytorch_takes_them(backend, loss, sizes, hidden, batch_size,
+                                                 kernels):
     X, y = tinynet.data.xor()
     net = tinynet.mlp(sizes, activation=hidden, output="sigmoid", init="xavier_normal", seed=3)
     expected = torch_training(net, X, y, loss, batch_size, steps=200, lr=0.5)
@@ -62,7 +72,19 @@ def test_two_hundred_steps_as_pytorch_takes_them(backend, loss, sizes, hidden, b
                                                         init="xavier_normal", seed=3).layers[0].W)
 
 
-def test_bce_through_a_saturated_sigmoid_stays_finite():
+def test_an_ensemble_member_is_its_pytorch_training(kernels):
+    """BCE on the ensemble kernels: each member as PyTorch trains it alone."""
+    X, y = tinynet.data.xor()
+    nets = [tinynet.mlp([2, 3, 1], activation="tanh", init="xavier_normal", seed=s)
+            for s in range(5)]
+    expected = [torch_training(net, X, y, "bce", 1, steps=200, lr=0.5) for net in nets]
+    tinynet.fit_ensemble(nets, X, y, epochs=50, lr=0.5, shuffle=False, loss="bce")
+    for net, theirs in zip(nets, expected):
+        for ours, their in zip(net.parameters(), theirs):
+            np.testing.assert_allclose(ours, their, rtol=0, atol=1e-10)
+
+
+def test_bce_through_a_saturated_sigmoid_stays_finite(kernels):
     """ŷ rounds to 1 (z = 40): dL/dŷ · σ'(z) would be (ŷ − y)/0 · 0; the gradient through the
     sigmoid, ŷ − y, is finite on both backends, and the loss is PyTorch's clamped log."""
     X, y = np.array([[1.0, 0.0]]), np.array([[0.0]])

@@ -17,8 +17,8 @@ import tinynet
 from tinynet.activations import Activation, LeakyReLU
 from tinynet.compiled import kit, render
 from tinynet.compiled.render import NotCompilableError
-from tinynet.losses import MSE
-from tinynet.maths import exp, where
+from tinynet.losses import MSE, Loss
+from tinynet.maths import exp, tanh, where
 
 from helpers import ROOT
 from helpers import Softplus as NumpySoftplus
@@ -53,6 +53,15 @@ DOCUMENTED = documented()
 Softplus, LogCosh = DOCUMENTED.Softplus, DOCUMENTED.LogCosh
 
 
+@pytest.fixture(params=["generated", "generic"])
+def kernels(request, monkeypatch):
+    """Small layouts on the kernels generated for them, or on the generic ones (which the
+    suite uses unless a test asks: tests/conftest.py)."""
+    from tinynet.compiled import codegen
+    monkeypatch.setattr(codegen, "MAX_UNROLLED_WORK", 160 if request.param == "generated" else -1)
+    return request.param
+
+
 def steps(sizes, activation, loss="mse", epochs=250, batch_size=1, seed=0):
     """1,000 per-sample steps (250 epochs of XOR) on both backends: the two networks."""
     X, y = tinynet.data.xor()
@@ -70,8 +79,8 @@ def agree(a, b, tolerance=1e-12):
         np.testing.assert_allclose(p, q, rtol=0, atol=tolerance)
 
 
-def test_an_activation_defined_outside_the_package_compiles_and_trains_as_on_numpy():
-    """2-32-1 goes to the generic kernel (too big to unroll), 2-3-1 to the generated ones."""
+def test_an_activation_defined_outside_the_package_compiles_and_trains_as_on_numpy(kernels):
+    """2-32-1 goes to the generic kernel (too big to unroll), 2-3-1 to either."""
     numpy_net, numba_net = steps([2, 32, 1], Softplus(beta=2.0))
     agree(numpy_net, numba_net)
     X, _ = tinynet.data.xor()
@@ -83,9 +92,9 @@ def test_an_activation_defined_outside_the_package_compiles_and_trains_as_on_num
                            steps([2, 3, 1], Softplus(beta=0.5))[1].layers[0].W)
 
 
-def test_an_ensemble_of_a_new_activation_is_each_single_fit_bit_for_bit():
+def test_an_ensemble_of_a_new_activation_is_each_single_fit_bit_for_bit(kernels):
     X, y = tinynet.data.xor()
-    for sizes in ([2, 3, 1], [2, 24, 1]):  # generated kernel, then the generic one
+    for sizes in ([2, 3, 1], [2, 24, 1]):  # either kernel, then the generic one
         nets = [tinynet.mlp(sizes, activation=Softplus(), output="sigmoid", init="lecun_normal",
                             seed=s) for s in range(3)]
         tinynet.fit_ensemble(nets, X, y, epochs=40, lr=0.3)
@@ -96,14 +105,14 @@ def test_an_ensemble_of_a_new_activation_is_each_single_fit_bit_for_bit():
             np.testing.assert_array_equal(p, q)
 
 
-def test_a_subclass_of_a_built_in_runs_its_own_maths():
+def test_a_subclass_of_a_built_in_runs_its_own_maths(kernels):
     numpy_net, numba_net = steps([2, 4, 1], HalfLeaky(0.1))
     agree(numpy_net, numba_net)
     plain = steps([2, 4, 1], LeakyReLU(0.1))[1]
     assert not np.allclose(plain.layers[0].W, numba_net.layers[0].W)
 
 
-def test_a_loss_defined_outside_the_package_compiles_and_trains_as_on_numpy():
+def test_a_loss_defined_outside_the_package_compiles_and_trains_as_on_numpy(kernels):
     for sizes in ([2, 3, 1], [2, 24, 1]):
         agree(*steps(sizes, "tanh", loss=LogCosh()))
     numpy_net, numba_net = steps([2, 3, 1], "tanh", loss=LogCosh(), epochs=60, batch_size=3)
@@ -215,14 +224,16 @@ def test_the_definition_is_what_the_kernels_are_written_from():
     """The kit's source holds each definition's lines, as written, with exp as vector_exp and
     where as a conditional; no activation codes, no fallback."""
     text = kit.source(kit.Maths([LeakyReLU(), tinynet.activations.Sigmoid()], MSE()))
-    assert "e = vector_exp(-abs(z))" in text
-    assert "return ((1.0 if z >= 0 else e) / (1.0 + e), e / ((1.0 + e) * (1.0 + e)))" in text
-    assert "slope = 1.0 if z > 0 else parameters[0]" in text
-    assert "diff = y_hat - y" in text and "return (diff * diff, 2.0 / batch * diff)" in text
+    assert "e__0 = vector_exp(-abs(z))" in text
+    assert ("return ((1.0 if z >= 0 else e__0) / (1.0 + e__0), e__0 / ((1.0 + e__0) * "
+            "(1.0 + e__0)))") in text
+    assert "slope__0 = 1.0 if z > 0 else parameters[0]" in text
+    assert "diff__0 = y_hat - y" in text
+    assert "return (diff__0 * diff__0, 2.0 / batch * diff__0)" in text
     definition = render.read(LeakyReLU(0.3), "forward_and_derivative", 1, 2)
     lines, results = definition.instantiate({"z": "z0_1_2"}, {"alpha": "param0_0"}, "_0_1_2")
-    assert lines == ["slope_0_1_2 = 1.0 if z0_1_2 > 0 else param0_0"]
-    assert results == ["z0_1_2 * slope_0_1_2", "slope_0_1_2"]
+    assert lines == ["slope__0_0_1_2 = 1.0 if z0_1_2 > 0 else param0_0"]
+    assert results == ["z0_1_2 * slope__0_0_1_2", "slope__0_0_1_2"]
 
 
 def test_the_compiled_package_has_no_activation_codes_or_fallback():
@@ -287,3 +298,139 @@ def test_networks_of_built_in_activations_share_one_kit():
                                              ([3, 5, 2], "relu", "leaky_relu")]}
     assert len(sources) == 1
     assert kit.source(kit.maths_of(tinynet.mlp([2, 2, 1]), tinynet.losses.BCE())) not in sources
+
+
+@dataclass(frozen=True, repr=False)
+class NamesLikeTheKernels(Activation):
+    """Its argument is x and it has locals named z, parameters and t: the kernels' own names
+    for the pre-activation, the parameters and the targets, which it must not overwrite."""
+
+    name = "names_like_the_kernels"
+
+    def forward_and_derivative(self, x):
+        z = x * 0.5
+        parameters = z + 1.0
+        t = tanh(parameters)
+        return t, 0.5 * (1.0 - t * t)
+
+
+@dataclass(frozen=True, repr=False)
+class SquaredNamesLikeTheKernels(Loss):
+    """Arguments (p, t, n) and locals y, t_0_0 and a2_0_0: the generated kernels call their
+    targets t_0_0 and outputs a2_0_0, the kit its arguments y_hat, y and batch."""
+
+    name = "squared_names_like_the_kernels"
+
+    def value_and_gradient(self, p, t, n):
+        y = p - t
+        t_0_0 = y * y
+        a2_0_0 = 2.0 * y
+        return t_0_0, a2_0_0 / n
+
+
+@dataclass(frozen=True, repr=False)
+class SigmoidInSteps(Activation):
+    """A sigmoid whose exp's local is assigned again after the exp (each assignment a local
+    of its own in the kernels: the ensemble kernel keeps each exp's value across its loop)."""
+
+    name = "sigmoid_in_steps"
+
+    def forward_and_derivative(self, z):
+        e = exp(-abs(z))
+        e = e * 1.0
+        s = where(z >= 0, 1.0, e) / (1.0 + e)
+        s = s + 0.0
+        return s, e / ((1.0 + e) * (1.0 + e))
+
+
+def test_a_definition_may_use_any_name_the_kernels_use(kernels):
+    X, y = tinynet.data.xor()
+    sizes = [2, 3, 1]
+    for hidden, output, loss in [(NamesLikeTheKernels(), "sigmoid", "mse"),
+                                 ("tanh", "sigmoid", SquaredNamesLikeTheKernels()),
+                                 (SigmoidInSteps(), SigmoidInSteps(), "mse")]:
+        runs = {}
+        for backend in ("numpy", "numba"):
+            nets = [tinynet.mlp(sizes, activation=hidden, output=output, init="lecun_normal",
+                                seed=s) for s in range(3)]
+            runs[backend] = nets, tinynet.fit_ensemble(nets, X, y, epochs=60, lr=0.3,
+                                                       record_every=1, loss=loss)
+        (numpy_nets, numpy_result), (numba_nets, numba_result) = runs["numpy"], runs["numba"]
+        np.testing.assert_allclose(numba_result.loss, numpy_result.loss, rtol=1e-12)
+        np.testing.assert_array_equal(numba_result.last_wrong_epoch,
+                                      numpy_result.last_wrong_epoch)
+        for a, b in zip(numpy_nets, numba_nets):
+            agree(a, b)
+
+
+@dataclass(frozen=True, repr=False)
+class WeightedBCE(tinynet.losses.BCE):
+    """A subclass with a loss of its own: it must not train on BCE's gradient through the
+    sigmoid, which is its parent's, not its own."""
+
+    name = "weighted_bce"
+
+    def value_and_gradient(self, y_hat, y, batch):
+        diff = y_hat - y
+        return 3.0 * diff * diff, 6.0 * diff / batch
+
+
+def test_a_subclass_of_bce_with_its_own_loss_trains_on_its_own_gradient(kernels):
+    assert tinynet.losses.BCE().through_sigmoid() and not WeightedBCE().through_sigmoid()
+    X, y = tinynet.data.xor()
+    trained = {}
+    for loss in (WeightedBCE(), "bce"):
+        for backend in ("numpy", "numba"):
+            net = tinynet.mlp([2, 3, 1], activation="tanh", init="lecun_normal", seed=2)
+            net.fit(X, y, epochs=50, lr=0.3, loss=loss, backend=backend)
+            trained[str(loss), backend] = net
+    agree(trained["weighted_bce", "numpy"], trained["weighted_bce", "numba"])
+    assert not np.allclose(trained["weighted_bce", "numba"].layers[0].W,
+                           trained["bce", "numba"].layers[0].W)
+
+
+@dataclass(frozen=True, repr=False)
+class TermOfTheBatch(Loss):
+    name = "term_of_the_batch"
+
+    def value_and_gradient(self, y_hat, y, batch):
+        scaled = (y_hat - y) / batch
+        return scaled * scaled, 2.0 * scaled / batch
+
+
+@dataclass(frozen=True, repr=False)
+class NumpyLoss(Loss):
+    name = "numpy_loss"
+
+    def value_and_gradient(self, y_hat, y, batch):
+        return np.square(y_hat - y), 2.0 * (y_hat - y) / batch
+
+
+@dataclass(frozen=True, repr=False)
+class ReassignsItsArgument(Activation):
+    name = "reassigns_its_argument"
+
+    def forward_and_derivative(self, z):
+        z = z * 2.0
+        return z, 2.0
+
+
+@pytest.mark.parametrize("loss,reason", [
+    (TermOfTheBatch(), r"loss term_of_the_batch \(TermOfTheBatch\): its term depends on the "
+                       r"batch size batch"),
+    (NumpyLoss(), r"loss numpy_loss \(NumpyLoss\): NumpyLoss.value_and_gradient \(line \d+\): "
+                  r"it calls np.square, which is not in tinynet.maths"),
+], ids=["term of the batch", "numpy call"])
+def test_a_loss_the_compiled_backend_cannot_build_is_refused_by_name(loss, reason):
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 2, 1], seed=0)
+    with pytest.raises(NotCompilableError, match=f"^backend 'numba' cannot run {reason}.*"
+                                                 "backend='numpy'$"):
+        net.fit(X, y, epochs=1, lr=0.1, loss=loss)
+    net.fit(X, y, epochs=1, lr=0.1, loss=loss, backend="numpy")
+
+
+def test_a_definition_that_assigns_its_argument_is_refused():
+    with pytest.raises(NotCompilableError, match=r"it assigns its argument z"):
+        kit.check(tinynet.mlp([2, 1], output=ReassignsItsArgument(), init="lecun_normal"),
+                  MSE())

@@ -62,7 +62,8 @@ class Activation:
         ``forward_and_derivative`` follows. Whichever a class defines replaces what it
         inherits, so that training and ``forward`` never compute two different functions."""
         super().__init_subclass__(**kwargs)
-        own = set(vars(cls)) & {"forward_and_derivative", "forward", "derivative"}
+        own = {name for name in ("forward_and_derivative", "forward", "derivative")
+               if name in vars(cls) and vars(cls)[name] is not vars(Activation)[name]}
         if own == {"forward_and_derivative"}:
             cls.forward, cls.derivative = Activation.forward, Activation.derivative
         elif own == {"forward", "derivative"}:
@@ -71,7 +72,9 @@ class Activation:
             raise TypeError(f"activation class {cls.__name__} defines {', '.join(sorted(own))}: "
                             "define forward_and_derivative(self, z), or (for the NumPy backend "
                             "only) both forward and derivative")
-        inherited = {name for klass in cls.__mro__[:-2] for name in vars(klass)}
+        inherited = {name for klass in cls.__mro__ if klass not in (Activation, object)
+                     for name in vars(klass)
+                     if vars(klass)[name] is not vars(Activation).get(name)}
         if "forward_and_derivative" not in inherited and \
                 not {"forward", "derivative"} <= inherited:
             raise TypeError(f"activation class {cls.__name__} must define "
@@ -104,11 +107,14 @@ class Activation:
 
 
 def _as_array(value: object, z: np.ndarray) -> np.ndarray:
-    """``value`` as a new float64 array of z's shape (never z itself)."""
+    """``value`` as a float64 array of z's shape that is not z itself (a definition's
+    results are new arrays, but for the identity's z and a constant derivative)."""
+    if type(value) is np.ndarray and value.dtype == np.float64 and value.shape == z.shape:
+        return value.copy() if value is z else value  # the common case, in one test
     value = np.asarray(value, dtype=np.float64)
     if value.shape != z.shape:
         return np.full(z.shape, value)
-    return value.copy() if value is z or np.shares_memory(value, z) else value
+    return value.copy() if value is z else value
 
 
 @dataclass(frozen=True, repr=False)
@@ -136,7 +142,8 @@ class Sigmoid(Activation):
 
     def forward_and_derivative(self, z):
         e = exp(-abs(z))
-        return where(z >= 0, 1.0, e) / (1.0 + e), e / ((1.0 + e) * (1.0 + e))
+        d = 1.0 + e
+        return where(z >= 0, 1.0, e) / d, e / (d * d)
 
 
 @dataclass(frozen=True, repr=False)

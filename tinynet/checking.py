@@ -9,7 +9,8 @@ with every other parameter fixed::
     n = (L(θ + eps) - L(θ - eps)) / (2 eps)        numerical: the central difference
 
 where L is the mean squared error over the batch (:func:`tinynet.losses.mse`), as training
-uses it. Shapes (B = batch size): X (B, n_in), y (B, n_out), or (B,) for a single output;
+uses it by default (``loss="mse"``).
+Shapes (B = batch size): X (B, n_in), y (B, n_out), or (B,) for a single output;
 each layer's W (n_out, n_in) and b (n_out,) get an ``a`` and an ``n`` of their own shape.
 
 They are compared by the relative error, element by element::

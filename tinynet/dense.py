@@ -13,7 +13,7 @@ Shapes (B = batch size)::
 training loop can update W between the second and the third (``update="during_backward"``
 in :func:`tinynet.fit`: the gradient passed back is then computed with the new W). A training
 loop needs φ'(Z) after every forward pass: :func:`forward_with_derivative` returns it with A,
-the two computed together (:meth:`~tinynet.activations.Activation.value_and_slope`),
+the two computed together (:meth:`~tinynet.activations.Activation.forward_and_derivative`),
 and backward_activation takes it.
 
 Every array may carry a leading members axis, (S, B, n_in), (S, n_out, n_in), (S, n_out), for
@@ -65,8 +65,11 @@ def forward(X: np.ndarray, W: np.ndarray, b: np.ndarray,
 def forward_with_derivative(X: np.ndarray, W: np.ndarray, b: np.ndarray,
                             activation: Activation) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(A, φ'(Z))``: the output and what the backward pass needs of Z, computed
-    together (:meth:`~tinynet.activations.Activation.value_and_slope`)."""
-    return activation.value_and_slope(pre_activation(X, W, b))
+    together by the activation's definition
+    (:meth:`~tinynet.activations.Activation.forward_and_derivative`) as it returns them: a
+    constant derivative (the identity's 1.0) stays a number, which ``backward_activation``
+    broadcasts, and the identity's A is Z itself, which no caller changes in place."""
+    return activation.forward_and_derivative(pre_activation(X, W, b))
 
 
 def backward_activation(dA: np.ndarray, derivative: np.ndarray) -> np.ndarray:

@@ -41,9 +41,10 @@ __all__ = ["Loss", "MSE", "BCE", "LOSSES", "get_loss", "mse", "mse_gradient"]
 
 @dataclass(frozen=True, repr=False)
 class Loss:
-    """Base class: ``value_and_gradient(y_hat, y, batch)`` = (B ℓ, ℓ' / B) for one output of
+    """Base class: ``value_and_gradient(y_hat, y, batch)`` = (ℓ, ℓ' / B) for one output of
     one sample in a batch of ``batch``, element-wise; from it :meth:`value` and
-    :meth:`gradient` of whole batches.
+    :meth:`gradient` of whole batches. The term ℓ must not depend on ``batch`` (an epoch's
+    loss is the mean of its samples' terms, whatever the batches).
 
     Your own loss: a subclass with a ``name`` and ``value_and_gradient``, decorated
     ``@dataclass(frozen=True)`` with its numeric parameters as fields, written with
@@ -63,7 +64,7 @@ class Loss:
         """L = (1/B) Σ terms, for arrays (B, n_out): a float; for (S, B, n_out): shape (S,)."""
         _check_same_shape(y_hat, y)
         terms, _ = self.value_and_gradient(y_hat, y, y.shape[-2])
-        total = np.sum(terms, axis=(-2, -1)) / y.shape[-2]
+        total = np.sum(np.broadcast_to(terms, y.shape), axis=(-2, -1)) / y.shape[-2]
         return float(total) if np.ndim(total) == 0 else total
 
     def gradient(self, y_hat: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -73,8 +74,12 @@ class Loss:
 
     def through_sigmoid(self) -> bool:
         """Whether this loss gives its gradient through a sigmoid output
-        (``gradient_through_sigmoid``; see the module's docstring)."""
-        return callable(getattr(self, "gradient_through_sigmoid", None))
+        (``gradient_through_sigmoid``; see the module's docstring): only when the class that
+        defines its ``value_and_gradient`` defines that too, so that a subclass with a loss
+        of its own never trains on its parent's gradient."""
+        owner = next(klass for klass in type(self).__mro__
+                     if "value_and_gradient" in vars(klass))
+        return "gradient_through_sigmoid" in vars(owner)
 
     def __repr__(self) -> str:
         return self.name

@@ -5,7 +5,8 @@ comparisons, numbers, its own parameters (``self.alpha``) and the functions of t
 
     def forward_and_derivative(self, z):         # tinynet.activations.Sigmoid
         e = exp(-abs(z))
-        return where(z >= 0, 1.0, e) / (1.0 + e), e / ((1.0 + e) * (1.0 + e))
+        d = 1.0 + e
+        return where(z >= 0, 1.0, e) / d, e / (d * d)
 
 The NumPy backend calls the method as it is, with these functions, which are NumPy's. The
 compiled backend reads the same method's source and writes it into its kernels, one number at

@@ -71,10 +71,11 @@ Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Activation]]
 ``grad``."""
 
 
-def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, loss: Loss, x: np.ndarray,
-             y: np.ndarray, lr: float, during_backward: bool) -> np.ndarray:
+def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, loss: Loss, through: bool,
+             x: np.ndarray, y: np.ndarray, lr: float, during_backward: bool) -> np.ndarray:
     """One SGD step of every member on its batch: x (S, B, n_in), y (S, B, n_out), on
-    ``loss``.
+    ``loss``; ``through``: its gradient through the output sigmoid is dL/dz of the output
+    layer (:func:`through_output`).
 
     ``layers`` holds the views into ``theta`` and ``grad`` (S, P) (:data:`Layers`). With
     ``during_backward`` each layer is updated as soon as its dW and db are known, and passes
@@ -88,11 +89,10 @@ def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, loss: Loss, x:
         a, derivative = dense.forward_with_derivative(a, W, b, activation)
         derivatives.append(derivative)
     y_hat = a
-    through = through_output(loss, layers[-1][4])
     if through:                                                     # dL/dz of the output
         delta = loss.gradient_through_sigmoid(y_hat, y, y.shape[-2])
     else:
-        delta = loss.gradient(y_hat, y)                             # dL/dŷ
+        delta = loss.value_and_gradient(y_hat, y, y.shape[-2])[1]  # dL/dŷ
     for layer in range(len(layers) - 1, -1, -1):                    # backward
         W, b, dW, db, _ = layers[layer]
         if through and layer == len(layers) - 1:
@@ -137,6 +137,7 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], l
     batches = [slice(start, start + settings.batch_size)
                for start in range(0, n, settings.batch_size)]
     steps = [(X_epoch[:, batch], y_epoch[:, batch], seen[:, batch]) for batch in batches]
+    through = through_output(loss, activations[-1])
     lr, during, every = settings.lr, settings.update_during_backward, settings.record_every
     threshold = settings.threshold
     kept = params.copy()  # a diverged member's parameters where training stopped
@@ -147,7 +148,8 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], l
             visit = next(orders)
             X_epoch[...], y_epoch[...] = X.take(visit, axis=0), y.take(visit, axis=0)
         for x_batch, y_batch, seen_batch in steps:
-            seen_batch[...] = sgd_step(params, grad, layers, loss, x_batch, y_batch, lr, during)
+            seen_batch[...] = sgd_step(params, grad, layers, loss, through, x_batch, y_batch,
+                                       lr, during)
         epoch_loss = loss.value(seen, y_epoch)                      # (S,)
         wrong = ((seen > threshold) != (y_epoch > threshold)).any(axis=(1, 2))
         record.last_wrong_epoch[alive & wrong] = epoch

@@ -27,9 +27,9 @@ backend.
 
 from __future__ import annotations
 
-import functools
+import ast
+import math
 from collections.abc import Sequence
-from pathlib import Path
 from types import ModuleType
 
 from ..activations import BUILT_IN, Activation, Sigmoid
@@ -122,8 +122,29 @@ def _activation_definition(activation: Activation, what: str | None = None) -> r
 
 
 def _loss_definition(loss: Loss, method: str) -> render.Definition:
-    return render.read(loss, method, 3, 2 if method == "value_and_gradient" else 1,
-                       f"loss {loss!r} ({type(loss).__name__})")
+    what = f"loss {loss!r} ({type(loss).__name__})"
+    definition = render.read(loss, method, 3, 2 if method == "value_and_gradient" else 1, what)
+    if method == "value_and_gradient" and \
+            definition.arguments[2] in _names_read(definition, definition.results[0]):
+        raise render.NotCompilableError(
+            f"backend 'numba' cannot run {what}: its term depends on the batch size "
+            f"{definition.arguments[2]} (an epoch's loss is the mean of its samples' terms, "
+            "whatever the batches); pass backend='numpy'")
+    return definition
+
+
+def _names_read(definition: render.Definition, expression: ast.expr) -> set[str]:
+    """The arguments and locals ``expression`` reads, directly or through locals."""
+    made = dict(definition.assignments)
+    todo = [node.id for node in ast.walk(expression) if isinstance(node, ast.Name)]
+    seen: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            if name in made:
+                todo += [node.id for node in ast.walk(made[name]) if isinstance(node, ast.Name)]
+    return seen
 
 
 def activation_lines(maths: Maths, kind: int, z: str, parameters: Sequence[str],
@@ -146,7 +167,7 @@ def loss_lines(maths: Maths, y_hat: str, y: str, batch: str,
     :func:`activation_lines` (its parameters written in as numbers); the gradient is dL/dz,
     from ``gradient_through_sigmoid``, when the output layer is the loss's sigmoid."""
     loss = maths.loss
-    values = {name: repr(float(value)) for name, value in render.parameters(loss)}
+    values = {name: _literal(float(value)) for name, value in render.parameters(loss)}
     definition = _loss_definition(loss, "value_and_gradient")
     arguments = (y_hat, y, batch)
     lines, (term, gradient) = definition.instantiate(
@@ -157,6 +178,15 @@ def loss_lines(maths: Maths, y_hat: str, y: str, batch: str,
                                                 f"{suffix}_z")
         lines += more
     return lines, term, gradient
+
+
+def _literal(value: float) -> str:
+    """``value`` as Python source the kernels compile (``math.inf`` for inf)."""
+    if math.isnan(value):
+        return "math.nan"
+    if math.isinf(value):
+        return "math.inf" if value > 0 else "-math.inf"
+    return repr(value)
 
 
 def _function(name: str, arguments: str, doc: str, lines: list[str], results: str) -> str:
@@ -253,10 +283,17 @@ def forward_network(theta, layout, X, Zs, As):
 '''
 
 
+_KITS: dict[tuple, ModuleType] = {}
+"""The kits loaded in this process, by :meth:`Maths.key` and kernel directory."""
+
+
 def load(maths: Maths) -> ModuleType:
     """The kit for ``maths``, written, imported and compiled once per process and kernel
     directory (:func:`tinynet.compiled.sources.kernel_dir`)."""
-    return _load(maths.key(), maths, kernel_dir())
+    key = (maths.key(), kernel_dir())
+    if key not in _KITS:
+        _KITS[key] = load_module(source(maths), key[1])
+    return _KITS[key]
 
 
 def entry(maths: Maths, name: str) -> object:
@@ -269,7 +306,3 @@ def entry(maths: Maths, name: str) -> object:
                        + (f" and the activations {', '.join(own)}" if own else ""))
     return function
 
-
-@functools.lru_cache(maxsize=64)
-def _load(key: tuple, maths: Maths, directory: Path) -> ModuleType:
-    return load_module(source(maths), directory)

@@ -5,10 +5,10 @@ An activation's ``forward_and_derivative``, a loss's ``value_and_gradient`` (see
 This module reads the method's source, checks that it uses nothing but the words of
 :mod:`tinynet.maths`, and gives it back as lines of scalar Python for the kernels::
 
-    >>> definition = read(Sigmoid(), "forward_and_derivative")
+    >>> definition = read(Sigmoid(), "forward_and_derivative", arguments=1, results=2)
     >>> definition.instantiate({"z": "z0_0_1"}, {}, "_0_0_1")
-    (['e_0_0_1 = vector_exp(-abs(z0_0_1))'],
-     ['(1.0 if z0_0_1 >= 0 else e_0_0_1) / (1.0 + e_0_0_1)', 'e_0_0_1 / ((1.0 + e_0_0_1) * ...'])
+    (['e__0_0_0_1 = vector_exp(-abs(z0_0_1))'],
+     ['(1.0 if z0_0_1 >= 0 else e__0_0_0_1) / (1.0 + e__0_0_0_1)', 'e__0_0_0_1 / ...'])
 
 ``exp`` is written as the kernels' ``vector_exp``, ``where(c, a, b)`` as ``a if c else b``,
 ``log``, ``log1p``, ``sqrt`` and ``tanh`` as ``math``'s, ``self.alpha`` as whatever the kernel
@@ -42,6 +42,9 @@ _SCALAR = {"exp": "vector_exp", "log": "math.log", "log1p": "math.log1p", "sqrt"
 """How the compiled kernels write each function of :data:`tinynet.maths.VOCABULARY` (``where``
 is written as a conditional expression)."""
 
+_WRITTEN_AS = {"vector_exp", "math"}
+"""The names :data:`_SCALAR` writes, which a definition's argument may not take."""
+
 _OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd, ast.Gt,
               ast.GtE, ast.Lt, ast.LtE, ast.Eq, ast.NotEq)
 
@@ -54,18 +57,19 @@ class NotCompilableError(ValueError):
 @dataclass(frozen=True)
 class Definition:
     """A definition read from its source: ``arguments`` as the method names them (after
-    ``self``), the ``parameters`` it reads (``self.<name>``), its assignments as ``(local,
-    expression)`` and the expressions it returns, all as ASTs of scalar Python."""
+    ``self``), its assignments as ``(local, expression)`` and the expressions it returns, all
+    as ASTs of scalar Python. Each assignment has a local of its own, ``name__k`` for the
+    k-th assignment (to ``name``): two underscores, which no definition's name and no name
+    the kernels write has, so a local never stands for anything else."""
 
     arguments: tuple[str, ...]
-    parameters: tuple[str, ...]
     assignments: tuple[tuple[str, ast.expr], ...]
     results: tuple[ast.expr, ...]
 
     def instantiate(self, arguments: dict[str, str], parameters: dict[str, str],
                     suffix: str) -> tuple[list[str], list[str]]:
         """The definition for one use: ``(lines, results)``, its assignments as lines
-        ``local{suffix} = ...`` and the expressions it returns, with each argument and
+        ``name__k{suffix} = ...`` and the expressions it returns, with each argument and
         parameter replaced by the expression given for it."""
         names = {**arguments, **{local: f"{local}{suffix}" for local, _ in self.assignments}}
         rename = _Rename(names, parameters)
@@ -85,9 +89,10 @@ class _Rename(ast.NodeTransformer):
             else node
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        if isinstance(node.value, ast.Name) and node.value.id == "self":
+        if isinstance(node.value, ast.Name) and node.value.id == "self" and \
+                node.attr in self.parameters:
             return ast.parse(self.parameters[node.attr], mode="eval").body
-        return node  # math.tanh and the like
+        return node  # math.tanh and the like, or a parameter left for later
 
     def text(self, expression: ast.expr) -> str:
         return ast.unparse(self.visit(copy.deepcopy(expression)))
@@ -146,38 +151,44 @@ def _read(function: object, fields: tuple[str, ...], where: str) -> Definition:
         raise refuse("it must be a plain method def name(self, ...) without decorators, "
                      "defaults or *args", node)
     arguments = tuple(argument.arg for argument in node.args.args[1:])
-    if set(arguments) & set(maths.VOCABULARY):
-        raise refuse("an argument is named as a function of tinynet.maths", node)
+    if set(arguments) & {*maths.VOCABULARY, *_WRITTEN_AS}:
+        raise refuse("an argument is named as a function of tinynet.maths or of the kernels",
+                     node)
+    if any("__" in name for name in arguments):
+        raise refuse("a name with two underscores in a row is the kernels' own", node)
     body = node.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
             and isinstance(body[0].value.value, str):
         body = body[1:]  # the docstring
-    known = set(arguments)
+    current = {name: name for name in arguments}  # each name's latest local
     assignments = []
-    for statement in body[:-1]:
+    for index, statement in enumerate(body[:-1]):
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                 and isinstance(statement.targets[0], ast.Name)):
             raise refuse("only assignments to one name (x = ...) may come before the return",
                          statement)
-        if statement.targets[0].id in maths.VOCABULARY or statement.targets[0].id == "self":
-            raise refuse(f"it assigns {statement.targets[0].id}, a name of tinynet.maths",
-                         statement)
-        expression = _checked(statement.value, known, fields, function, refuse)
-        known.add(statement.targets[0].id)
-        assignments.append((statement.targets[0].id, expression))
+        target = statement.targets[0].id
+        if target in maths.VOCABULARY or target == "self":
+            raise refuse(f"it assigns {target}, a name of tinynet.maths", statement)
+        if target in arguments:
+            raise refuse(f"it assigns its argument {target}", statement)
+        if "__" in target:
+            raise refuse("a name with two underscores in a row is the kernels' own", statement)
+        expression = _checked(statement.value, current, fields, function, refuse)
+        current[target] = f"{target}__{index}"
+        assignments.append((current[target], expression))
     if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
         raise refuse("it must end with a return of its results", node)
     returned = body[-1].value
     results = returned.elts if isinstance(returned, ast.Tuple) else [returned]
-    results = tuple(_checked(result, known, fields, function, refuse) for result in results)
-    used = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
-    return Definition(arguments, tuple(name for name in fields if name in used),
-                      tuple(assignments), results)
+    results = tuple(_checked(result, current, fields, function, refuse) for result in results)
+    return Definition(arguments, tuple(assignments), results)
 
 
-def _checked(expression: ast.expr, known: set[str], fields: tuple[str, ...], function: object,
-             refuse) -> ast.expr:
-    """``expression`` written for the kernels (:data:`_SCALAR`), after checking every node."""
+def _checked(expression: ast.expr, current: dict[str, str], fields: tuple[str, ...],
+             function: object, refuse) -> ast.expr:
+    """``expression`` written for the kernels (:data:`_SCALAR`), each local read as its
+    latest assignment's (``current``), after checking every node."""
     owners = {id(node.value) for node in ast.walk(expression) if isinstance(node, ast.Attribute)}
     for node in ast.walk(expression):
         if id(node) in owners:  # the self of self.<parameter>: checked with its attribute
@@ -195,7 +206,7 @@ def _checked(expression: ast.expr, known: set[str], fields: tuple[str, ...], fun
                 raise refuse(f"{node.func.id} takes {3 if node.func.id == 'where' else 1} "
                              "argument(s)", node)
         elif isinstance(node, ast.Name):
-            if node.id not in known and node.id not in maths.VOCABULARY:
+            if node.id not in current and node.id not in maths.VOCABULARY:
                 raise refuse(f"it reads {node.id}, which is neither an argument, a local "
                              "nor a parameter", node)
         elif isinstance(node, ast.Attribute):
@@ -213,7 +224,9 @@ def _checked(expression: ast.expr, known: set[str], fields: tuple[str, ...], fun
         elif not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Load) + _OPERATORS):
             raise refuse(f"it uses {ast.unparse(node) if isinstance(node, ast.expr) else ''}"
                          f" ({type(node).__name__})", node)
-    return _Scalar().visit(expression)
+    scalar = _Scalar().visit(copy.deepcopy(expression))
+    return _Rename({name: local for name, local in current.items() if name != local},
+                   {}).visit(scalar)
 
 
 class _Scalar(ast.NodeTransformer):

@@ -3,8 +3,8 @@ training run in one call.
 
 They compute what :mod:`tinynet.reference` computes, in the same order of operations, so that
 the two backends agree to rounding: a dot product is summed from the first input to the last,
-the bias is added after it, and the MSE gradient is ``(2/B)(ŷ − y)``. Underneath they are plain
-Python: with ``NUMBA_DISABLE_JIT=1`` they run (slowly) and can be stepped through in a
+the bias is added after it, and the loss's gradient is its definition's. Underneath they are
+plain Python: with ``NUMBA_DISABLE_JIT=1`` they run (slowly) and can be stepped through in a
 debugger. Parameters travel as one flat vector ``theta`` with a :class:`tinynet.packing.Layout`.
 
 The maths is not here: the functions take the network's activations and loss as compiled

@@ -86,7 +86,8 @@ def _writable(directory: Path, private: bool) -> bool:
 COMPILED_IN = ("compiled/lanes.py", "compiled/single.py", "compiled/scalars.py",
                "compiled/orders.py", "compiled/simd.py", "shuffle.py")
 """The sources a generated kernel compiles in besides its own, under ``tinynet/``: what its
-header imports (:func:`module_header`) and what those import in turn."""
+header imports (:func:`tinynet.compiled.codegen.module_header`,
+:func:`tinynet.compiled.kit.source`) and what those import in turn."""
 
 
 @functools.cache
