@@ -225,8 +225,8 @@ def test_the_definition_is_what_the_kernels_are_written_from():
     where as a conditional; no activation codes, no fallback."""
     text = kit.source(kit.Maths([LeakyReLU(), tinynet.activations.Sigmoid()], MSE()))
     assert "e__0 = vector_exp(-abs(z))" in text
-    assert ("return ((1.0 if z >= 0 else e__0) / (1.0 + e__0), e__0 / ((1.0 + e__0) * "
-            "(1.0 + e__0)))") in text
+    assert "d__1 = 1.0 + e__0" in text
+    assert "return ((1.0 if z >= 0 else e__0) / d__1, e__0 / (d__1 * d__1))" in text
     assert "slope__0 = 1.0 if z > 0 else parameters[0]" in text
     assert "diff__0 = y_hat - y" in text
     assert "return (diff__0 * diff__0, 2.0 / batch * diff__0)" in text

@@ -214,7 +214,8 @@ def test_sweep_csv_has_one_header_and_a_row_per_shape_and_arm():
     text = sweep.to_csv()
     rows = list(csv.reader(io.StringIO(text)))
     assert rows[0][:2] == ["arm", "init"] and sum(row == rows[0] for row in rows) == 1
-    assert [(row[6], row[0]) for row in rows[1:]] == [
+    column = rows[0].index("hidden")
+    assert [(row[column], row[0]) for row in rows[1:]] == [
         (hidden, arm) for hidden in ["2", "4", "2-2"] for arm in ["normal", "he_leaky"]]
     assert text.startswith(sweep.studies[0].to_csv())
     assert json.loads(sweep.to_json()) == {"studies": [s.to_dict() for s in sweep.studies]}
