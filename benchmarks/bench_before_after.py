@@ -11,7 +11,9 @@ both versions have (``mlp``, ``Network.fit``, ``fit_ensemble``). BLAS threads: 1
 threads: every core. The last row is a cold start: the default CLI run in a new process with
 empty kernel caches, each version once per round. Results go to
 benchmarks/results/before_after_issue17.json and .md (issue 16's, against 33228e1, in
-before_after.json and .md).
+before_after.json and .md; issue 25's, against ee76111, ``--rev ee76111 --out
+benchmarks/results/before_after_issue25.json``: its "issue 17's targets" lines do not apply
+to it).
 """
 
 from __future__ import annotations
