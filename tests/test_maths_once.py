@@ -18,7 +18,7 @@ from tinynet.activations import Activation, LeakyReLU
 from tinynet.compiled import kit, render
 from tinynet.compiled.render import NotCompilableError
 from tinynet.losses import MSE, Loss
-from tinynet.maths import exp, tanh, where
+from tinynet.maths import exp, log1p, tanh, where
 
 from helpers import ROOT
 from helpers import Softplus as NumpySoftplus
@@ -433,4 +433,70 @@ def test_a_loss_the_compiled_backend_cannot_build_is_refused_by_name(loss, reaso
 def test_a_definition_that_assigns_its_argument_is_refused():
     with pytest.raises(NotCompilableError, match=r"it assigns its argument z"):
         kit.check(tinynet.mlp([2, 1], output=ReassignsItsArgument(), init="lecun_normal"),
+                  MSE())
+
+
+@dataclass(frozen=True, repr=False)
+class SoftplusLoss(Loss):
+    """A loss that calls exp: the ensemble kernel cuts its step at the exp, between the
+    step's running sum of the loss and the next sample's term."""
+
+    name = "softplus_loss"
+
+    def value_and_gradient(self, y_hat, y, batch):
+        e = exp(-abs(y_hat - y))
+        return abs(y_hat - y) + log1p(e), where(y_hat >= y, 1.0, -1.0) / ((1.0 + e) * batch)
+
+
+def test_a_loss_that_calls_exp_trains_each_ensemble_member_as_numpy_does(kernels):
+    X, y = tinynet.data.xor()
+    runs = {}
+    for backend in ("numpy", "numba"):
+        nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(10)]
+        runs[backend] = nets, tinynet.fit_ensemble(nets, X, y, epochs=30, lr=0.3,
+                                                   batch_size=2, loss=SoftplusLoss(),
+                                                   backend=backend)
+    np.testing.assert_allclose(runs["numba"][1].final_loss, runs["numpy"][1].final_loss,
+                               rtol=1e-12)
+    for a, b in zip(runs["numpy"][0], runs["numba"][0]):
+        agree(a, b)
+
+
+class MaximumMixin:
+    def forward_and_derivative(self, z):
+        return where(z > 0, z, 0.0), where(z > 0, 1.0, 0.0)
+
+
+def test_an_activation_cannot_take_two_definitions_from_two_bases():
+    with pytest.raises(TypeError, match=r"inherits forward_and_derivative and forward or "
+                                        r"derivative from different bases"):
+        class Mixed(MaximumMixin, NumpySoftplus):
+            pass
+    with pytest.raises(TypeError, match=r"Hidden defines nothing"):
+        class Hidden(Activation, MaximumMixin):  # Activation's own comes first
+            name = "hidden"
+
+    class Unnamed(Activation):  # an abstract base of one's own: no name, no definition yet
+        bounds = (0.0, 1.0)
+
+    class Kinked(NumpySoftplus):  # a NumPy-only activation with another derivative
+        def derivative(self, z):
+            return np.ones_like(z)
+    np.testing.assert_array_equal(Kinked().derivative(np.zeros(2)), [1.0, 1.0])
+    assert Unnamed.bounds == (0.0, 1.0)
+
+
+@dataclass(frozen=True, repr=False)
+class NamesItsLocalLikeTheExp(Activation):
+    name = "names_its_local_like_the_exp"
+
+    def forward_and_derivative(self, z):
+        vector_exp = exp(z)
+        return vector_exp, vector_exp
+
+
+def test_a_local_named_as_the_kernels_write_exp_is_refused():
+    with pytest.raises(NotCompilableError, match=r"it assigns vector_exp, a name of "
+                                                 r"tinynet.maths or of the kernels"):
+        kit.check(tinynet.mlp([2, 1], output=NamesItsLocalLikeTheExp(), init="lecun_normal"),
                   MSE())

@@ -64,21 +64,26 @@ class Activation:
         super().__init_subclass__(**kwargs)
         own = {name for name in ("forward_and_derivative", "forward", "derivative")
                if name in vars(cls) and vars(cls)[name] is not vars(Activation)[name]}
-        if own == {"forward_and_derivative"}:
-            cls.forward, cls.derivative = Activation.forward, Activation.derivative
-        elif own == {"forward", "derivative"}:
-            cls.forward_and_derivative = Activation.forward_and_derivative
-        elif own:
+        if "forward_and_derivative" in own and own != {"forward_and_derivative"}:
             raise TypeError(f"activation class {cls.__name__} defines {', '.join(sorted(own))}: "
                             "define forward_and_derivative(self, z), or (for the NumPy backend "
-                            "only) both forward and derivative")
-        inherited = {name for klass in cls.__mro__ if klass not in (Activation, object)
-                     for name in vars(klass)
-                     if vars(klass)[name] is not vars(Activation).get(name)}
-        if "forward_and_derivative" not in inherited and \
-                not {"forward", "derivative"} <= inherited:
-            raise TypeError(f"activation class {cls.__name__} must define "
-                            "forward_and_derivative(self, z), or forward and derivative")
+                            "only) both forward and derivative, not both")
+        if own == {"forward_and_derivative"}:
+            cls.forward, cls.derivative = Activation.forward, Activation.derivative
+        elif own:  # NumPy's forward and derivative (a subclass may replace one of its parent's)
+            cls.forward_and_derivative = Activation.forward_and_derivative
+        defined = cls.forward_and_derivative is not Activation.forward_and_derivative
+        pair = [getattr(cls, name) is not getattr(Activation, name)
+                for name in ("forward", "derivative")]
+        if defined and any(pair):  # two definitions, from two bases
+            raise TypeError(f"activation class {cls.__name__} inherits forward_and_derivative "
+                            "and forward or derivative from different bases: define one of "
+                            "them in the class")
+        if not defined and not all(pair) and cls.name:  # a named class must be usable
+            raise TypeError(f"activation class {cls.__name__} defines "
+                            f"{', '.join(sorted(own)) or 'nothing'}: define "
+                            "forward_and_derivative(self, z), or (for the NumPy backend only) "
+                            "both forward and derivative")
 
     def forward_and_derivative(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(φ(z), φ'(z))``: the definition. (For a subclass that defines ``forward`` and

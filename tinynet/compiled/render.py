@@ -168,8 +168,9 @@ def _read(function: object, fields: tuple[str, ...], where: str) -> Definition:
             raise refuse("only assignments to one name (x = ...) may come before the return",
                          statement)
         target = statement.targets[0].id
-        if target in maths.VOCABULARY or target == "self":
-            raise refuse(f"it assigns {target}, a name of tinynet.maths", statement)
+        if target in maths.VOCABULARY or target in _WRITTEN_AS or target == "self":
+            raise refuse(f"it assigns {target}, a name of tinynet.maths or of the kernels",
+                         statement)
         if target in arguments:
             raise refuse(f"it assigns its argument {target}", statement)
         if "__" in target:

@@ -84,16 +84,26 @@ def _segments(lines: list[str], cut: bool) -> list[list[str]]:
     return runs
 
 
+_FLAGS = {"wrong"}
+"""The step's booleans (:func:`tinynet.compiled.codegen.step`): spilled as 1.0 or 0.0, read
+back as booleans."""
+
+
 def _lane_loops(lines: list[str], loads: dict[str, str], lanes: int, slots: dict[str, int],
                 cut: bool) -> list[str]:
     """``lines`` for lane ``l`` as loops over the lanes, one per run of :func:`_segments`.
 
     A name in ``loads`` (a parameter, input or target) is loaded where a loop needs it; any
     other value used past its own loop is stored to ``spill[slot · lanes + l]`` and loaded
-    back, its slot taken from (and added to) ``slots``.
+    back, its slot taken from (and added to) ``slots``. A name assigned in several loops (the
+    step's running ``loss``, with a loss whose definition calls exp) is loaded in every loop
+    after the first that assigns it.
     """
     runs = _segments(lines, cut)
-    made_in = {name_defined(line): k for k, run in enumerate(runs) for line in run}
+    made_in: dict[str | None, int] = {}  # the first loop that assigns each name
+    for k, run in enumerate(runs):
+        for line in run:
+            made_in.setdefault(name_defined(line), k)
     later_uses = [set() for _ in runs]                    # names read after run k
     for k in range(len(runs) - 2, -1, -1):
         later_uses[k] = later_uses[k + 1] | {name for line in runs[k + 1]
@@ -104,7 +114,8 @@ def _lane_loops(lines: list[str], loads: dict[str, str], lanes: int, slots: dict
         body = [loads[name] for name in used if name in loads]
         for name in used:
             if made_in.get(name, k) < k:
-                body.append(f"{name} = spill[{slots.setdefault(name, len(slots)) * lanes} + l]")
+                value = f"spill[{slots.setdefault(name, len(slots)) * lanes} + l]"
+                body.append(f"{name} = {value} != 0.0" if name in _FLAGS else f"{name} = {value}")
         body += run
         for name in dict.fromkeys(map(name_defined, run)):
             if name in later_uses[k]:
