@@ -449,9 +449,6 @@ def test_an_import_module_in_the_working_folder_works_from_the_example_script(tm
     assert "mymod_init" in done.stdout
 
 
-FIT_INTERRUPT_SECONDS = 5.0
-"""How long after SIGINT ``fit`` may take to raise KeyboardInterrupt."""
-
 FIT_INTERRUPTED = textwrap.dedent("""\
     import numpy as np
     import tinynet
@@ -484,15 +481,14 @@ def test_ctrl_c_stops_fit_and_leaves_the_network_as_it_was(tmp_path):
             assert line and time.monotonic() < deadline, run.communicate()
         time.sleep(1.5)  # in the long fit
         os.kill(run.pid, signal.SIGINT)
-        interrupted = time.monotonic()
-        out, err = run.communicate(timeout=30)
+        # 10^12 epochs never end by themselves: the run ending at all is the Ctrl-C taking
+        # effect between two chunks (their size is counted in work, not time: see
+        # test_training's chunk tests). The timeout only keeps a broken fit from hanging
+        # the suite; it is no measure of speed.
+        out, err = run.communicate(timeout=300)
     finally:
         if run.poll() is None:
             run.kill()
             run.communicate()
-    waited = time.monotonic() - interrupted
-    # fit trains in chunks of about a second (tinynet.training.fit), so a Ctrl-C is
-    # answered within a few seconds even on a busy machine
-    assert waited < FIT_INTERRUPT_SECONDS, f"KeyboardInterrupt after {waited:.1f} s"
     assert "KeyboardInterrupt, unchanged: True" in out, (out, err)
     assert run.returncode == 0 and "Traceback" not in err, err
