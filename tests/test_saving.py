@@ -3,7 +3,6 @@
 import io
 import os
 import struct
-import time
 import tracemalloc
 import zipfile
 import zlib
@@ -358,17 +357,17 @@ def zeros_crc(prefix, zeros):
 
 
 def refused_lightly(path, message):
-    """Assert that loading ``path`` raises FileFormatError matching ``message`` at once (it
-    takes milliseconds; 2 s leaves room for a busy machine), allocating under 1 MiB."""
+    """Assert that loading ``path`` raises FileFormatError matching ``message`` before
+    reading what the file declares: allocating under 1 MiB (reading it would allocate the
+    declared size). Not timed: a wall-clock bound fails on a busy machine."""
     tracemalloc.start()
-    started = time.perf_counter()
     try:
         with pytest.raises(FileFormatError, match=message):
             tinynet.load(path)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < MiB and time.perf_counter() - started < 2
+    assert peak < MiB
 
 
 def test_a_tiny_file_declaring_2_to_the_40_elements_is_refused_at_once(trained, tmp_path):
