@@ -100,13 +100,6 @@ class Activation:
         z = np.asarray(z, dtype=np.float64)
         return _as_array(type(self).forward_and_derivative(self, z)[1], z)
 
-    def value_and_slope(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(φ(z), φ'(z))`` as float64 arrays of z's shape, however the definition wrote them
-        (a constant derivative, as the identity's 1.0, comes back as an array)."""
-        z = np.asarray(z, dtype=np.float64)
-        value, slope = self.forward_and_derivative(z)
-        return _as_array(value, z), _as_array(slope, z)
-
     def __repr__(self) -> str:
         return self.name
 

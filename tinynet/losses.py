@@ -5,8 +5,8 @@ the outputs and averaged over the batch::
 
     L = (1/B) Σ_b Σ_k ℓ(Y_hat[b,k], Y[b,k])            dL/dY_hat[b,k] = (1/B) ℓ'(Y_hat[b,k], Y[b,k])
 
-Each loss is one method, ``value_and_gradient(y_hat, y, batch)``, giving one output's term of
-L times B and its term of dL/dŷ, written in the words of :mod:`tinynet.maths`. The NumPy
+Each loss is one method, ``value_and_gradient(y_hat, y, batch)``, giving one output's term ℓ
+of the loss and its term of dL/dŷ (with the 1/B of the average), written in the words of :mod:`tinynet.maths`. The NumPy
 backend calls it on whole arrays; the compiled backend writes the same lines into its kernels
 (:mod:`tinynet.compiled.render`). Adding a loss is one class here (or in your own code).
 
@@ -33,6 +33,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .activations import Activation, Sigmoid
 from .maths import log, where
 from .validation import ShapeError, UnknownNameError
 
@@ -71,6 +72,13 @@ class Loss:
         """dL/dŷ, the shape of ``y_hat``: (B, n_out) or (S, B, n_out)."""
         _check_same_shape(y_hat, y)
         return self.value_and_gradient(y_hat, y, y.shape[-2])[1]
+
+    def through_output(self, output: Activation) -> bool:
+        """Whether this loss gives dL/dz of an output layer with activation ``output``
+        directly: it has a gradient through a sigmoid (:meth:`through_sigmoid`) and the
+        layer is a :class:`~tinynet.activations.Sigmoid` itself (a subclass may compute
+        something else). Every backend asks this, and only this."""
+        return self.through_sigmoid() and type(output) is Sigmoid
 
     def through_sigmoid(self) -> bool:
         """Whether this loss gives its gradient through a sigmoid output

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import dense
-from .activations import Activation, Sigmoid
+from .activations import Activation
 from .losses import Loss
 from .packing import layer_views, layout, pack, stack, unpack
 from .results import Record, Settings, run_in_chunks
@@ -63,7 +63,7 @@ from .shuffle import orders_from
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "sgd_step", "through_output", "train", "fit_one",
+__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "sgd_step", "train", "fit_one",
            "fit_many", "fit_packed", "forward_many", "predict"]
 
 Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Activation]]
@@ -75,7 +75,7 @@ def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, loss: Loss, th
              x: np.ndarray, y: np.ndarray, lr: float, during_backward: bool) -> np.ndarray:
     """One SGD step of every member on its batch: x (S, B, n_in), y (S, B, n_out), on
     ``loss``; ``through``: its gradient through the output sigmoid is dL/dz of the output
-    layer (:func:`through_output`).
+    layer (:meth:`tinynet.losses.Loss.through_output`).
 
     ``layers`` holds the views into ``theta`` and ``grad`` (S, P) (:data:`Layers`). With
     ``during_backward`` each layer is updated as soon as its dW and db are known, and passes
@@ -110,13 +110,6 @@ def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, loss: Loss, th
     return y_hat
 
 
-def through_output(loss: Loss, output: Activation) -> bool:
-    """Whether ``loss`` gives dL/dz of the output layer directly: it has a gradient through a
-    sigmoid (binary cross-entropy's ŷ − y over B), and the output layer is a
-    :class:`~tinynet.activations.Sigmoid` (see :mod:`tinynet.losses`)."""
-    return loss.through_sigmoid() and type(output) is Sigmoid
-
-
 def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], loss: Loss,
           X: np.ndarray, y: np.ndarray, seeds: np.ndarray, settings: Settings,
           record: Record) -> None:
@@ -137,7 +130,7 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], l
     batches = [slice(start, start + settings.batch_size)
                for start in range(0, n, settings.batch_size)]
     steps = [(X_epoch[:, batch], y_epoch[:, batch], seen[:, batch]) for batch in batches]
-    through = through_output(loss, activations[-1])
+    through = loss.through_output(activations[-1])
     lr, during, every = settings.lr, settings.update_during_backward, settings.record_every
     threshold = settings.threshold
     kept = params.copy()  # a diverged member's parameters where training stopped

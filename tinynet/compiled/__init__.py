@@ -71,7 +71,7 @@ Where the caches go: numba caches the compiled modules in ``$NUMBA_CACHE_DIR`` i
 and writable, else in this package's ``__pycache__``, else in its user cache
 (``$XDG_CACHE_HOME/numba``, default ``~/.cache/numba``); the generated kernels, and their
 compiled code unless ``$NUMBA_CACHE_DIR`` is set, go to
-:func:`~tinynet.compiled.codegen.kernel_dir`. When none of these is writable, :func:`load` (or
+:func:`~tinynet.compiled.sources.kernel_dir`. When none of these is writable, :func:`load` (or
 the first fit on a generated kernel) raises :class:`CacheUnwritableError`, an ``OSError`` whose
 one-line message names the directories tried and the variable(s) to set, instead of Numba's
 traceback from the middle of an import.
@@ -119,10 +119,10 @@ def _what_to_set() -> str:
     """The advice ending a :class:`CacheUnwritableError` about numba's cache: set
     NUMBA_CACHE_DIR, and TINYNET_KERNEL_DIR too if tinynet has nowhere to write its generated
     kernels either."""
-    from . import codegen
+    from . import sources
 
     try:
-        codegen.kernel_dir()
+        sources.kernel_dir()
     except CacheUnwritableError:
         return "set NUMBA_CACHE_DIR and TINYNET_KERNEL_DIR to writable directories"
     return "set NUMBA_CACHE_DIR to a writable directory"

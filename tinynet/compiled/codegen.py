@@ -16,7 +16,8 @@ has them: :mod:`tinynet.compiled.kit`), so the generated kernels are bit-identic
 
 Generated sources are written and loaded by :mod:`tinynet.compiled.sources`: a kernel is
 compiled once per machine for each of what its text holds (the layout, activations, loss,
-batch size, sample count, update order and, for ensembles, the lanes per block), and a change
+batch size, the sample count modulo the batch size, update order and, for ensembles, the
+lanes per block), and a change
 of the generator or of a definition writes new files. Layouts with more than
 :data:`MAX_UNROLLED_WORK` multiply-adds per SGD step are left to the generic kernels, whose
 compile time does not grow
@@ -33,11 +34,11 @@ import numpy as np
 from ..packing import Layout
 from .kit import Maths, activation_lines, loss_lines
 from .render import parameters
-from .sources import announce_compiling, fingerprint, kernel_dir, load_module
+from .sources import announce_compiling, fingerprint, load_module
 
 __all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "parameter_names",
            "parameter_loads", "step", "forward", "is_exp", "names_used", "name_defined",
-           "module_header", "indent", "kernel_dir", "announce_compiling", "layout_of", "kernel"]
+           "module_header", "indent", "layout_of", "kernel"]
 
 MAX_UNROLLED_WORK = 160
 """Generate a kernel for a layout when one SGD step has at most this many multiply-adds in its

@@ -23,6 +23,7 @@ from ..results import Record, Settings
 from . import codegen
 from .codegen import indent, n_params, parameter_loads, step
 from .kit import Maths
+from .sources import kernel_dir
 
 __all__ = ["ORDER_BLOCK", "ORDER_BLOCK_SAMPLES", "source", "fit_network"]
 
@@ -118,5 +119,5 @@ def fit_network(theta: np.ndarray, layout: Layout, maths: Maths, X: np.ndarray,
     writing row 0 of ``record``, on the kernel generated for ``layout``."""
     kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths, settings.batch_size,
                      len(X) % settings.batch_size, bool(settings.update_during_backward),
-                     codegen.kernel_dir())
+                     kernel_dir())
     kernel(theta, X, Y, seed, settings, layout.parameters, *record)

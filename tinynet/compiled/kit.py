@@ -7,16 +7,16 @@ generic kernels' loops, and the generic kernels' entry points, which hand those 
 :mod:`tinynet.compiled.lanes` and :mod:`tinynet.compiled.single`::
 
     @njit(cache=True, error_model="numpy", inline="always")
-    def activation_0(z, parameters):
+    def activation_4(z, parameters):
         \"\"\"leaky_relu: LeakyReLU.forward_and_derivative\"\"\"
-        slope = 1.0 if z > 0 else parameters[0]
-        return (z * slope, slope)
+        slope__0 = 1.0 if z > 0 else parameters[0]
+        return (z * slope__0, slope__0)
 
 A kit is keyed by the maths alone (the activation classes, the built-in ones and the network's
 own, and the loss), so every network of built-in activations shares one kit per loss: layer
 sizes, seeds, samples, batch size, epochs and learning rate are values the kernels read when
-they run, and each layer's activation parameters (LeakyReLU's
-alpha) come from :class:`tinynet.packing.Layout`. Written and compiled once per machine, as
+they run, and each layer's activation parameters (LeakyReLU's alpha) come from
+:class:`tinynet.packing.Layout`. Written and compiled once per machine, as
 the generated kernels are (:func:`tinynet.compiled.sources.load_module`).
 
 What cannot be written (an activation defined with NumPy calls, a loss the kernels do not
@@ -32,7 +32,7 @@ import math
 from collections.abc import Sequence
 from types import ModuleType
 
-from ..activations import BUILT_IN, Activation, Sigmoid
+from ..activations import BUILT_IN, Activation
 from ..losses import Loss
 from ..packing import Layout, activation_kinds
 from . import render
@@ -87,8 +87,7 @@ class Maths(tuple):
 def maths_of(net: object, loss: Loss) -> Maths:
     """The :class:`Maths` of network ``net`` trained on ``loss``."""
     output = net.layers[-1].activation
-    through = loss.through_sigmoid() and type(output) is Sigmoid
-    return Maths(activation_kinds(net), loss, output if through else None)
+    return Maths(activation_kinds(net), loss, output if loss.through_output(output) else None)
 
 
 def layout_for(layout: Layout, maths: Maths) -> Layout:

@@ -191,6 +191,7 @@ def _checked(expression: ast.expr, current: dict[str, str], fields: tuple[str, .
     """``expression`` written for the kernels (:data:`_SCALAR`), each local read as its
     latest assignment's (``current``), after checking every node."""
     owners = {id(node.value) for node in ast.walk(expression) if isinstance(node, ast.Attribute)}
+    called = {id(node.func) for node in ast.walk(expression) if isinstance(node, ast.Call)}
     for node in ast.walk(expression):
         if id(node) in owners:  # the self of self.<parameter>: checked with its attribute
             continue
@@ -207,9 +208,10 @@ def _checked(expression: ast.expr, current: dict[str, str], fields: tuple[str, .
                 raise refuse(f"{node.func.id} takes {3 if node.func.id == 'where' else 1} "
                              "argument(s)", node)
         elif isinstance(node, ast.Name):
-            if node.id not in current and node.id not in maths.VOCABULARY:
+            if node.id not in current and id(node) not in called:
                 raise refuse(f"it reads {node.id}, which is neither an argument, a local "
-                             "nor a parameter", node)
+                             "nor a parameter (a function of tinynet.maths is called, not "
+                             "passed)", node)
         elif isinstance(node, ast.Attribute):
             if not (isinstance(node.value, ast.Name) and node.value.id == "self"
                     and node.attr in fields):

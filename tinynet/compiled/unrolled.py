@@ -37,6 +37,7 @@ from . import codegen
 from .codegen import (forward, indent, is_exp, n_params, name_defined, names_used,
                       parameter_loads, step)
 from .kit import Maths
+from .sources import kernel_dir
 
 __all__ = ["SIMD_LANES", "MAX_LANES", "CUT_AT_EXPS", "block_width", "source", "fit_lanes"]
 
@@ -249,7 +250,7 @@ def fit_lanes(theta: np.ndarray, layout: Layout, maths: Maths, X: np.ndarray, Y:
     blocks, lanes = block_width(members, cores)
     kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths, settings.batch_size,
                      len(X) % settings.batch_size, bool(settings.update_during_backward), lanes,
-                     CUT_AT_EXPS, codegen.kernel_dir())
+                     CUT_AT_EXPS, kernel_dir())
 
     def run(block: int) -> None:
         first = block * lanes
