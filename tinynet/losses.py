@@ -6,8 +6,8 @@ the outputs and averaged over the batch::
     L = (1/B) Σ_b Σ_k ℓ(Y_hat[b,k], Y[b,k])            dL/dY_hat[b,k] = (1/B) ℓ'(Y_hat[b,k], Y[b,k])
 
 Each loss is one method, ``value_and_gradient(y_hat, y, batch)``, giving one output's term ℓ
-of the loss and its term of dL/dŷ (with the 1/B of the average), written in the words of :mod:`tinynet.maths`. The NumPy
-backend calls it on whole arrays; the compiled backend writes the same lines into its kernels
+of the loss and its term of dL/dŷ (with the 1/B of the average), written in the words of
+:mod:`tinynet.maths`. The NumPy backend calls it on whole arrays; the compiled backend writes the same lines into its kernels
 (:mod:`tinynet.compiled.render`). Adding a loss is one class here (or in your own code).
 
 A loss may also give its gradient through a sigmoid output, dL/dz for ŷ = σ(z), as
