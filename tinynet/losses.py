@@ -8,7 +8,8 @@ the outputs and averaged over the batch::
 Each loss is one method, ``value_and_gradient(y_hat, y, batch)``, giving one output's term ℓ
 of the loss and its term of dL/dŷ (with the 1/B of the average), written in the words of
 :mod:`tinynet.maths`. The NumPy backend calls it on whole arrays; the compiled backend writes
-the same lines into its kernels (:mod:`tinynet.compiled.render`). Adding a loss is one class here (or in your own code).
+the same lines into its kernels (:mod:`tinynet.compiled.render`). Adding a loss is one class
+here (or in your own code).
 
 A loss may also give its gradient through a sigmoid output, dL/dz for ŷ = σ(z), as
 ``gradient_through_sigmoid(y_hat, y, batch)``: binary cross-entropy's is ŷ − y over B, which
