@@ -4,8 +4,10 @@ compiled backend as on NumPy, or is refused by name; nothing unknown ever runs a
 else (issue 25)."""
 
 import importlib.util
+import linecache
 import re
 import tempfile
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -500,3 +502,31 @@ def test_a_local_named_as_the_kernels_write_exp_is_refused():
                                                  r"tinynet.maths or of the kernels"):
         kit.check(tinynet.mlp([2, 1], output=NamesItsLocalLikeTheExp(), init="lecun_normal"),
                   MSE())
+
+
+def test_a_definition_whose_file_changed_since_its_import_is_refused(tmp_path):
+    """The compiled backend reads a definition's source from its file: edited after the
+    import, the lines it reads are not the code NumPy runs, and it must say so, not build
+    them."""
+    module = tmp_path / "edited_activation.py"
+    module.write_text(textwrap.dedent('''\
+        from dataclasses import dataclass
+        from tinynet.activations import Activation
+
+
+        @dataclass(frozen=True, repr=False)
+        class Doubling(Activation):
+            name = "doubling"
+
+            def forward_and_derivative(self, z):
+                return 2.0 * z, 2.0
+        '''))
+    spec = importlib.util.spec_from_file_location("edited_activation", module)
+    edited = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(edited)
+    module.write_text(module.read_text().replace("2.0 * z, 2.0", "3.0 * z, 3.0"))
+    linecache.checkcache(str(module))
+    net = tinynet.mlp([2, 1], output=edited.Doubling(), init="lecun_normal")
+    with pytest.raises(NotCompilableError, match="its source file has changed since it was "
+                                                 "imported"):
+        kit.check(net, MSE())

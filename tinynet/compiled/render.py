@@ -183,7 +183,22 @@ def _read(function: object, fields: tuple[str, ...], where: str) -> Definition:
     returned = body[-1].value
     results = returned.elts if isinstance(returned, ast.Tuple) else [returned]
     results = tuple(_checked(result, current, fields, function, refuse) for result in results)
+    if not _same_code(tree, function):
+        raise refuse("its source file has changed since it was imported (import it again)")
     return Definition(arguments, tuple(assignments), results)
+
+
+def _same_code(tree: ast.Module, function: object) -> bool:
+    """Whether the source read for ``function`` compiles to the code that runs: the file may
+    have been edited since the import, and the lines read then belong to something else.
+    (Asked of a definition that passed every check: one that calls an imported module's
+    function compiles differently outside its module, and is refused for that anyway.)"""
+    code = compile(tree, "<definition>", "exec")
+    compiled = next((const for const in code.co_consts if isinstance(const, type(code))), None)
+    running = getattr(function, "__code__", None)
+    return compiled is not None and running is not None and \
+        (compiled.co_code, compiled.co_consts, compiled.co_names, compiled.co_varnames) == \
+        (running.co_code, running.co_consts, running.co_names, running.co_varnames)
 
 
 def _checked(expression: ast.expr, current: dict[str, str], fields: tuple[str, ...],
