@@ -78,7 +78,7 @@ def timed(function, *args, **kwargs) -> tuple[object, dict]:
     result = function(*args, **kwargs)
     seconds = time.perf_counter() - started
     return result, {**before, "load_average_1min_after": round(os.getloadavg()[0], 2),
-                    "seconds": round(seconds, 1)}
+                    "seconds": round(seconds, 3)}
 
 
 def run_example() -> dict:

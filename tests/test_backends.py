@@ -235,8 +235,10 @@ def test_a_diverging_member_does_not_touch_the_others(backend):
 @pytest.mark.parametrize("during", [False, True], ids=["after_backward", "during_backward"])
 def test_a_backend_continues_a_run_from_where_it_stopped(backend, during):
     """Two calls of 7 and 13 epochs, the second from epoch 7, train as one call of 20: the
-    backends take the first epoch and continue the record (fit does this for print_every)."""
+    backends take the first epoch and continue the record and the optimizer's state (fit does
+    this for print_every)."""
     from tinynet.losses import MSE
+    from tinynet.optimizers import Adam
     from tinynet.results import Record, Settings
     module = tinynet.compiled.load() if backend == "numba" else tinynet.reference
     X, y = tinynet.data.xor()
@@ -247,11 +249,15 @@ def test_a_backend_continues_a_run_from_where_it_stopped(backend, during):
         return Settings(first, count, 0.3, 1, True, 0.5, 2, during)
 
     record_whole, record_parts = Record.empty(3, 20, 2), Record.empty(3, 20, 2)
-    module.fit_many(whole, MSE(), X, y, seeds, epochs(0, 20), record_whole)
-    module.fit_many(parts, MSE(), X, y, seeds, epochs(0, 7), record_parts)
-    predictions = module.fit_many(parts, MSE(), X, y, seeds, epochs(7, 13), record_parts)
+    state_whole, state_parts = np.zeros((3, 3, 13)), np.zeros((3, 3, 13))  # Adam's m, v, t
+    module.fit_many(whole, state_whole, MSE(), Adam(), X, y, seeds, epochs(0, 20), record_whole)
+    module.fit_many(parts, state_parts, MSE(), Adam(), X, y, seeds, epochs(0, 7), record_parts)
+    predictions = module.fit_many(parts, state_parts, MSE(), Adam(), X, y, seeds,
+                                  epochs(7, 13), record_parts)
     for field_whole, field_parts in zip(record_whole, record_parts):
         np.testing.assert_array_equal(field_parts, field_whole)
+    np.testing.assert_array_equal(state_parts, state_whole)
+    assert (state_whole[:, 2] == 80.0).all()  # 20 epochs of 4 steps
     for net_whole, net_parts in zip(whole, parts):
         same_parameters(net_parts, net_whole)
     np.testing.assert_allclose(predictions[1], parts[1].predict(X, backend), rtol=1e-13)

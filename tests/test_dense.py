@@ -23,11 +23,29 @@ def test_a_members_axis_is_the_same_maths_per_member(name, members, batch, n_in,
         Z_s, A_s = dense.forward(X[s], W[s], b[s], activation)
         dW_s, db_s = np.empty_like(W[s]), np.empty_like(b[s])
         dX_s = dense.backward(dA[s], X[s], W[s], Z_s, activation, dW_s, db_s)
-        # BLAS may sum a stacked product in another order: a few ulps of the largest term
+        # short sums are added in order, term by term: the same bits with or without the axis
         for stacked, alone in [(Z[s], Z_s), (A[s], A_s), (dW[s], dW_s), (db[s], db_s),
                                (dX[s], dX_s)]:
-            np.testing.assert_allclose(stacked, alone, rtol=1e-14, atol=1e-14)
-    np.testing.assert_array_equal(Z[0], X[0] @ W[0].T + b[0])  # the formula, written out
+            np.testing.assert_array_equal(stacked, alone)
+    written_out = np.zeros((batch, n_out))  # the formula, summed from the first input on
+    for i in range(n_in):
+        written_out += X[0][:, i, None] * W[0][None, :, i]
+    np.testing.assert_array_equal(Z[0], written_out + b[0])
+    np.testing.assert_allclose(Z[0], X[0] @ W[0].T + b[0], rtol=1e-14, atol=1e-14)  # BLAS's
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_long_sums_go_to_blas_and_agree_to_rounding(order):
+    """Above dense.ORDERED_MAX terms a product is one matmul (or einsum) call: a stacked member
+    agrees with its network alone to rounding, in either memory order."""
+    rng = np.random.default_rng(5)
+    n = dense.ORDERED_MAX + 1
+    X = np.array(rng.normal(size=(6, 1, n)), order=order)
+    W, b = np.array(rng.normal(size=(6, n, n)), order=order), rng.normal(size=(6, n))
+    Z = dense.pre_activation(X, W, b)
+    for s in range(6):
+        np.testing.assert_allclose(Z[s], dense.pre_activation(X[s], W[s], b[s]), rtol=1e-13,
+                                   atol=1e-13)
 
 
 def test_the_first_layer_skips_the_input_gradient():

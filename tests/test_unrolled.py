@@ -1,7 +1,7 @@
 """Kernels generated per layout (tinynet.compiled.unrolled) against the generic kernels: the
-same training, bit for bit, for every activation, depths 1 to 4, batches of 1 and more (with a
-short last batch), both update orders, shuffling on and off, divergence, and a fit resumed in
-chunks; the block-width rule; the cache of sources; and vector code with no call to exp."""
+same training, bit for bit, for every activation, depths 1 to 4, every optimizer, both update
+orders, shuffling on and off, divergence, and a fit resumed in chunks; one kernel for every
+seed and sample count; the cache of sources; and vector code with no call to exp."""
 
 import multiprocessing
 import os
@@ -21,14 +21,15 @@ from test_backends import same_parameters
 
 pytestmark = pytest.mark.unrolled
 
-CASES = [  # sizes, hidden, output, batch size, samples, update, shuffle, lr
-    ([2, 2, 1], "leaky_relu", "sigmoid", 1, 4, "after_backward", True, 0.5),     # 99mlp's family
-    ([3, 2], "relu", "tanh", 2, 5, "during_backward", True, 0.2),                # depth 1
-    ([3, 3, 2], "relu", "identity", 3, 7, "after_backward", False, 0.05),        # depth 2
-    ([2, 3, 3, 1], "tanh", "sigmoid", 2, 5, "during_backward", True, 0.3),       # depth 3
-    ([2, 2, 2, 2, 1], "sigmoid", "relu", 1, 6, "during_backward", True, 0.3),    # depth 4
-    ([3, 2, 2], "identity", "leaky_relu", 4, 6, "after_backward", True, 0.1),
-    ([2, 3, 1], "identity", "identity", 1, 5, "after_backward", True, 3.0),      # diverges
+CASES = [  # sizes, hidden, output, optimizer, samples, update, shuffle, lr
+    ([2, 2, 1], "leaky_relu", "sigmoid", "sgd", 4, "after_backward", True, 0.5),  # 99mlp's family
+    ([3, 2], "relu", "tanh", "momentum", 5, "during_backward", True, 0.2),       # depth 1
+    ([3, 3, 2], "relu", "identity", "adam", 7, "after_backward", False, 0.05),   # depth 2
+    ([2, 3, 3, 1], "tanh", "sigmoid", "sgd", 5, "during_backward", True, 0.3),   # depth 3
+    ([2, 2, 2, 2, 1], "sigmoid", "relu", "adam", 6, "during_backward", True, 0.3),  # depth 4
+    ([3, 2, 2], "identity", "leaky_relu", "momentum", 6, "after_backward", True, 0.01),
+    ([2, 3, 1], "identity", "identity", "sgd", 5, "after_backward", True, 3.0),  # diverges
+    ([2, 3, 1], "identity", "identity", "momentum", 5, "after_backward", True, 1.0),  # too
 ]
 
 
@@ -61,12 +62,12 @@ def train(monkeypatch, generated, call):
 
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_generated_kernels_train_as_the_generic_ones(case, monkeypatch):
-    sizes, hidden, output, batch_size, samples, update, shuffle, lr = CASES[case]
+    sizes, hidden, output, optimizer, samples, update, shuffle, lr = CASES[case]
     X, y = data(case, sizes, samples)
-    assert codegen.supports(layout(networks(sizes, hidden, output, [0])[0]), batch_size)
-    settings = dict(epochs=30, lr=lr, batch_size=batch_size, shuffle=shuffle, update=update,
+    assert codegen.supports(layout(networks(sizes, hidden, output, [0])[0]), 1)
+    settings = dict(epochs=30, lr=lr, optimizer=optimizer, shuffle=shuffle, update=update,
                     record_every=3, threshold=0.5)
-    seeds = range(11)  # two blocks of 8 lanes, the second with 5 idle
+    seeds = range(60)  # two blocks of 56 lanes, the second with 52 idle
     ensembles, singles = {}, {}
     for generated in (True, False):
         nets = networks(sizes, hidden, output, seeds)
@@ -81,12 +82,15 @@ def test_generated_kernels_train_as_the_generic_ones(case, monkeypatch):
     for k in range(len(seeds)):
         same_history(a[k], b[k])
         same_parameters(nets_a[k], nets_b[k])
+        if optimizer != "sgd":
+            np.testing.assert_array_equal(nets_a[k].optimizer_state.values,
+                                          nets_b[k].optimizer_state.values)
     np.testing.assert_array_equal(a.predictions, b.predictions)
     same_history(singles[True][1], singles[False][1])
     same_parameters(singles[True][0], singles[False][0])
     same_history(a[3], singles[True][1])  # a lane of a block, one lane alone, in chunks
     same_parameters(nets_a[3], singles[True][0])
-    assert a.diverged.any() == (lr == 3.0)
+    assert a.diverged.any() == (lr >= 1.0)
 
 
 def test_a_generated_single_fit_is_an_ensemble_member(monkeypatch, capsys):
@@ -113,24 +117,39 @@ def test_a_generated_fit_draws_its_orders_in_blocks_of_epochs(samples, epochs, c
     same_parameters(fits[True][0], fits[False][0])
 
 
-@pytest.mark.parametrize("members,cores,expected", [
-    (1, 2, (1, 1)), (2, 2, (1, 8)), (8, 2, (1, 8)), (9, 2, (2, 8)), (100, 2, (2, 56)),
-    (128, 2, (2, 64)), (129, 2, (4, 40)), (1000, 2, (16, 64)), (100, 1, (2, 56)),
-    (100, 4, (4, 32)), (10_000, 2, (157, 64)), (9_000, 2, (141, 64)),
-])
-def test_block_width_rule(members, cores, expected):
-    blocks, lanes = unrolled.block_width(members, cores)
-    assert (blocks, lanes) == expected
-    assert lanes == 1 or lanes % unrolled.SIMD_LANES == 0
-    assert lanes <= unrolled.MAX_LANES and blocks * lanes >= members
-    assert (blocks - 1) * lanes < members  # every block trains at least one member
-    assert blocks * lanes - members < blocks * unrolled.SIMD_LANES or members == 1
+def test_one_kernel_for_every_seed_count_sample_count_and_epoch_count(tmp_path, monkeypatch,
+                                                                       capsys):
+    """The kernels are keyed by the maths: 100, 64 and 7 seeds, 4 and 200 samples, any epochs
+    and learning rate train on the kernel compiled for the first run (one notice, one file per
+    kernel), and still as the generic kernels train them."""
+    monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path))
+    unrolled._kernel.cache_clear()
+    fused._kernel.cache_clear()
+    rng = np.random.default_rng(0)
+    many_X, many_y = rng.normal(size=(200, 2)), (rng.random((200, 1)) > 0.5).astype(float)
+    X, y = tinynet.data.xor()
+    runs = [(100, X, y, 5, 0.1), (64, X, y, 3, 0.3), (7, many_X, many_y, 2, 0.05),
+            (7, X, y, 4, 0.2), (100, many_X, many_y, 1, 0.01)]
+    for seeds, data_X, data_y, epochs, lr in runs:
+        nets = [tinynet.mlp([2, 3, 1], seed=s) for s in range(seeds)]
+        tinynet.fit_ensemble(nets, data_X, data_y, epochs=epochs, lr=lr)
+        tinynet.mlp([2, 3, 1], seed=seeds).fit(data_X, data_y, epochs=epochs, lr=lr)
+    notices = [line for line in capsys.readouterr().err.splitlines() if "compiling" in line]
+    assert len(notices) == 2 and all("layout 2-3-1" in line for line in notices), notices
+    assert len(list(tmp_path.glob("tinynet_kernel_*.py"))) == 2  # the ensemble's, the fit's
+    nets = {generated: [tinynet.mlp([2, 3, 1], seed=s) for s in range(7)]
+            for generated in (True, False)}
+    for generated, members in nets.items():
+        train(monkeypatch, generated, lambda: tinynet.fit_ensemble(members, many_X, many_y,
+                                                                   epochs=2, lr=0.05))
+    for a, b in zip(nets[True], nets[False]):
+        same_parameters(a, b)
 
 
 def test_supports_follows_the_work_of_a_step():
     small, big = tinynet.mlp([2, 16, 1]), tinynet.mlp([2, 16, 16, 1])
     assert codegen.step_work(layout(small), 1) == 3 * (2 * 16 + 16 * 1) == 144
-    assert codegen.supports(layout(small), 1) and not codegen.supports(layout(small), 4)
+    assert codegen.supports(layout(small), 1) and not codegen.supports(layout(small), 2)
     assert not codegen.supports(layout(big), 1)
 
 
@@ -144,7 +163,7 @@ def test_sources_are_written_once_and_named_by_their_text(tmp_path, monkeypatch)
     assert len(files) == 1
     text = files[0].read_text()
     net = tinynet.mlp([2, 2, 1])
-    assert text == unrolled.source(layout(net), maths_of(net, MSE()), 1, 0, False, 8)
+    assert text == unrolled.source(layout(net), maths_of(net, MSE()), False, unrolled.LANES)
     assert "Do not edit" in text and "sizes [2, 2, 1]" in text
 
 
@@ -161,11 +180,11 @@ def test_the_default_kernel_is_vector_code_without_a_call_to_exp(tmp_path, monke
     assert not {name for name in called if "exp" in name.lower()}, called
 
 
-def test_seed_counts_whose_lanes_round_up_past_a_block(monkeypatch):
-    """385 members on 2 cores: 8 blocks of 49 would round up to 56 lanes, so 7 blocks hold
-    them all; an eighth, empty block once broke the copy back."""
+def test_seed_counts_that_leave_a_block_part_empty(monkeypatch):
+    """385 members: 7 blocks of 56 lanes, the last with 49 members and 7 lanes repeating the
+    last member, which must not be copied back."""
     X, y = tinynet.data.xor()
-    assert unrolled.block_width(385, 2) == (7, 56)
+    assert unrolled.LANES == 56
     runs = {}
     for generated in (True, False):
         nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(385)]
@@ -182,7 +201,7 @@ def test_each_layers_exps_run_in_a_loop_of_their_own():
     """Sigmoid hidden and output layers: every exp sits in a loop over the lanes that holds
     nothing but exps and the spill array's loads and stores (tinynet.compiled.unrolled)."""
     net = networks([2, 3, 1], "sigmoid", "sigmoid", [0])[0]
-    text = unrolled.source(layout(net), maths_of(net, MSE()), 1, 0, False, 8)
+    text = unrolled.source(layout(net), maths_of(net, MSE()), False, 8)
     loops = re.split(r"\n\s*for l in range\(8\):\n", text)
     with_exp = [loop for loop in loops if "vector_exp(" in loop.split("\n\n")[0]]
     assert len(with_exp) >= 3  # the two layers of a step, and the trained outputs
@@ -198,8 +217,8 @@ def test_a_generated_source_names_the_sources_compiled_into_it():
     net_layout, maths = layout(net), maths_of(net, MSE())
     stamp = sources.fingerprint()
     assert re.fullmatch(r"[0-9a-f]{16}", stamp)
-    assert stamp in unrolled.source(net_layout, maths, 1, 0, False, 8)
-    assert stamp in fused.source(net_layout, maths, 1, 0, False)
+    assert stamp in unrolled.source(net_layout, maths, False, 8)
+    assert stamp in fused.source(net_layout, maths, False)
 
 
 def _ensemble_losses(seeds):
@@ -212,7 +231,7 @@ def _ensemble_losses(seeds):
 def test_a_forked_process_trains_on_threads_of_its_own():
     """The blocks run on a thread pool started once per process; a forked child inherits the
     parent's pool object but not its threads, and must start its own, not wait forever."""
-    seeds = range(20)  # 2 blocks on 2 cores: the pool is used
+    seeds = range(100)  # 2 blocks on 2 cores: the pool is used
     expected = _ensemble_losses(seeds)  # the parent's pool exists from here on
     with multiprocessing.get_context("fork").Pool(1) as pool:
         np.testing.assert_array_equal(pool.apply_async(_ensemble_losses, (seeds,)).get(120),
@@ -229,7 +248,7 @@ def test_the_step_uncut_trains_the_same(monkeypatch):
         nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(11)]
         runs.append((nets, tinynet.fit_ensemble(nets, X, y, epochs=30, lr=0.5)))
     net = runs[0][0][0]
-    assert "spill[" not in unrolled.source(layout(net), maths_of(net, MSE()), 1, 0, False, 8,
+    assert "spill[" not in unrolled.source(layout(net), maths_of(net, MSE()), False, 8,
                                            cut=False)
     (nets_a, a), (nets_b, b) = runs
     np.testing.assert_array_equal(a.final_loss, b.final_loss)
@@ -255,7 +274,7 @@ def test_the_fingerprint_covers_every_tinynet_module_a_kernel_imports():
     root = Path(tinynet.__file__).resolve().parent
     net = tinynet.mlp([2, 2, 1])
     maths = maths_of(net, MSE())
-    headers = codegen.module_header("test", layout(net), maths, 1, 0, False, ["x"]) + \
+    headers = codegen.module_header("test", layout(net), maths, False, ["x"]) + \
         kit.source(maths)  # the generated kernels and the kit of the generic ones
     todo = []
     for module, names in re.findall(r"^from tinynet\.([\w.]+) import ([\w, ]+)", headers,
@@ -275,8 +294,8 @@ def test_the_fingerprint_covers_every_tinynet_module_a_kernel_imports():
 
 def test_a_generated_kernel_serves_any_number_of_samples(tmp_path, monkeypatch):
     """The sample count is the arrays', not the kernel's: 4, 7 and 200 samples train on one
-    ensemble kernel and one single-fit kernel; with batches of 4, only the size of a short
-    last batch (the count modulo 4) makes another."""
+    ensemble kernel and one single-fit kernel; minibatches of any size and any short last
+    batch on the generic kernels' one kit."""
     monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path))
     rng = np.random.default_rng(0)
 
@@ -289,10 +308,7 @@ def test_a_generated_kernel_serves_any_number_of_samples(tmp_path, monkeypatch):
                              epochs=2, lr=0.1)
         tinynet.mlp([2, 2, 1]).fit(X, y, epochs=2, lr=0.1)
     assert len(kernels()) == 2
-    for samples in (8, 200):
+    for samples, batch_size in ((8, 4), (200, 4), (6, 4), (7, 2), (200, 64)):
         X, y = rng.normal(size=(samples, 2)), rng.uniform(size=(samples, 1))
-        tinynet.mlp([2, 2, 1]).fit(X, y, epochs=2, lr=0.1, batch_size=4)
+        tinynet.mlp([2, 2, 1]).fit(X, y, epochs=2, lr=0.1, batch_size=batch_size)
     assert len(kernels()) == 3
-    X, y = rng.normal(size=(6, 2)), rng.uniform(size=(6, 1))
-    tinynet.mlp([2, 2, 1]).fit(X, y, epochs=2, lr=0.1, batch_size=4)
-    assert len(kernels()) == 4

@@ -10,7 +10,7 @@ initializer can say what variance it targets and why.
 """
 
 from . import (activations, checking, data, dense, diagnostics, experiments, init, losses,
-               packing, plots, saving, seeding, shuffle, stats, xor)
+               optimizers, packing, plots, saving, seeding, shuffle, stats, xor)
 from .activations import get_activation
 from .checking import GradcheckReport, gradcheck
 from .layers import Layer
@@ -29,7 +29,7 @@ Network.save = save
 __all__ = ["Layer", "Network", "mlp", "fit", "fit_ensemble", "fit_packed", "predict", "History",
            "EnsembleResult", "save", "load", "FileFormatError", "ShapeError", "TooLargeError",
            "UnknownNameError", "get_activation", "gradcheck", "GradcheckReport", "activations",
-           "checking", "data", "dense", "diagnostics", "experiments", "init", "losses", "packing",
-           "plots", "saving", "seeding", "shuffle", "stats", "xor"]
+           "checking", "data", "dense", "diagnostics", "experiments", "init", "losses",
+           "optimizers", "packing", "plots", "saving", "seeding", "shuffle", "stats", "xor"]
 
 __version__ = "0.1.0"

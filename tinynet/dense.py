@@ -20,24 +20,31 @@ Every array may carry a leading members axis, (S, B, n_in), (S, n_out, n_in), (S
 S networks of one shape computed at once: :class:`tinynet.layers.Layer` calls these functions
 without it, the NumPy training loop (:mod:`tinynet.reference`) with it.
 
-The products are ``np.matmul``, except for a stack of one-sample batches (per-sample SGD of
-many networks), where ``np.einsum`` is faster: matmul makes a tiny BLAS call per member there,
-einsum one loop, which runs over the members when they are the fastest axis in memory, as
-:mod:`tinynet.reference` stores them for per-sample SGD (``benchmarks/bench_dense_formulation.py``,
-members fastest: einsum 1.4–5× faster than matmul for one layer at 100 members, 1–1.3× for
-2 → 2, and 2–7× at 1,000; for the whole SGD step of a 2-2-2-1 network a tie at 100 members
-and 1.5–1.7× faster at 1,000; matmul is faster with no members axis, and 2–3× faster with
-batches of 4 stored members slowest).
+The products are sums of products in a fixed order, one term after the other from the first
+(as the compiled kernels sum them), while the sum has at most :data:`ORDERED_MAX` terms: then
+a member of a stack is computed bit for bit as the same network alone, whatever the memory
+order, so a NumPy ensemble member equals its single fit. Longer sums go to ``np.matmul``
+(BLAS, with ``np.einsum`` for a stack of one-sample batches, where matmul would make a tiny
+BLAS call per member), which rounds in an order of its own: a member then agrees with its
+single fit to rounding.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
 from .activations import Activation
 
-__all__ = ["pre_activation", "forward", "forward_with_derivative", "backward",
+__all__ = ["ORDERED_MAX", "pre_activation", "forward", "forward_with_derivative", "backward",
            "backward_activation", "backward_parameters", "backward_input"]
+
+
+ORDERED_MAX = 16
+"""The most terms a product's sums have for them to be summed in order, term by term (see the
+module's docstring). Each term is one NumPy call over the whole batch (and every member), so
+the ordered sum costs ``ORDERED_MAX`` calls at most; beyond, one matmul call is cheaper."""
 
 
 def _one_sample_stack(batch: np.ndarray) -> bool:
@@ -45,9 +52,20 @@ def _one_sample_stack(batch: np.ndarray) -> bool:
     return batch.ndim == 3 and batch.shape[1] == 1 and batch.shape[0] > 1
 
 
+def _ordered_sum(term: Callable[[int], np.ndarray], count: int) -> np.ndarray:
+    """term(0) + term(1) + ... + term(count − 1), added in that order."""
+    total = term(0)
+    for k in range(1, count):
+        total = total + term(k)
+    return total
+
+
 def pre_activation(X: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Return Z = X Wᵀ + b, (B, n_out)."""
-    if _one_sample_stack(X):
+    """Return Z = X Wᵀ + b, (B, n_out): Z[r, j] = Σ_i X[r, i] W[j, i] + b[j]."""
+    n_in = X.shape[-1]
+    if n_in <= ORDERED_MAX:
+        Z = _ordered_sum(lambda i: X[..., :, i, None] * W[..., None, :, i], n_in)
+    elif _one_sample_stack(X):
         Z = np.einsum("sbi,sji->sbj", X, W)
     else:
         Z = X @ W.swapaxes(-1, -2)
@@ -78,7 +96,13 @@ def backward_activation(dA: np.ndarray, derivative: np.ndarray) -> np.ndarray:
 
 
 def backward_parameters(dZ: np.ndarray, X: np.ndarray, dW: np.ndarray, db: np.ndarray) -> None:
-    """Write dW = dZᵀ X (n_out, n_in) and db = Σ_b dZ (n_out,) into ``dW`` and ``db``."""
+    """Write dW = dZᵀ X (n_out, n_in) and db = Σ_b dZ (n_out,) into ``dW`` and ``db``: sums
+    over the batch's rows, dW[j, i] = Σ_r dZ[r, j] X[r, i]."""
+    rows = dZ.shape[-2]
+    if rows <= ORDERED_MAX:
+        db[...] = _ordered_sum(lambda r: dZ[..., r, :], rows)
+        dW[...] = _ordered_sum(lambda r: dZ[..., r, :, None] * X[..., r, None, :], rows)
+        return
     dZ.sum(axis=-2, out=db)
     if _one_sample_stack(X):
         np.einsum("sbj,sbi->sji", dZ, X, out=dW)
@@ -87,7 +111,11 @@ def backward_parameters(dZ: np.ndarray, X: np.ndarray, dW: np.ndarray, db: np.nd
 
 
 def backward_input(dZ: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Return dL/dX = dZ W, (B, n_in): the gradient passed back to the layer before."""
+    """Return dL/dX = dZ W, (B, n_in): the gradient passed back to the layer before,
+    dX[r, i] = Σ_j dZ[r, j] W[j, i]."""
+    n_out = dZ.shape[-1]
+    if n_out <= ORDERED_MAX:
+        return _ordered_sum(lambda j: dZ[..., :, j, None] * W[..., None, j, :], n_out)
     if _one_sample_stack(dZ):
         return np.einsum("sbj,sji->sbi", dZ, W)
     return dZ @ W

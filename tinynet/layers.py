@@ -21,6 +21,7 @@ import copy
 import math
 import numbers
 import weakref
+from collections.abc import Callable
 
 import numpy as np
 
@@ -140,14 +141,27 @@ class Layer:
         """Z = X Wᵀ + b from the last :meth:`forward` (None before the first)."""
         return self._Z
 
-    def backward(self, dA: np.ndarray) -> np.ndarray:
-        """Given dL/dA (B, n_out), store dW and db and return dL/dX (B, n_in)."""
+    def backward(self, dA: np.ndarray, *, given_dZ: bool = False,
+                 update: Callable[["Layer"], None] | None = None) -> np.ndarray:
+        """Given dL/dA (B, n_out), store dW and db and return dL/dX (B, n_in)::
+
+            dZ = dA ⊙ φ'(Z),   dW = dZᵀ X,   db = Σ_b dZ,   dX = dZ W
+
+        ``given_dZ``: ``dA`` is dL/dZ itself (a loss's gradient through the output sigmoid,
+        :meth:`tinynet.losses.Loss.through_output`). ``update(layer)``, if given, is called
+        once dW and db are stored, before dX: a training loop's step of this layer, so that
+        dX is computed with the new W (``update="during_backward"`` in :func:`tinynet.fit`).
+        """
         if self._X is None or self._Z is None:
             raise RuntimeError("backward() needs a forward() first")
         if dA.shape != self._Z.shape:
             raise ShapeError(f"dA must have the forward output's shape {self._Z.shape}, "
                              f"got {dA.shape}")
-        return dense.backward(dA, self._X, self.W, self._Z, self.activation, self.dW, self.db)
+        dZ = dA if given_dZ else dense.backward_activation(dA, self.activation.derivative(self._Z))
+        dense.backward_parameters(dZ, self._X, self.dW, self.db)
+        if update is not None:
+            update(self)
+        return dense.backward_input(dZ, self.W)
 
     def parameters(self) -> list[np.ndarray]:
         """``[W, b]``: the arrays themselves, updated in place by training."""

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import copy
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from .activations import Activation
 from .init import InitSpec
 from .layers import Layer
+from .optimizers import State
 from .text import table
 from .validation import ShapeError, as_float_matrix, check_int, check_not_masked, check_seed, \
     check_sequence
@@ -46,6 +47,10 @@ class Network:
     The network owns its layers: a Layer already in another (live) Network is refused, since
     building this one would redraw that one's weights; build new layers, or ``copy.deepcopy``
     the other network.
+
+    ``optimizer_state`` is the state the optimizer of the last :func:`tinynet.fit` left
+    (:class:`tinynet.optimizers.State`: Adam's moments, momentum's velocities), which the
+    next fit with the same optimizer continues from; None for a new network or after plain SGD.
     """
 
     def __init__(self, layers: Sequence[Layer], seed: int = 0,
@@ -70,6 +75,7 @@ class Network:
         if parameters is not None:
             parameters = _checked_parameters(parameters, layers)
         self.layers = layers
+        self.optimizer_state: State | None = None  # what the last fit's optimizer carries
         if parameters is None:
             self.reset_parameters()
         else:
@@ -93,7 +99,8 @@ class Network:
 
     def reset_parameters(self) -> None:
         """Redraw every layer's weights, then every layer's biases, from a fresh generator
-        seeded with ``self.seed``."""
+        seeded with ``self.seed``; the optimizer's state (:attr:`optimizer_state`) goes."""
+        self.optimizer_state = None
         rng = np.random.default_rng(self.seed)
         for layer in self.layers:
             layer.reset_weights(rng)
@@ -123,10 +130,15 @@ class Network:
             X = layer.forward(X)
         return X
 
-    def backward(self, dY: np.ndarray) -> np.ndarray:
-        """Backpropagate dL/dY (B, n_out) through every layer; return dL/dX (B, n_in)."""
+    def backward(self, dY: np.ndarray, *, given_dZ: bool = False,
+                 update: Callable[[Layer], None] | None = None) -> np.ndarray:
+        """Backpropagate dL/dY (B, n_out) through every layer, last first; return dL/dX
+        (B, n_in). ``given_dZ``: ``dY`` is dL/dZ of the output layer (a loss's gradient
+        through a sigmoid output); ``update(layer)`` is called for each layer once its dW and
+        db are known, before it passes its dX back (see :meth:`Layer.backward`)."""
+        last = self.layers[-1]
         for layer in reversed(self.layers):
-            dY = layer.backward(dY)
+            dY = layer.backward(dY, given_dZ=given_dZ and layer is last, update=update)
         return dY
 
     def parameters(self) -> list[np.ndarray]:

@@ -17,9 +17,10 @@ into it, so one subtraction updates every member. Each epoch e::
                                                  dZ is then dA itself
         for every layer, last first:             dense.backward_*
             dZ = dA ⊙ φ'(Z),  dW = dZᵀ X,  db = Σ_b dZ
-            W ← W − lr · dW,  b ← b − lr · db    only if update="during_backward"
+            W, b ← optimizer.update(W, dW, ...)  only if update="during_backward"
             dA = dZ W                            for the layer before (with the new W if so)
-        θ ← θ − lr · ∇θ                          only if update="after_backward" (default)
+        θ ← optimizer.update(θ, ∇θ, lr, state) only if update="after_backward" (default);
+                                                 SGD: θ − lr ∇θ
     loss = loss.value(ŷ of the epoch, y_e)       each sample's ŷ as training saw it
     record the loss, the outputs on the wrong side of the threshold, divergence
 
@@ -56,11 +57,13 @@ import numpy as np
 from . import dense
 from .activations import Activation
 from .losses import Loss
+from .optimizers import Optimizer
 from .packing import layer_views, layout, pack, stack, unpack
 from .results import Record, Settings, run_in_chunks
 from .shuffle import orders_from
 
 if TYPE_CHECKING:
+    from .layers import Layer
     from .network import Network
 
 __all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "sgd_step", "train", "fit_one",
@@ -70,17 +73,24 @@ Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Activation]]
 """Per layer ``(W, b, dW, db, activation)``: W and b are views into ``theta``, dW and db into
 ``grad``."""
 
+Parameters = list[tuple[np.ndarray, np.ndarray, list[np.ndarray]]]
+"""What the optimizer steps: ``(theta, grad, state)`` (S, P) each, state one array per state
+name; then the same per layer, views of its W and b (which sit side by side in theta)."""
 
-def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, loss: Loss, through: bool,
-             x: np.ndarray, y: np.ndarray, lr: float, during_backward: bool) -> np.ndarray:
-    """One SGD step of every member on its batch: x (S, B, n_in), y (S, B, n_out), on
-    ``loss``; ``through``: its gradient through the output sigmoid is dL/dz of the output
-    layer (:meth:`tinynet.losses.Loss.through_output`).
 
-    ``layers`` holds the views into ``theta`` and ``grad`` (S, P) (:data:`Layers`). With
+def sgd_step(params: Parameters, layers: Layers, loss: Loss, through: bool,
+             optimizer: Optimizer, x: np.ndarray, y: np.ndarray, lr: float,
+             during_backward: bool) -> np.ndarray:
+    """One step of every member on its batch: x (S, B, n_in), y (S, B, n_out), on ``loss``
+    by ``optimizer``; ``through``: the loss's gradient through the output sigmoid is dL/dz of
+    the output layer (:meth:`tinynet.losses.Loss.through_output`).
+
+    ``params`` holds theta, grad and the optimizer's state, whole and per layer
+    (:data:`Parameters`); ``layers`` the views into theta and grad (:data:`Layers`). With
     ``during_backward`` each layer is updated as soon as its dW and db are known, and passes
     back dZ W with its new W; otherwise every layer is updated after the backward pass.
-    Returns ŷ (S, B, n_out), the predictions the step computed its gradient from.
+    Returns ŷ (S, B, n_out), the predictions the step computed its gradient from, and the
+    batch's loss (S,), the sum of its terms (:func:`batch_loss`).
     """
     inputs, derivatives = [], []
     a = x
@@ -89,10 +99,9 @@ def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, loss: Loss, th
         a, derivative = dense.forward_with_derivative(a, W, b, activation)
         derivatives.append(derivative)
     y_hat = a
+    terms, delta = loss.value_and_gradient(y_hat, y, y.shape[-2])  # ℓ, dL/dŷ
     if through:                                                     # dL/dz of the output
         delta = loss.gradient_through_sigmoid(y_hat, y, y.shape[-2])
-    else:
-        delta = loss.value_and_gradient(y_hat, y, y.shape[-2])[1]  # dL/dŷ
     for layer in range(len(layers) - 1, -1, -1):                    # backward
         W, b, dW, db, _ = layers[layer]
         if through and layer == len(layers) - 1:
@@ -101,28 +110,41 @@ def sgd_step(theta: np.ndarray, grad: np.ndarray, layers: Layers, loss: Loss, th
             dz = dense.backward_activation(delta, derivatives[layer])
         dense.backward_parameters(dz, inputs[layer], dW, db)
         if during_backward:                                         # update this layer now
-            W -= lr * dW
-            b -= lr * db
+            optimizer.step(*params[layer + 1], lr)
         if layer > 0:                                               # the layer before's dA
             delta = dense.backward_input(dz, W)
     if not during_backward:                                         # update every layer
-        theta -= lr * grad
-    return y_hat
+        optimizer.step(*params[0], lr)
+    return y_hat, batch_loss(terms, y)
 
 
-def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], loss: Loss,
-          X: np.ndarray, y: np.ndarray, seeds: np.ndarray, settings: Settings,
-          record: Record) -> None:
-    """Train the members in ``theta`` (S, P) in place, epochs ``settings.first_epoch`` on,
-    writing into ``record`` (see :mod:`tinynet.results`). The training itself runs on a copy
-    in the memory order the module's docstring describes, copied back at the end."""
+def batch_loss(terms: np.ndarray, y: np.ndarray) -> np.ndarray | float:
+    """A batch's loss, Σ of its terms ℓ (broadcast to ``y``'s shape, (…, B, n_out)), added one
+    after the other, rows first, as the compiled kernels add them: so that one network's
+    sum is the same alone or in a stack, in any memory order."""
+    flat = np.broadcast_to(terms, y.shape).reshape(*y.shape[:-2], -1)
+    return np.add.accumulate(flat, axis=-1)[..., -1]
+
+
+def train(theta: np.ndarray, state: np.ndarray, table: np.ndarray,
+          activations: list[Activation], loss: Loss, optimizer: Optimizer, X: np.ndarray,
+          y: np.ndarray, seeds: np.ndarray, settings: Settings, record: Record) -> None:
+    """Train the members in ``theta`` (S, P) and their optimizer's ``state`` (S, k, P) in
+    place, epochs ``settings.first_epoch`` on, writing into ``record`` (see
+    :mod:`tinynet.results`). The training itself runs on a copy in the memory order the
+    module's docstring describes, copied back at the end."""
     members, n = theta.shape[0], len(X)
     members_fastest = settings.batch_size == 1 and members >= table[:, :2].max()
     order = "F" if members_fastest else "C"
     params = np.array(theta, order=order)
     grad = np.zeros_like(params)
+    slots = [np.array(state[:, slot], order=order) for slot in range(state.shape[1])]
     layers = [(W, b, dW, db, activation) for (W, b), (dW, db), activation
               in zip(layer_views(params, table), layer_views(grad, table), activations)]
+    spans = [slice(0, params.shape[1])] + [slice(w_at, b_at + n_out)
+                                           for _, n_out, w_at, b_at in table]
+    stepped = [(params[:, span], grad[:, span], [slot[:, span] for slot in slots])
+               for span in spans]
     X_epoch = np.empty((members, *X.shape), order=order)  # the samples in visiting order
     y_epoch = np.empty((members, *y.shape), order=order)
     X_epoch[...], y_epoch[...] = X, y                          # the data order: no shuffle
@@ -133,17 +155,19 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], l
     through = loss.through_output(activations[-1])
     lr, during, every = settings.lr, settings.update_during_backward, settings.record_every
     threshold = settings.threshold
-    kept = params.copy()  # a diverged member's parameters where training stopped
-    alive = record.diverged_epoch < 0  # the members whose record goes on
+    kept = [params.copy(), *(slot.copy() for slot in slots)]  # a diverged member's, as it
+    alive = record.diverged_epoch < 0  # stopped; the members whose record goes on
     orders = orders_from(seeds, settings.first_epoch, n)  # epoch_orders, drawn in blocks
     for epoch in range(settings.first_epoch, settings.first_epoch + settings.epochs):
         if settings.shuffle:
             visit = next(orders)
             X_epoch[...], y_epoch[...] = X.take(visit, axis=0), y.take(visit, axis=0)
+        total = np.zeros(members)
         for x_batch, y_batch, seen_batch in steps:
-            seen_batch[...] = sgd_step(params, grad, layers, loss, through, x_batch, y_batch,
-                                       lr, during)
-        epoch_loss = loss.value(seen, y_epoch)                      # (S,)
+            seen_batch[...], batch = sgd_step(stepped, layers, loss, through, optimizer,
+                                              x_batch, y_batch, lr, during)
+            total = total + batch
+        epoch_loss = total / n                                      # (S,)
         wrong = ((seen > threshold) != (y_epoch > threshold)).any(axis=(1, 2))
         record.last_wrong_epoch[alive & wrong] = epoch
         record.final_loss[alive] = epoch_loss[alive]
@@ -152,22 +176,72 @@ def train(theta: np.ndarray, table: np.ndarray, activations: list[Activation], l
         diverging = alive & ~(np.isfinite(epoch_loss) & np.isfinite(params).all(axis=1))
         if diverging.any():
             record.diverged_epoch[diverging] = epoch
-            kept[diverging] = params[diverging]
+            for keep, now in zip(kept, (params, *slots)):
+                keep[diverging] = now[diverging]
             alive &= ~diverging
             if not alive.any():
                 break
     stopped = record.diverged_epoch >= 0
-    params[stopped] = kept[stopped]
+    for keep, now in zip(kept, (params, *slots)):
+        now[stopped] = keep[stopped]
     theta[...] = params
+    for slot, values in enumerate(slots):
+        state[:, slot] = values
 
 
-def fit_one(net: "Network", loss: Loss, X: np.ndarray, y: np.ndarray, seed: int,
-            settings: Settings, record: Record) -> None:
-    """Train ``net`` in place: :func:`train` with one member."""
-    theta = pack(net)[None, :]
-    train(theta, layout(net).table, [layer.activation for layer in net.layers], loss, X, y,
-          np.array([seed]), settings, record)
-    unpack(net, theta[0])
+def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
+            X: np.ndarray, y: np.ndarray, seed: int, settings: Settings, record: Record) -> None:
+    """Train ``net`` and its optimizer's ``state`` (k, P) in place, through the network's own
+    :meth:`~tinynet.Network.forward` and :meth:`~tinynet.Network.backward` (each layer's
+    :meth:`~tinynet.Layer.forward` and :meth:`~tinynet.Layer.backward`) and the optimizer's
+    step: the loop a student writes, the same arithmetic as :func:`train` on one member, bit
+    for bit (while :data:`tinynet.dense.ORDERED_MAX` holds)::
+
+        for every batch:
+            y_hat = net.forward(x)
+            net.backward(dL/dŷ)                  each layer keeps its dW and db
+            for every layer: W, b ← optimizer.update(W, dW, ...), optimizer.update(b, db, ...)
+    """
+    n, batch_size = len(X), settings.batch_size
+    through = loss.through_output(net.layers[-1].activation)
+    slots = {}  # each layer's W and b: their views into state, one per state name
+    for layer, (_, n_out, w_at, b_at) in zip(net.layers, layout(net).table):
+        slots[id(layer.W)] = [slot[w_at:b_at].reshape(layer.W.shape) for slot in state]
+        slots[id(layer.b)] = [slot[b_at:b_at + n_out] for slot in state]
+
+    def step(layer: "Layer") -> None:                       # the optimizer's step of a layer
+        for p, g in zip(layer.parameters(), layer.gradients()):
+            optimizer.step(p, g, slots[id(p)], settings.lr)
+
+    during = step if settings.update_during_backward else None
+    orders = orders_from(np.array([seed]), settings.first_epoch, n)
+    for epoch in range(settings.first_epoch, settings.first_epoch + settings.epochs):
+        visit = next(orders)[0] if settings.shuffle else np.arange(n)
+        total, wrong = 0.0, False
+        for start in range(0, n, batch_size):
+            rows = visit[start:start + batch_size]
+            x, target = X[rows], y[rows]
+            y_hat = net.forward(x)
+            terms, gradient = loss.value_and_gradient(y_hat, target, len(rows))
+            if through:                                     # dL/dz of the output layer
+                gradient = loss.gradient_through_sigmoid(y_hat, target, len(rows))
+            net.backward(gradient, given_dZ=through, update=during)
+            if during is None:                              # update every layer
+                for layer in net.layers:
+                    step(layer)
+            total = total + batch_loss(terms, target)
+            wrong |= bool(((y_hat > settings.threshold) != (target > settings.threshold)).any())
+        epoch_loss = total / n
+        if wrong:
+            record.last_wrong_epoch[0] = epoch
+        record.final_loss[0] = epoch_loss
+        every = settings.record_every
+        if every and (epoch + 1) % every == 0:
+            record.loss[0, (epoch + 1) // every - 1] = epoch_loss
+        if not np.isfinite(epoch_loss) or not all(np.isfinite(p).all()
+                                                  for p in net.parameters()):
+            record.diverged_epoch[0] = epoch
+            return
 
 
 CHUNK_WORK = 1 << 23
@@ -181,31 +255,33 @@ FIT_CHUNK_WORK = 1 << 19
 one 2-2-1 network's per-sample steps (a Ctrl-C stops NumPy code at once anyway)."""
 
 
-def fit_many(networks: "list[Network]", loss: Loss, X: np.ndarray, y: np.ndarray,
-             seeds: np.ndarray, settings: Settings, record: Record,
-             progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """Train ``networks`` in place: :func:`fit_packed` on their packed parameters, copied
-    back into every network."""
+def fit_many(networks: "list[Network]", state: np.ndarray, loss: Loss, optimizer: Optimizer,
+             X: np.ndarray, y: np.ndarray, seeds: np.ndarray, settings: Settings,
+             record: Record, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """Train ``networks`` and their optimizer's ``state`` (S, k, P) in place:
+    :func:`fit_packed` on their packed parameters, copied back into every network."""
     theta = stack(networks)
-    predictions = fit_packed(theta, networks[0], loss, X, y, seeds, settings, record,
-                             progress)
+    predictions = fit_packed(theta, state, networks[0], loss, optimizer, X, y, seeds, settings,
+                             record, progress)
     for net, row in zip(networks, theta):
         unpack(net, row)
     return predictions
 
 
-def fit_packed(theta: np.ndarray, like: "Network", loss: Loss, X: np.ndarray, y: np.ndarray,
-               seeds: np.ndarray, settings: Settings, record: Record,
+def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss,
+               optimizer: Optimizer, X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
+               settings: Settings, record: Record,
                progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Train the members whose packed parameters are the rows of ``theta`` (S, P), networks
-    shaped ``like`` this one, in place; return their outputs on X, (S, N, n_out). After each
+    shaped ``like`` this one, and their optimizer's ``state`` (S, k, P) in place; return their
+    outputs on X, (S, N, n_out). After each
     chunk of the run (:data:`CHUNK_WORK`), ``progress`` (if given) is called with the number
     of epochs done."""
     table = layout(like).table
     activations = [layer.activation for layer in like.layers]
     run_in_chunks(settings, theta.size * len(X), CHUNK_WORK,
-                  lambda part: train(theta, table, activations, loss, X, y, seeds, part,
-                                     record),
+                  lambda part: train(theta, state, table, activations, loss, optimizer, X, y,
+                                     seeds, part, record),
                   record, progress)
     return forward_many(theta, table, activations, X)
 

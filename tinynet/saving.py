@@ -3,11 +3,12 @@
     >>> net.save("xor.npz")
     >>> same = tinynet.load("xor.npz")
 
-A file holds a format tag and version, the layer sizes, each layer's activation, alpha,
-initializer name and bias initializer (a constant, or an initializer name), the network's
-seed, and every W and b as float64 arrays, all as plain NumPy arrays (strings as fixed-width
-unicode, never Python objects). Loading gives back the same numbers, bit for bit, and runs no
-initializer: the initializers are looked up by name (for :meth:`Network.reset_parameters`)
+A file holds a format tag and version, the layer sizes, each layer's activation, alpha, initializer
+name and bias initializer (a constant, or an initializer name), the network's seed, every W and b as
+float64 arrays, and the optimizer's state if the network has one (``net.optimizer_state``: a
+built-in optimizer's name, hyperparameters and state), all as plain NumPy arrays (strings as
+fixed-width unicode, never Python objects). Loading gives back the same numbers, bit for bit, and
+runs no initializer: the initializers are looked up by name (for :meth:`Network.reset_parameters`)
 but never called, the weights come from the file.
 
 Saving goes through :func:`tinynet.files.write_whole`: a temporary of its own beside the
@@ -39,6 +40,7 @@ raises UnknownNameError, saying how to register it.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 import os
@@ -54,15 +56,18 @@ from . import init, packing
 from .files import write_whole
 from .layers import Layer
 from .network import Network
+from .optimizers import OPTIMIZERS, State
 from .validation import FileFormatError, UnknownNameError, check_instance
 
 __all__ = ["FORMAT", "VERSION", "MAX_LOAD_BYTES", "MAX_DIRECTORY_BYTES", "MAX_MEMBERS",
            "MAX_HEADER_BYTES", "MAX_NAME_LENGTH", "FileFormatError", "save", "load"]
 
 FORMAT = "tinynet-network"
-VERSION = 2
-"""Format 2 added drawn biases (entry ``bias_initializers``). A network whose biases are all
-constants is written as format 1, which every version of tinynet reads."""
+VERSION = 3
+"""Format 2 added drawn biases (entry ``bias_initializers``), format 3 the optimizer's state
+(entries ``optimizer``, ``optimizer_hyperparameters``, ``optimizer_state``). A file is
+written in the lowest format that holds it: a network with constant biases and no optimizer
+state as format 1, which every version of tinynet reads."""
 
 MAX_LOAD_BYTES = 2**30
 """The most :func:`load` reads: a file's size on disk, and the total size of its arrays
@@ -127,9 +132,27 @@ def _bias_entries(net: Network) -> dict[str, np.ndarray]:
     return {"bias_inits": np.array(constants), "bias_initializers": np.array(names)}
 
 
+def _optimizer_entries(net: Network) -> dict[str, np.ndarray]:
+    """The optimizer's state (``net.optimizer_state``), if it has one: the optimizer's name
+    (a built-in one: :data:`tinynet.optimizers.OPTIMIZERS`), hyperparameters and state."""
+    kept = net.optimizer_state
+    if kept is None:
+        return {}
+    optimizer = kept.optimizer
+    if OPTIMIZERS.get(optimizer.name) is not type(optimizer):
+        raise ValueError(f"cannot save the state of optimizer {optimizer!r} "
+                         f"({type(optimizer).__name__}): a file names a built-in optimizer "
+                         f"({', '.join(OPTIMIZERS)}), which loading can rebuild; set "
+                         "net.optimizer_state = None to save the network without it")
+    return {"optimizer": np.array(optimizer.name),
+            "optimizer_hyperparameters": optimizer.hyperparameters(),
+            "optimizer_state": kept.values}
+
+
 def save(net: Network, path: str | os.PathLike) -> Path:
     """Write ``net`` to ``path`` (``.npz`` is added if missing); return the path written.
-    ``net.save(path)`` is the same call.
+    ``net.save(path)`` is the same call. The optimizer's state (``net.optimizer_state``)
+    goes with it, so a loaded network's next fit continues as the saved one's would.
 
     The file is written whole (:func:`tinynet.files.write_whole`): an interrupted or
     concurrent save never leaves a half-written file under the final name.
@@ -139,15 +162,18 @@ def save(net: Network, path: str | os.PathLike) -> Path:
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")
     biases = _bias_entries(net)
+    optimizer = _optimizer_entries(net)
+    if optimizer:  # format 3 has every entry of format 2
+        biases.setdefault("bias_initializers", np.full(len(net.layers), ""))
     arrays = {
         "format": np.array(FORMAT),
-        "version": np.array(2 if "bias_initializers" in biases else 1),
+        "version": np.array(3 if optimizer else 2 if "bias_initializers" in biases else 1),
         "sizes": np.array(net.sizes, dtype=np.int64), "seed": np.array(net.seed, dtype=np.int64),
         "activations": np.array([layer.activation.name for layer in net.layers]),
         "alphas": np.array([layer.activation.alpha for layer in net.layers]),
         "inits": np.array([_savable_name(layer.init, layer.shape, layer, f"layer {i}'s initializer")
                            for i, layer in enumerate(net.layers)]),
-        **biases,
+        **biases, **optimizer,
     }
     for i, layer in enumerate(net.layers):
         arrays[f"W{i}"], arrays[f"b{i}"] = layer.W, layer.b
@@ -401,6 +427,35 @@ def load(path: str | os.PathLike) -> Network:
         except (ValueError, TypeError) as error:
             raise FileFormatError(f"{path}: layer {i} cannot be rebuilt: {error}") from None
     try:
-        return Network(layers, seed=seed, parameters=parameters)
+        net = Network(layers, seed=seed, parameters=parameters)
     except (ValueError, TypeError) as error:
         raise FileFormatError(f"{path}: the network cannot be rebuilt: {error}") from None
+    if version >= 3 and "optimizer" in arrays:
+        net.optimizer_state = _optimizer_state(arrays, net.n_parameters, path)
+    return net
+
+
+def _optimizer_state(arrays: dict[str, np.ndarray], parameters: int, path: Path) -> State:
+    """The optimizer's state saved by :func:`_optimizer_entries`, if it makes sense: a
+    built-in optimizer's name, its hyperparameters, and its state (k, P) in float64."""
+    name, values = arrays.get("optimizer"), arrays.get("optimizer_hyperparameters")
+    state = arrays.get("optimizer_state")
+    if name is None or name.shape != () or name.dtype.kind != "U" or \
+            str(name) not in OPTIMIZERS:
+        raise FileFormatError(f"{path}: entry 'optimizer' must name one of "
+                              f"{', '.join(OPTIMIZERS)}, got {name!r}")
+    cls = OPTIMIZERS[str(name)]
+    fields = dataclasses.fields(cls)
+    if values is None or values.shape != (len(fields),) or values.dtype != np.float64:
+        raise FileFormatError(f"{path}: entry 'optimizer_hyperparameters' must hold "
+                              f"{len(fields)} float64 values for {name}, got {values!r}")
+    try:
+        optimizer = cls(*(float(value) for value in values))
+    except ValueError as error:
+        raise FileFormatError(f"{path}: the optimizer cannot be rebuilt: {error}") from None
+    shape = (len(cls.state), parameters)
+    if state is None or state.shape != shape or state.dtype != np.float64:
+        raise FileFormatError(f"{path}: entry 'optimizer_state' must be float64 {shape} for "
+                              f"{name} ({', '.join(cls.state)}), got "
+                              f"{getattr(state, 'dtype', None)} {getattr(state, 'shape', None)}")
+    return State(optimizer, state.copy())

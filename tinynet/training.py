@@ -45,35 +45,41 @@ from . import compiled, reference
 from .compiled import kit
 from .losses import Loss, get_loss
 from .network import Network
+from .optimizers import SGD, Optimizer, get_optimizer, keep_state, state_of
 from .packing import pack, size, unpack
 from .results import UPDATES, EnsembleResult, History, Record, Settings, history
 from .validation import (MAX_EPOCHS, as_float_matrix, check_backend, check_callable,
                          check_choice, check_instance, check_int,
-                         check_members, check_packed, check_seed, check_seeds,
+                         check_members, check_packed, check_seed, check_seeds, check_state,
                          check_training_data, check_training_settings)
 
 __all__ = ["fit", "fit_ensemble", "fit_packed", "predict"]
 
 
-def _backend(name: object, net: Network, loss: Loss) -> ModuleType:
+def _backend(name: object, net: Network, loss: Loss, optimizer: Optimizer) -> ModuleType:
     """The module that implements backend ``name`` for networks like ``net`` trained on
-    ``loss``: the one place a backend is chosen. The compiled one must be able to build every
-    activation and the loss from its definition (:func:`tinynet.compiled.kit.check`), or it
-    refuses them by name."""
+    ``loss`` by ``optimizer``: the one place a backend is chosen. The compiled one must be
+    able to build every activation, the loss and the optimizer from their definitions
+    (:func:`tinynet.compiled.kit.check`), or it refuses them by name."""
     if check_backend(name) == "numpy":
         return reference
-    kit.check(net, loss)
+    kit.check(net, loss, optimizer)
     return compiled.load()
 
 
 def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_size: int = 1,
         shuffle: bool = True, seed: int | None = None, print_every: int | None = None,
         backend: str = "numba", threshold: float = 0.5, record_every: int | None = 1,
-        update: str = "after_backward", loss: str | Loss = "mse") -> History:
-    """Train ``net`` in place by SGD on ``loss`` and return its :class:`History`.
+        update: str = "after_backward", loss: str | Loss = "mse",
+        optimizer: str | Optimizer = "sgd") -> History:
+    """Train ``net`` in place on ``loss`` by ``optimizer`` and return its :class:`History`.
 
     ``loss`` is a name of :data:`tinynet.losses.LOSSES` (``"mse"``, the notes' loss, by
-    default) or a :class:`tinynet.losses.Loss`.
+    default) or a :class:`tinynet.losses.Loss`; ``optimizer`` a name of
+    :data:`tinynet.optimizers.OPTIMIZERS` (``"sgd"``, the notes' plain SGD, by default) or a
+    :class:`tinynet.optimizers.Optimizer` (``Momentum(0.9)``, ``Adam(beta1=0.8)``). An
+    optimizer with state (momentum's velocities, Adam's moments) keeps it in
+    ``net.optimizer_state``, and a later fit with the same optimizer continues from it.
 
     ``seed`` fixes the shuffle order (default: the network's seed). ``print_every=k`` prints
     the loss every k epochs. ``record_every=k`` keeps the loss of every k-th epoch (None: none).
@@ -97,15 +103,17 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     if print_every is not None:
         print_every = check_int("print_every", print_every, minimum=1, maximum=MAX_EPOCHS)
     loss = _checked_loss(loss, net, y)
-    run = _backend(backend, net, loss)
+    optimizer = get_optimizer(optimizer)
+    run = _backend(backend, net, loss, optimizer)
 
     record = Record.empty(1, epochs, every)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
     chunk = max(1, run.FIT_CHUNK_WORK // (size(net) * len(X)))  # Ctrl-C: between chunks
+    state = state_of(net, optimizer, size(net))  # a copy: net keeps its own until the end
     with np.errstate(all="ignore"), _restored_at_interrupt(net, pack(net)):
         for part in settings.chunks(print_every or epochs):
             for piece in part.chunks(chunk):
-                run.fit_one(net, loss, X, y, seed, piece, record)
+                run.fit_one(net, state, loss, optimizer, X, y, seed, piece, record)
                 if record.diverged_epoch[0] >= 0:
                     break
             diverged = record.diverged_epoch[0] >= 0
@@ -117,6 +125,7 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
                       file=sys.stdout)
             if diverged:
                 break
+    keep_state(net, optimizer, state)
     return history(record, 0, epochs, every, threshold)
 
 
@@ -139,7 +148,8 @@ def _checked_loss(loss: object, net: Network, y: np.ndarray) -> Loss:
 
 @contextmanager
 def _restored_at_interrupt(net: Network, before: np.ndarray) -> Iterator[None]:
-    """On Ctrl-C (KeyboardInterrupt), put ``net``'s parameters back to ``before``."""
+    """On Ctrl-C (KeyboardInterrupt), put ``net``'s parameters back to ``before`` (its
+    optimizer's state is only replaced once a run is done)."""
     try:
         yield
     except KeyboardInterrupt:
@@ -152,12 +162,12 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
                  backend: str = "numba", threshold: float = 0.5, record_every: int | None = None,
                  update: str = "after_backward",
                  progress: Callable[[int], None] | None = None,
-                 loss: str | Loss = "mse") -> EnsembleResult:
+                 loss: str | Loss = "mse", optimizer: str | Optimizer = "sgd") -> EnsembleResult:
     """Train every network in ``networks`` (in place), each as :func:`fit` would alone.
 
-    The members share sizes and activations; each keeps its own weights, and its shuffle order
-    comes from ``seeds[k]`` (default: its own seed); ``update`` and ``loss`` are as in
-    :func:`fit`. Member k
+    The members share sizes and activations; each keeps its own weights and optimizer state,
+    and its shuffle order comes from ``seeds[k]`` (default: its own seed); ``update``,
+    ``loss`` and ``optimizer`` are as in :func:`fit`. Member k
     of the result equals what ``fit`` reports for it with the same ``record_every`` and
     ``update`` (``result[k]``); the compiled backend trains it bit for bit as ``fit`` does
     while every matrix product is below :data:`tinynet.compiled.single.BLAS_MIN_WORK`
@@ -180,9 +190,15 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     """
     networks = check_members(networks, Network)
     seeds = [net.seed for net in networks] if seeds is None else seeds
-    return _train_members(networks[0], len(networks), X, y, epochs, lr, batch_size, shuffle,
-                          seeds, backend, threshold, record_every, update, progress, loss,
-                          lambda run, *rest: run.fit_many(networks, *rest))
+    optimizer = get_optimizer(optimizer)
+    state = np.stack([state_of(net, optimizer, size(networks[0])) for net in networks])
+    result = _train_members(networks[0], len(networks), X, y, epochs, lr, batch_size, shuffle,
+                            seeds, backend, threshold, record_every, update, progress, loss,
+                            optimizer, state,
+                            lambda run, state, like, *rest: run.fit_many(networks, state, *rest))
+    for net, values in zip(networks, state):
+        keep_state(net, optimizer, values)
+    return result
 
 
 def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds: Sequence[int],
@@ -190,32 +206,44 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
                backend: str = "numba", threshold: float = 0.5, record_every: int | None = None,
                update: str = "after_backward",
                progress: Callable[[int], None] | None = None,
-               loss: str | Loss = "mse") -> EnsembleResult:
+               loss: str | Loss = "mse", optimizer: str | Optimizer = "sgd",
+               state: np.ndarray | None = None) -> EnsembleResult:
     """:func:`fit_ensemble` on packed parameters: train the members whose parameters are the
     rows of ``theta`` (S, P), float64, in place, without a Network per member.
 
-    ``like`` is a network of the members' shape and activations (its own parameters are not
-    used); row k is laid out as ``tinynet.packing.pack`` lays out a network (so
-    ``tinynet.packing.draw(like, seeds)`` gives the rows of networks built with ``seeds``),
-    and ``seeds[k]`` fixes its shuffle order. The result is :func:`fit_ensemble`'s on those
-    networks, bit for bit. A Ctrl-C between chunks leaves ``theta`` as it was on the numba
-    backend (which trains a copy), and part-trained on the NumPy one. Memory: ``theta`` (8 · P
-    bytes a member), the kernels' copy of it (as many again), the trained outputs (8 · N ·
-    n_out) and about 40 bytes of results.
+    ``like`` is a network of the members' shape and activations (its own parameters are not used);
+    row k is laid out as ``tinynet.packing.pack`` lays out a network (so
+    ``tinynet.packing.draw(like, seeds)`` gives the rows of networks built with ``seeds``), and
+    ``seeds[k]`` fixes its shuffle order. ``state`` (S, k, P), float64, is the optimizer's state of
+    each member, trained in place too (None: every member starts from 0 and the state is dropped at
+    the end); slot i holds ``optimizer.state[i]`` of each parameter. The result is
+    :func:`fit_ensemble`'s on those networks, bit for bit. A Ctrl-C between chunks leaves ``theta``
+    as it was on the numba backend (which trains a copy), and part-trained on the NumPy one. Memory:
+    ``theta`` (8 · P bytes a member), the kernels' copy of it (as many again), the trained outputs
+    (8 · N · n_out) and about 40 bytes of results.
     """
     check_instance("like", like, Network, "a tinynet Network")
     theta = check_packed("theta", theta, size(like))
+    optimizer = get_optimizer(optimizer)
+    if state is None:
+        state = np.zeros((len(theta), len(optimizer.state), size(like)))
+    else:
+        state = check_state("state", state, (len(theta), len(optimizer.state), size(like)),
+                            f"the state of optimizer {optimizer!r} "
+                            f"({', '.join(optimizer.state) or 'none'}) per member")
     return _train_members(like, len(theta), X, y, epochs, lr, batch_size, shuffle, seeds,
                           backend, threshold, record_every, update, progress, loss,
-                          lambda run, *rest: run.fit_packed(theta, like, *rest))
+                          optimizer, state, lambda run, *rest: run.fit_packed(theta, *rest))
 
 
 def _train_members(like: Network, members: int, X: object, y: object, epochs: object,
                    lr: object, batch_size: object, shuffle: object, seeds: object,
                    backend: object, threshold: object, record_every: object, update: object,
-                   progress: object, loss: object, train: Callable) -> EnsembleResult:
+                   progress: object, loss: object, optimizer: Optimizer, state: np.ndarray,
+                   train: Callable) -> EnsembleResult:
     """Check the settings shared by :func:`fit_ensemble` and :func:`fit_packed`, then
-    ``train(backend_module, loss, X, y, seeds, settings, record, progress)``."""
+    ``train(backend_module, state, like, loss, optimizer, X, y, seeds, settings, record,
+    progress)`` (:func:`fit_ensemble` drops ``like``: its networks are the members)."""
     X, y = check_training_data(X, y, like.n_in, like.n_out)
     epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
         len(X), epochs, lr, batch_size, shuffle, threshold, record_every, members)
@@ -223,12 +251,13 @@ def _train_members(like: Network, members: int, X: object, y: object, epochs: ob
     seeds = check_seeds(seeds, members)
     check_callable("progress", progress, "a function of the number of epochs done")
     loss = _checked_loss(loss, like, y)
-    run = _backend(backend, like, loss)
+    run = _backend(backend, like, loss, optimizer)
 
     record = Record.empty(members, epochs, every)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
     with np.errstate(all="ignore"):
-        predictions = train(run, loss, X, y, seeds, settings, record, progress)
+        predictions = train(run, state, like, loss, optimizer, X, y, seeds, settings, record,
+                            progress)
     return EnsembleResult(*record, predictions=predictions, epochs=epochs, record_every=every,
                           threshold=threshold)
 
@@ -239,6 +268,6 @@ def predict(net: Network, X: object, backend: str = "numba") -> np.ndarray:
     for a backward pass."""
     check_instance("net", net, Network, "a tinynet Network")
     X = as_float_matrix("X", X, columns=net.n_in)
-    run = _backend(backend, net, get_loss("mse"))  # a loss is not used: the activations are
+    run = _backend(backend, net, get_loss("mse"), SGD())  # only its activations count
     with np.errstate(all="ignore"):
         return run.predict(net, X)

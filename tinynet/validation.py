@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "TooLargeError", "MAX_SEED",
-           "MAX_EPOCHS", "BACKENDS", "check_packed", "check_not_masked", "check_memory",
-           "machine_memory", "size_text", "shorten",
+           "MAX_EPOCHS", "BACKENDS", "check_packed", "check_state", "check_not_masked",
+           "check_memory", "machine_memory", "size_text", "shorten",
            "check_int", "check_seed", "check_float", "check_bool", "check_probability",
            "check_counts", "check_backend", "check_choice", "as_float_matrix",
            "check_training_data", "check_training_settings", "check_members", "check_instance",
@@ -332,6 +332,21 @@ def check_packed(name: str, theta: object, parameters: int) -> np.ndarray:
         raise ShapeError(f"{name} must have shape (members >= 1, {parameters}), got "
                          f"{theta.shape}")
     return theta
+
+
+def check_state(name: str, state: object, shape: tuple[int, ...], what: str) -> np.ndarray:
+    """Return ``state`` if it is a writeable C-contiguous float64 array of ``shape``
+    (``what`` it holds), trained in place (so never a converted copy)."""
+    check_not_masked(name, state)
+    if not isinstance(state, np.ndarray) or state.dtype != np.float64 or \
+            not state.flags.c_contiguous or not state.flags.writeable:
+        shown = (f"{state.dtype} array of shape {state.shape}" if isinstance(state, np.ndarray)
+                 else type(state).__name__)
+        raise TypeError(f"{name} must be a writeable C-contiguous float64 NumPy array {shape}, "
+                        f"{what}, trained in place, got a {shown}")
+    if state.shape != shape:
+        raise ShapeError(f"{name} must have shape {shape}, {what}, got {state.shape}")
+    return state
 
 
 def check_sequence(name: str, values: object, kind: type, what: str,

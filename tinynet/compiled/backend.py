@@ -11,6 +11,7 @@ import numba
 import numpy as np
 
 from ..losses import MSE, Loss
+from ..optimizers import Optimizer
 from ..packing import Layout, layout, pack, stack, unpack
 from ..results import Record, Settings, run_in_chunks
 from . import codegen, fused, kit, lanes, unrolled
@@ -22,17 +23,20 @@ __all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "lane_width", "fit_one", "fit_many", 
            "predict"]
 
 
-def fit_one(net: "Network", loss: Loss, X: np.ndarray, y: np.ndarray, seed: int,
-            settings: Settings, record: Record) -> None:
-    """Train ``net`` in place on ``loss``: a small network with the kernel generated for its
-    layout (:mod:`tinynet.compiled.fused`), a large one with :func:`tinynet.compiled.single.
+def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
+            X: np.ndarray, y: np.ndarray, seed: int, settings: Settings, record: Record) -> None:
+    """Train ``net`` and its optimizer's ``state`` (k, P) in place on ``loss``: a small
+    network's per-sample steps with the kernel generated for its layout
+    (:mod:`tinynet.compiled.fused`), any other with :func:`tinynet.compiled.single.
     fit_network` (through its kit), which calls BLAS for big products."""
-    theta, maths = pack(net), kit.maths_of(net, loss)
+    theta, maths = pack(net), kit.maths_of(net, loss, optimizer)
     net_layout = kit.layout_for(layout(net), maths)
+    hyper = optimizer.hyperparameters()
     if codegen.supports(net_layout, settings.batch_size):
-        fused.fit_network(theta, net_layout, maths, X, y, seed, settings, record)
+        fused.fit_network(theta, state, hyper, net_layout, maths, X, y, seed, settings, record)
     else:
-        kit.entry(maths, "fit_network")(theta, net_layout, X, y, seed, settings, record)
+        kit.entry(maths, "fit_network")(theta, state, hyper, net_layout, X, y, seed, settings,
+                                        record)
     unpack(net, theta)
 
 
@@ -52,58 +56,62 @@ x parameters): one network's steps are a chain of dependent operations, so a chu
 this one, well under one."""
 
 
-def fit_many(networks: "list[Network]", loss: Loss, X: np.ndarray, y: np.ndarray,
-             seeds: np.ndarray, settings: Settings, record: Record,
-             progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """Train ``networks`` in place: :func:`fit_packed` on their packed parameters, copied
-    back into every network."""
+def fit_many(networks: "list[Network]", state: np.ndarray, loss: Loss, optimizer: Optimizer,
+             X: np.ndarray, y: np.ndarray, seeds: np.ndarray, settings: Settings,
+             record: Record, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """Train ``networks`` and their optimizer's ``state`` (S, k, P) in place:
+    :func:`fit_packed` on their packed parameters, copied back into every network."""
     theta = stack(networks)
-    predictions = fit_packed(theta, networks[0], loss, X, y, seeds, settings, record,
-                             progress)
+    predictions = fit_packed(theta, state, networks[0], loss, optimizer, X, y, seeds, settings,
+                             record, progress)
     for net, row in zip(networks, theta):
         unpack(net, row)
     return predictions
 
 
-def fit_packed(theta: np.ndarray, like: "Network", loss: Loss, X: np.ndarray, y: np.ndarray,
-               seeds: np.ndarray, settings: Settings, record: Record,
+def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss,
+               optimizer: Optimizer, X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
+               settings: Settings, record: Record,
                progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Train the members whose packed parameters are the rows of ``theta`` (S, P), networks
-    shaped ``like`` this one, in place on ``loss``, side by side in SIMD lanes: with the kernel
-    generated for their layout when it is small enough (:func:`tinynet.compiled.unrolled.
-    fit_lanes`), otherwise with the generic one (:mod:`tinynet.compiled.lanes`, through the
-    kit of their maths: :mod:`tinynet.compiled.kit`). Return the trained members' outputs on X,
-    (S, N, n_out). The run goes in chunks (:data:`CHUNK_WORK`), after each of which
-    ``progress`` (if given) is called with the number of epochs done; a KeyboardInterrupt
-    between chunks leaves ``theta`` as it was."""
-    maths = kit.maths_of(like, loss)
+    shaped ``like`` this one, and their optimizer's ``state`` (S, k, P) in place on ``loss``,
+    side by side in SIMD lanes: with the kernel generated for their layout for per-sample
+    steps of a small layout (:func:`tinynet.compiled.unrolled.fit_lanes`),
+    otherwise with the generic one (:mod:`tinynet.compiled.lanes`, through the kit of their
+    maths: :mod:`tinynet.compiled.kit`). Return the trained members' outputs on X, (S, N,
+    n_out). The run goes in chunks (:data:`CHUNK_WORK`), after each of which ``progress`` (if
+    given) is called with the number of epochs done; a KeyboardInterrupt between chunks leaves
+    ``theta`` and ``state`` as they were."""
+    maths = kit.maths_of(like, loss, optimizer)
     net_layout = kit.layout_for(layout(like), maths)
     lanes_theta = np.ascontiguousarray(theta.T)  # (P, S): members side by side
+    lanes_state = np.ascontiguousarray(state.transpose(1, 2, 0))  # (k, P, S)
     predictions = np.empty((len(theta), len(X), y.shape[1]))
+    hyper = optimizer.hyperparameters()
     if codegen.supports(net_layout, settings.batch_size):
         def train(part: Settings) -> None:
-            unrolled.fit_lanes(lanes_theta, net_layout, maths, X, y, seeds, part, record,
-                               predictions, numba.get_num_threads())
+            unrolled.fit_lanes(lanes_theta, lanes_state, hyper, net_layout, maths, X, y, seeds,
+                               part, record, predictions, numba.get_num_threads())
     else:
         generic = kit.entry(maths, "fit_lanes")
 
         def train(part: Settings) -> None:
-            generic(lanes_theta, net_layout, X, y, seeds, part, record, predictions)
+            generic(lanes_theta, lanes_state, hyper, net_layout, X, y, seeds, part, record,
+                    predictions)
     work = lane_width(len(theta), net_layout, settings.batch_size) * theta.shape[1] * len(X)
     run_in_chunks(settings, work, CHUNK_WORK, train, record, progress)
     theta[...] = lanes_theta.T
+    state[...] = lanes_state.transpose(2, 0, 1)
     return predictions
 
 
 def lane_width(members: int, net_layout: Layout, batch_size: int) -> int:
     """How many SIMD lanes the kernel for ``net_layout`` trains ``members`` networks in: a
-    lane costs as much whether a member fills it or not. The generated kernel's blocks
-    (:func:`tinynet.compiled.unrolled.block_width`, on this many threads), or the generic
-    kernel's blocks of :data:`~tinynet.compiled.simd.LANES`."""
-    if codegen.supports(net_layout, batch_size):
-        blocks, width = unrolled.block_width(members, numba.get_num_threads())
-        return blocks * width
-    return -(-members // lanes.LANES) * lanes.LANES
+    lane costs as much whether a member fills it or not. The generated kernel's blocks of
+    :data:`tinynet.compiled.unrolled.LANES`, or the generic kernel's blocks of
+    :data:`tinynet.compiled.simd.LANES`."""
+    width = unrolled.LANES if codegen.supports(net_layout, batch_size) else lanes.LANES
+    return -(-members // width) * width
 
 
 def use_threads(threads: int) -> int:

@@ -1,27 +1,29 @@
-"""One SGD step of a small network written out as straight-line Python, for the kernels
-generated per layout.
+"""One training step of a small network written out as straight-line Python, for the
+kernels generated per layout.
 
-For a layout known in advance (sizes, activations, batch size, update order) every loop over
-units can be unrolled and every value given a name of its own: ``p3`` is parameter 3,
-``a1_0_1`` the activation of layer 1 for batch row 0, unit 1, ``g3`` the gradient of ``p3``
-and ``q3`` its new value. The compiler then keeps the values in registers instead of storing
-and reloading them through scratch arrays. Two kernels are built from the step:
-:mod:`tinynet.compiled.unrolled` runs it for many networks side by side in SIMD lanes, and
-:mod:`tinynet.compiled.fused` for one network, parameters held in locals for the whole run.
+For a layout known in advance (sizes, activations, update order) every loop over units can be
+unrolled and every value given a name of its own: ``p3`` is parameter 3, ``a1_0_1`` the activation
+of layer 1 for batch row 0, unit 1, ``g3`` the gradient of ``p3``, ``q3`` its new value and
+``s0_3``, ``r0_3`` its optimizer state before and after the step. The compiler then keeps the values
+in registers instead of storing and reloading them through scratch arrays. Two kernels are built
+from the step: :mod:`tinynet.compiled.unrolled` runs it for many networks side by side in SIMD
+lanes, and :mod:`tinynet.compiled.fused` for one network, parameters held in locals for the whole
+run.
 
 Every value is computed as the generic kernels compute it, in the same order (dot products
 from ``0.0`` and the first input upwards, then the bias; ``db`` from the first row; each
-activation and the loss written in from their one definition, as the generic kernels' kit
-has them: :mod:`tinynet.compiled.kit`), so the generated kernels are bit-identical to them.
+activation, the loss and the optimizer written in from their one definition, as the generic
+kernels' kit has them: :mod:`tinynet.compiled.kit`), so the generated kernels are
+bit-identical to them.
 
 Generated sources are written and loaded by :mod:`tinynet.compiled.sources`: a kernel is
 compiled once per machine for each of what its text holds (the layout, activations, loss,
-batch size, the sample count modulo the batch size, update order and, for ensembles, the
-lanes per block), and a change
-of the generator or of a definition writes new files. Layouts with more than
-:data:`MAX_UNROLLED_WORK` multiply-adds per SGD step are left to the generic kernels, whose
-compile time does not grow
-with the network.
+optimizer and update order), and a change of the generator or of a definition writes new
+files. Everything else (seeds, samples, epochs, learning rate, shuffle, the activations'
+parameters and the optimizer's hyperparameters) the kernel reads when it runs. The kernels
+take per-sample steps (batch size 1, the notes' SGD); minibatches, and layouts with more than
+:data:`MAX_UNROLLED_WORK` multiply-adds per step, are left to the generic kernels, whose
+compile time does not grow with the network.
 """
 
 from __future__ import annotations
@@ -32,13 +34,14 @@ from pathlib import Path
 import numpy as np
 
 from ..packing import Layout
-from .kit import Maths, activation_lines, loss_lines
+from .kit import Maths, activation_lines, loss_lines, update_lines
 from .render import parameters
 from .sources import announce_compiling, fingerprint, load_module
 
 __all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "parameter_names",
-           "parameter_loads", "step", "forward", "is_exp", "names_used", "name_defined",
-           "module_header", "indent", "layout_of", "kernel"]
+           "parameter_loads", "hyperparameter_names", "state_names", "step", "forward",
+           "is_exp", "names_used", "name_defined", "module_header", "indent", "layout_of",
+           "kernel"]
 
 MAX_UNROLLED_WORK = 160
 """Generate a kernel for a layout when one SGD step has at most this many multiply-adds in its
@@ -53,8 +56,11 @@ def step_work(layout: Layout, batch_size: int) -> int:
 
 
 def supports(layout: Layout, batch_size: int) -> bool:
-    """True when the layout is small enough to unroll (:data:`MAX_UNROLLED_WORK`)."""
-    return step_work(layout, batch_size) <= MAX_UNROLLED_WORK
+    """True for per-sample steps (``batch_size`` 1, the notes' SGD) of a layout small enough
+    to unroll (:data:`MAX_UNROLLED_WORK`). Minibatches train on the generic kernels, which
+    read the batch size when they run: a kernel written for one batch size would be compiled
+    again for every other."""
+    return batch_size == 1 and step_work(layout, batch_size) <= MAX_UNROLLED_WORK
 
 
 def n_params(layout: Layout) -> int:
@@ -80,9 +86,35 @@ def parameter_names(layout: Layout, maths: Maths, layer: int) -> list[str]:
 
 
 def parameter_loads(layout: Layout, maths: Maths) -> list[str]:
-    """Lines loading every layer's activation parameters into locals, once per run."""
+    """Lines loading every layer's activation parameters and the optimizer's hyperparameters
+    (``hyper{i} = hyper[i]``) into locals, once per run."""
     return [f"{name} = parameters[{layer}, {i}]" for layer in range(len(layout.table))
-            for i, name in enumerate(parameter_names(layout, maths, layer))]
+            for i, name in enumerate(parameter_names(layout, maths, layer))] + \
+        [f"{name} = hyper[{i}]" for i, name in enumerate(hyperparameter_names(maths))]
+
+
+def hyperparameter_names(maths: Maths) -> list[str]:
+    """The locals holding the optimizer's hyperparameters: ``hyper{i}``."""
+    return [f"hyper{i}" for i in range(len(parameters(maths.optimizer)))]
+
+
+def state_names(maths: Maths, p: int, new: bool = False) -> list[str]:
+    """The locals holding parameter ``p``'s optimizer state, ``s{slot}_{p}``, or its new
+    state after the step, ``r{slot}_{p}``."""
+    return [f"{'r' if new else 's'}{slot}_{p}" for slot in range(len(maths.optimizer.state))]
+
+
+def _updates(maths: Maths, params: list[int]) -> list[str]:
+    """The optimizer's step of parameters ``params``, written from its definition
+    (:func:`tinynet.compiled.kit.update_lines`): ``q{p}`` the new parameter, ``r{slot}_{p}``
+    its new state (SGD: ``q{p} = p{p} - lr * g{p}``)."""
+    lines = []
+    for p in params:
+        own, (value, *state) = update_lines(maths, f"p{p}", f"g{p}", "lr", state_names(maths, p),
+                                            hyperparameter_names(maths), f"_u{p}")
+        lines += own + [f"q{p} = {value}"] + [f"{name} = {new}" for name, new
+                                              in zip(state_names(maths, p, new=True), state)]
+    return lines
 
 
 def _activation(layout: Layout, maths: Maths, layer: int, unit: str,
@@ -122,10 +154,11 @@ def forward(layout: Layout, maths: Maths, rows: int, derivatives: bool) -> list[
 
 
 def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
-    """One SGD step on a batch of ``rows`` rows: the inputs a0_r_i and targets t_r_k and the
-    parameters p0, p1, ... in, the new parameters q0, q1, ..., the batch's summed loss
-    ``loss`` and ``wrong`` (some output on the wrong side of ``threshold``) out. ``during``:
-    each layer steps before passing dX = dZ W back (``update="during_backward"``)."""
+    """One step on a batch of ``rows`` rows: the inputs a0_r_i and targets t_r_k, the
+    parameters p0, p1, ... and their optimizer state s{slot}_{p} in, the new parameters q0,
+    q1, ..., the new state r{slot}_{p}, the batch's summed loss ``loss`` and ``wrong`` (some
+    output on the wrong side of ``threshold``) out. ``during``: each layer steps before
+    passing dX = dZ W back (``update="during_backward"``)."""
     table = layout.table
     layers = len(table)
     lines = forward(layout, maths, rows, derivatives=True)
@@ -151,7 +184,7 @@ def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
                                                                   for r in range(rows)))
             own.append(_bias(table, k, j))
         if during:                                        # this layer steps now
-            lines += [f"q{p} = p{p} - lr * g{p}" for p in own]
+            lines += _updates(maths, own)
         weights = "q" if during else "p"
         if k > 0:                                         # dX = dZ W, the layer before's dA
             for r in range(rows):
@@ -160,7 +193,7 @@ def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
                                        for j in range(k_out))
                     lines.append(f"da{k}_{r}_{i} = 0.0 + {terms}")
     if not during:                                        # every layer steps
-        lines += [f"q{p} = p{p} - lr * g{p}" for p in range(n_params(layout))]
+        lines += _updates(maths, list(range(n_params(layout))))
     return lines
 
 
@@ -185,15 +218,15 @@ def names_used(line: str) -> list[str]:
     return _NAME.findall(line.split(" = ", 1)[1] if name_defined(line) else line)
 
 
-def module_header(generator: str, layout: Layout, maths: Maths, batch_size: int, last: int,
-                  during: bool, from_lanes: list[str]) -> str:
+def module_header(generator: str, layout: Layout, maths: Maths, during: bool,
+                  from_lanes: list[str]) -> str:
     """The start of a generated module: a docstring saying what it was generated for (with
     :func:`fingerprint`), and its imports, ``from_lanes`` from :mod:`tinynet.compiled.lanes`."""
     sizes = [int(layout.table[0, 0]), *(int(n) for n in layout.table[:, 1])]
     names = [maths.kind(int(kind))[0].name for kind in layout.kinds]
     return f'''"""Generated by {generator}: sizes {sizes}, activations
-{names}, loss {maths.loss!r}, batches of {batch_size} (the last of {last or batch_size}), update
-{"during" if during else "after"} backward, tinynet.compiled sources {fingerprint()}.
+{names}, loss {maths.loss!r}, optimizer {type(maths.optimizer).__qualname__}, per-sample steps,
+update {"during" if during else "after"} backward, tinynet.compiled sources {fingerprint()}.
 Do not edit: it is rewritten from the generator."""
 
 import math

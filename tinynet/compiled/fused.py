@@ -21,7 +21,7 @@ import numpy as np
 from ..packing import Layout
 from ..results import Record, Settings
 from . import codegen
-from .codegen import indent, n_params, parameter_loads, step
+from .codegen import indent, n_params, parameter_loads, state_names, step
 from .kit import Maths
 from .sources import kernel_dir
 
@@ -40,37 +40,40 @@ ORDER_BLOCK_SAMPLES = 32
 """The most samples for which :data:`ORDER_BLOCK` epochs' orders are drawn at once."""
 
 
-def _batch(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
-    """The step on the ``rows`` samples at ``start`` in the epoch's order, then θ ← q and
-    the epoch's loss and last wrong epoch."""
+def _sample(layout: Layout, maths: Maths, during: bool) -> list[str]:
+    """The step on sample ``start`` of the epoch's order, then θ ← q, the state ← r, and the
+    epoch's loss and last wrong epoch."""
     n_in, n_out, count = int(layout.table[0, 0]), int(layout.table[-1, 1]), n_params(layout)
-    lines = []
-    for r in range(rows):
-        lines += [f"a0_{r}_{i} = X[order[start + {r}, column], {i}]" for i in range(n_in)]
-        lines += [f"t_{r}_{k} = Y[order[start + {r}, column], {k}]" for k in range(n_out)]
-    lines += step(layout, maths, rows, during)
+    lines = [f"a0_0_{i} = X[order[start, column], {i}]" for i in range(n_in)]
+    lines += [f"t_0_{k} = Y[order[start, column], {k}]" for k in range(n_out)]
+    lines += step(layout, maths, 1, during)
     lines += ["total = total + loss", "wrong_epoch = epoch if wrong else wrong_epoch"]
-    return lines + [f"p{p} = q{p}" for p in range(count)]
+    lines += [f"p{p} = q{p}" for p in range(count)]
+    return lines + [f"{old} = {new}" for p in range(count)
+                    for old, new in zip(state_names(maths, p), state_names(maths, p, new=True))]
 
 
-def source(layout: Layout, maths: Maths, batch_size: int, last: int, during: bool) -> str:
-    """The Python source of the kernel for ``layout`` and ``maths``, batches of ``batch_size``
-    and a last batch of ``last`` samples (the sample count modulo the batch size; the count
-    itself is the arrays') and the update order (``during``: update during backward)."""
+def _state(maths: Maths, count: int) -> list[tuple[str, str]]:
+    """``(local, element)``: each parameter's optimizer state and where it is in ``state``."""
+    return [(name, f"state[{slot}, {p}]") for p in range(count)
+            for slot, name in enumerate(state_names(maths, p))]
+
+
+def source(layout: Layout, maths: Maths, during: bool) -> str:
+    """The Python source of the kernel for ``layout`` and ``maths``, per-sample steps and the
+    update order (``during``: update during backward); the samples, epochs, learning rate,
+    shuffle and hyperparameters are the arrays' and settings' when it runs."""
     count = n_params(layout)
     loads = parameter_loads(layout, maths)
-    remainder = (f"""        if {last}:
-            start = n - {last}
-{indent(_batch(layout, maths, last, during), 3)}
-""" if last else "")
     check = " + ".join(["loss * 0.0"] + [f"p{p} * 0.0" for p in range(count)])
-    header = codegen.module_header("tinynet.compiled.fused", layout, maths, batch_size,
-                                   last, during, ["lane_orders", "order_scratch"])
+    header = codegen.module_header("tinynet.compiled.fused", layout, maths, during,
+                                   ["lane_orders", "order_scratch"])
+    state = _state(maths, count)
     return f'''{header}
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def fit_network(theta, X, Y, seed, settings, parameters, loss_history, final_loss,
-                diverged_epoch, last_wrong_epoch):
+def fit_network(theta, state, hyper, X, Y, seed, settings, parameters, loss_history,
+                final_loss, diverged_epoch, last_wrong_epoch):
     lr, threshold, every = settings.lr, settings.threshold, settings.record_every
     n = X.shape[0]
 {indent(loads, 1)}
@@ -80,6 +83,7 @@ def fit_network(theta, X, Y, seed, settings, parameters, loss_history, final_los
     for column in range(block):  # lane c of lane_orders(..., epoch) is epoch + c's order
         seed_hashes[column] += np.uint64(column)
 {indent([f"p{p} = theta[{p}]" for p in range(count)], 1)}
+{indent([f"{name} = {element}" for name, element in state], 1)}
     wrong_epoch = last_wrong_epoch[0]
     column = block - 1
     for run in range(settings.epochs):
@@ -88,9 +92,9 @@ def fit_network(theta, X, Y, seed, settings, parameters, loss_history, final_los
         if settings.shuffle and column == 0:
             lane_orders(seed_hashes, epoch, keys, rank, order)
         total = 0.0
-        for start in range(0, n - {last}, {batch_size}):
-{indent(_batch(layout, maths, batch_size, during), 3)}
-{remainder}        loss = total / n
+        for start in range(n):
+{indent(_sample(layout, maths, during), 3)}
+        loss = total / n
         final_loss[0] = loss
         if every > 0 and (epoch + 1) % every == 0:
             loss_history[0, (epoch + 1) // every - 1] = loss
@@ -98,26 +102,26 @@ def fit_network(theta, X, Y, seed, settings, parameters, loss_history, final_los
             diverged_epoch[0] = epoch
             break
 {indent([f"theta[{p}] = p{p}" for p in range(count)], 1)}
+{indent([f"{element} = {name}" for name, element in state], 1)}
     last_wrong_epoch[0] = wrong_epoch
 '''
 
 
 @functools.lru_cache(maxsize=256)
-def _kernel(table: bytes, kinds: bytes, maths: Maths, batch_size: int, last: int,
-            during: bool, directory: Path):
+def _kernel(table: bytes, kinds: bytes, maths: Maths, during: bool, directory: Path):
     """The compiled ``fit_network`` for a layout given by its table and activation kinds (as
     bytes, to be a key) and ``maths``, written, imported and compiled once per process and
     kernel directory."""
     layout = codegen.layout_of(table, kinds)
-    return codegen.kernel(source(layout, maths, batch_size, last, during), "fit_network",
-                          layout, directory)
+    return codegen.kernel(source(layout, maths, during), "fit_network", layout, directory)
 
 
-def fit_network(theta: np.ndarray, layout: Layout, maths: Maths, X: np.ndarray,
-                Y: np.ndarray, seed: int, settings: Settings, record: Record) -> None:
-    """Train ``theta`` (P,) in place as :func:`tinynet.compiled.single.fit_network` does,
-    writing row 0 of ``record``, on the kernel generated for ``layout``."""
-    kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths, settings.batch_size,
-                     len(X) % settings.batch_size, bool(settings.update_during_backward),
-                     kernel_dir())
-    kernel(theta, X, Y, seed, settings, layout.parameters, *record)
+def fit_network(theta: np.ndarray, state: np.ndarray, hyper: np.ndarray, layout: Layout,
+                maths: Maths, X: np.ndarray, Y: np.ndarray, seed: int, settings: Settings,
+                record: Record) -> None:
+    """Train ``theta`` (P,) and the optimizer's ``state`` (k, P) in place as
+    :func:`tinynet.compiled.single.fit_network` does, writing row 0 of ``record``, on the
+    kernel generated for ``layout``."""
+    kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths,
+                     bool(settings.update_during_backward), kernel_dir())
+    kernel(theta, state, hyper, X, Y, seed, settings, layout.parameters, *record)

@@ -1,10 +1,11 @@
 """The maths of one network, written into compiled code from its definitions.
 
-For a network's activations and loss this module writes a small module, the *kit*: each
-activation's ``forward_and_derivative`` and the loss's ``value_and_gradient`` as scalar
-functions (:mod:`tinynet.compiled.render`), a switch over the activations for each of the
-generic kernels' loops, and the generic kernels' entry points, which hand those functions to
-:mod:`tinynet.compiled.lanes` and :mod:`tinynet.compiled.single`::
+For a network's activations, loss and optimizer this module writes a small module, the
+*kit*: each activation's ``forward_and_derivative`` and the loss's ``value_and_gradient`` as
+scalar functions (:mod:`tinynet.compiled.render`), the optimizer's ``update`` as a loop over
+parameters, a switch over the activations for each of the generic kernels' loops, and the
+generic kernels' entry points, which hand those functions to :mod:`tinynet.compiled.lanes`
+and :mod:`tinynet.compiled.single`::
 
     @njit(cache=True, error_model="numpy", inline="always")
     def activation_4(z, parameters):
@@ -13,10 +14,11 @@ generic kernels' loops, and the generic kernels' entry points, which hand those 
         return (z * slope__0, slope__0)
 
 A kit is keyed by the maths alone (the activation classes, the built-in ones and the network's
-own, and the loss), so every network of built-in activations shares one kit per loss: layer
-sizes, seeds, samples, batch size, epochs and learning rate are values the kernels read when
-they run, and each layer's activation parameters (LeakyReLU's alpha) come from
-:class:`tinynet.packing.Layout`. Written and compiled once per machine, as
+own, the loss and the optimizer's class), so every network of built-in activations shares one
+kit per loss and optimizer: layer sizes, seeds, samples, batch size, epochs and learning rate
+are values the kernels read when they run, each layer's activation parameters (LeakyReLU's
+alpha) come from :class:`tinynet.packing.Layout`, and the optimizer's hyperparameters from an
+array. Written and compiled once per machine, as
 the generated kernels are (:func:`tinynet.compiled.sources.load_module`).
 
 What cannot be written (an activation defined with NumPy calls, a loss the kernels do not
@@ -34,25 +36,27 @@ from types import ModuleType
 
 from ..activations import BUILT_IN, Activation
 from ..losses import Loss
+from ..optimizers import SGD, Optimizer
 from ..packing import Layout, activation_kinds
 from . import render
 from .sources import announce_compiling, fingerprint, kernel_dir, load_module
 
 __all__ = ["Maths", "maths_of", "layout_for", "check", "activation_lines", "loss_lines",
-           "source", "load", "entry"]
+           "update_lines", "source", "load", "entry"]
 
 
 class Maths(tuple):
-    """``(activations, loss, output)``: the activations ``Layout.kinds`` indexes (every
-    built-in one, then the network's own: :func:`tinynet.packing.activation_kinds`), the
-    loss, and ``output``, the output layer's sigmoid when the loss gives its gradient through
-    it (``Loss.gradient_through_sigmoid``), else None. Then the output layer has kind
-    ``len(activations)``: that sigmoid with slope 1, the loss giving dL/dz
-    (:func:`layout_for`). Hashable: the key of every compiled kernel."""
+    """``(activations, loss, output, optimizer)``: the activations ``Layout.kinds`` indexes
+    (every built-in one, then the network's own: :func:`tinynet.packing.activation_kinds`),
+    the loss, ``output``, the output layer's sigmoid when the loss gives its gradient through
+    it (``Loss.gradient_through_sigmoid``), else None, and the optimizer. With ``output``, the
+    output layer has kind ``len(activations)``: that sigmoid with slope 1, the loss giving
+    dL/dz (:func:`layout_for`). Hashable: the key of every compiled kernel."""
 
     def __new__(cls, activations: Sequence[Activation], loss: Loss,
-                output: Activation | None = None) -> "Maths":
-        return super().__new__(cls, (tuple(activations), loss, output))
+                output: Activation | None = None, optimizer: Optimizer | None = None) -> "Maths":
+        optimizer = SGD() if optimizer is None else optimizer
+        return super().__new__(cls, (tuple(activations), loss, output, optimizer))
 
     @property
     def activations(self) -> tuple[Activation, ...]:
@@ -65,6 +69,10 @@ class Maths(tuple):
     @property
     def output(self) -> Activation | None:
         return self[2]
+
+    @property
+    def optimizer(self) -> Optimizer:
+        return self[3]
 
     def kinds(self) -> int:
         """How many kinds of layer the kernels tell apart."""
@@ -79,15 +87,18 @@ class Maths(tuple):
 
     def key(self) -> tuple:
         """What the compiled code depends on: the activation classes (their parameters are
-        read at run time), the loss itself and whether its gradient goes through the output."""
+        read at run time), the loss itself, whether its gradient goes through the output, and
+        the optimizer's class (its hyperparameters are read at run time)."""
         return (tuple(type(activation) for activation in self.activations), self.loss,
-                self.output is not None)
+                self.output is not None, type(self.optimizer))
 
 
-def maths_of(net: object, loss: Loss) -> Maths:
-    """The :class:`Maths` of network ``net`` trained on ``loss``."""
+def maths_of(net: object, loss: Loss, optimizer: Optimizer | None = None) -> Maths:
+    """The :class:`Maths` of network ``net`` trained on ``loss`` by ``optimizer`` (default:
+    plain SGD)."""
     output = net.layers[-1].activation
-    return Maths(activation_kinds(net), loss, output if loss.through_output(output) else None)
+    return Maths(activation_kinds(net), loss, output if loss.through_output(output) else None,
+                 optimizer)
 
 
 def layout_for(layout: Layout, maths: Maths) -> Layout:
@@ -100,15 +111,23 @@ def layout_for(layout: Layout, maths: Maths) -> Layout:
     return layout._replace(kinds=kinds)
 
 
-def check(net: object, loss: Loss) -> None:
+def check(net: object, loss: Loss, optimizer: Optimizer | None = None) -> None:
     """Raise :class:`~tinynet.compiled.render.NotCompilableError` unless the compiled backend
-    can build every activation of ``net`` and ``loss`` from their definitions."""
+    can build every activation of ``net``, ``loss`` and ``optimizer`` from their
+    definitions."""
     for index, layer in enumerate(net.layers):
         _activation_definition(layer.activation, f"layers[{index}]'s activation "
                                f"{layer.activation!r} ({type(layer.activation).__name__})")
     _loss_definition(loss, "value_and_gradient")
     if loss.through_sigmoid():
         _loss_definition(loss, "gradient_through_sigmoid")
+    _optimizer_definition(SGD() if optimizer is None else optimizer)
+
+
+def _optimizer_definition(optimizer: Optimizer) -> render.Definition:
+    slots = len(optimizer.state)
+    return render.read(optimizer, "update", 3 + slots, 1 + slots,
+                       f"optimizer {optimizer!r} ({type(optimizer).__name__})")
 
 
 def _activation_definition(activation: Activation, what: str | None = None) -> render.Definition:
@@ -179,6 +198,42 @@ def loss_lines(maths: Maths, y_hat: str, y: str, batch: str,
     return lines, term, gradient
 
 
+def update_lines(maths: Maths, p: str, g: str, lr: str, state: Sequence[str],
+                 hyperparameters: Sequence[str], suffix: str) -> tuple[list[str], list[str]]:
+    """The optimizer's definition for one parameter: ``(lines, results)``, as
+    :func:`activation_lines`, its results the new parameter and the new state values; the
+    parameter held in ``p``, its gradient in ``g``, its state values in ``state`` and the
+    hyperparameters in ``hyperparameters`` (in field order)."""
+    optimizer = maths.optimizer
+    definition = _optimizer_definition(optimizer)
+    names = [name for name, _ in render.parameters(optimizer)]
+    return definition.instantiate(dict(zip(definition.arguments, (p, g, lr, *state))),
+                                  dict(zip(names, hyperparameters)), suffix)
+
+
+def _update(maths: Maths, name: str, lanes: bool) -> str:
+    """The optimizer's step of the parameters in [start, stop): ``theta`` (P,) or, for
+    ``lanes``, (P, LANES), ``state`` (k, ...) likewise, ``hyper`` its hyperparameters."""
+    optimizer = maths.optimizer
+    at = "i, l" if lanes else "i"
+    slots = range(len(optimizer.state))
+    hyper = [f"hyper[{index}]" for index in range(len(render.parameters(optimizer)))]
+    lines, results = update_lines(maths, "p", "g", "lr", [f"s{slot}" for slot in slots],
+                                  hyper, "")
+    body = [f"p = theta[{at}]", f"g = grad[{at}]",
+            *(f"s{slot} = state[{slot}, {at}]" for slot in slots), *lines,
+            f"theta[{at}] = {results[0]}",
+            *(f"state[{slot}, {at}] = {results[1 + slot]}" for slot in slots)]
+    indent = "            " if lanes else "        "
+    loops = "    for i in range(start, stop):\n" + \
+        ("        for l in range(lanes.LANES):\n" if lanes else "")
+    return (f'@njit(cache=True, error_model="numpy", inline="always")\n'
+            f'def {name}(theta, grad, state, lr, hyper, start, stop):\n'
+            f'    """{optimizer!r}: {type(optimizer).__qualname__}.update, parameters start to '
+            f'stop{", every lane" if lanes else ""}."""\n' + loops
+            + "".join(f"{indent}{line}\n" for line in body))
+
+
 def _literal(value: float) -> str:
     """``value`` as Python source the kernels compile (``math.inf`` for inf)."""
     if math.isnan(value):
@@ -232,14 +287,18 @@ def source(maths: Maths) -> str:
     parts.append(_function("loss", "y_hat, y, batch", f"{maths.loss!r}: "
                            f"{type(maths.loss).__qualname__}.value_and_gradient", lines,
                            f"({term}, {gradient})"))
+    parts.append(_update(maths, "update_rows", lanes=False))
+    parts.append(_update(maths, "update_lanes", lanes=True))
     parts.append(_switch("activate_lanes", "lanes.activate_lanes",
                          "acc, theta, bias_row, A, D, layer, r, j", maths))
     parts.append(_switch("activate_rows", "single.activation_rows",
                          "layer, Z, dA, out, derivative", maths, "Z, dA, out, derivative"))
     names = ", ".join(activation.name for activation in maths.activations)
     loss = f"{maths.loss!r}" + (" through the output sigmoid" if maths.output is not None else "")
-    return f'''"""Generated by tinynet.compiled.kit: activations {names}, loss {loss},
-tinynet.compiled sources {fingerprint()}. Do not edit: it is rewritten from the definitions."""
+    optimizer = type(maths.optimizer).__qualname__
+    return f'''"""Generated by tinynet.compiled.kit: activations {names}, loss {loss}, optimizer
+{optimizer}, tinynet.compiled sources {fingerprint()}. Do not edit: it is rewritten from the
+definitions."""
 
 import math
 
@@ -252,27 +311,28 @@ from tinynet.compiled.scalars import vector_exp
 ''' + "\n\n".join(parts) + '''
 
 @njit(cache=True, error_model="numpy")
-def fit_block(block, theta, layout, X, Y, seeds, settings, loss_history, final_loss,
-              diverged_epoch, last_wrong_epoch, predictions):
+def fit_block(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
+              final_loss, diverged_epoch, last_wrong_epoch, predictions):
     """One block of tinynet.compiled.lanes' LANES networks, with this network's maths."""
-    lanes.fit_block_of_members(activate_lanes, loss, block, theta, layout, X, Y, seeds,
-                               settings, loss_history, final_loss, diverged_epoch,
-                               last_wrong_epoch, predictions)
+    lanes.fit_block_of_members(activate_lanes, loss, update_lanes, block, theta, state, hyper,
+                               layout, X, Y, seeds, settings, loss_history, final_loss,
+                               diverged_epoch, last_wrong_epoch, predictions)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def fit_lanes(theta, layout, X, Y, seeds, settings, record, predictions):
+def fit_lanes(theta, state, hyper, layout, X, Y, seeds, settings, record, predictions):
     """tinynet.compiled.lanes' blocks of LANES networks, spread over the cores."""
     loss_history, final_loss, diverged_epoch, last_wrong_epoch = record  # arrays, not a tuple,
     for block in prange((theta.shape[1] + lanes.LANES - 1) // lanes.LANES):  # inside prange
-        fit_block(block, theta, layout, X, Y, seeds, settings, loss_history, final_loss,
-                  diverged_epoch, last_wrong_epoch, predictions)
+        fit_block(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
+                  final_loss, diverged_epoch, last_wrong_epoch, predictions)
 
 
 @njit(cache=True, error_model="numpy")
-def fit_network(theta, layout, X, Y, seed, settings, record):
+def fit_network(theta, state, hyper, layout, X, Y, seed, settings, record):
     """tinynet.compiled.single.fit_network with this network's maths."""
-    return single.fit_network(activate_rows, loss, theta, layout, X, Y, seed, settings, record)
+    return single.fit_network(activate_rows, loss, update_rows, theta, state, hyper, layout, X,
+                              Y, seed, settings, record)
 
 
 @njit(cache=True, error_model="numpy")
@@ -301,7 +361,8 @@ def entry(maths: Maths, name: str) -> object:
     function = getattr(load(maths), name)
     own = [activation.name for activation in maths.activations
            if type(activation) not in BUILT_IN]
-    announce_compiling(function, f"{name} with loss {maths.loss!r}"
+    announce_compiling(function, f"{name} with loss {maths.loss!r}, optimizer "
+                       f"{maths.optimizer.name}"
                        + (f" and the activations {', '.join(own)}" if own else ""))
     return function
 

@@ -12,12 +12,12 @@ to the same network trained alone by the numba backend (as long as that one call
 :data:`tinynet.compiled.single.BLAS_MIN_WORK`). No array views are made inside the loops: a
 view costs an atomic reference count, and threads sharing one would fight over it.
 
-The maths is not here: the kernels take the network's activations and loss as compiled
-functions, ``activate`` and ``loss``, which :mod:`tinynet.compiled.kit` writes from their
-definitions for each network, and whose entry point (with the ``prange`` over blocks) calls
+The maths is not here: the kernels take the network's activations, loss and optimizer as compiled
+functions, ``activate``, ``loss`` and ``update``, which :mod:`tinynet.compiled.kit` writes from
+their definitions for each network, and whose entry point (with the ``prange`` over blocks) calls
 :func:`fit_block_of_members`. The functions that take them are inlined into the kit's code
-(``inline="always"``), which numba caches: passed down through calls that are not inlined,
-they would become function pointers, which numba cannot cache.
+(``inline="always"``), which numba caches: passed down through calls that are not inlined, they
+would become function pointers, which numba cannot cache.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from .orders import splitmix64
 from .simd import LANES
 
 __all__ = ["LANES", "activate_lanes", "fit_block_of_members", "lane_orders", "order_scratch",
-           "record_scratch", "record_epoch", "restore_diverged"]
+           "record_scratch", "record_epoch", "restore_diverged", "keep_state", "restore_state"]
 
 
 @njit(cache=True, error_model="numpy")
@@ -95,20 +95,15 @@ def _forward(activate, theta, layout, A, D, rows, acc):
                 activate(kind, layout.parameters, acc, theta, b_at + j, A, D, layer, r, j)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _sgd_update(theta, grad, lr, start, stop):
-    """θ[p, l] ← θ[p, l] − lr · ∇θ[p, l] for p in [start, stop), every lane."""
-    for p in range(start, stop):
-        for l in range(LANES):
-            theta[p, l] -= lr * grad[p, l]
-
-
-@njit(cache=True, error_model="numpy")
-def _backward(table, theta, A, D, delta, back, grad, rows, acc, lr, during):
+@njit(error_model="numpy", inline="always")
+def _backward(update, table, theta, state, hyper, A, D, delta, back, grad, rows, acc, lr,
+              during):
     """From dL/dŷ in ``delta``: every layer's dW and db into ``grad`` (``delta`` is overwritten).
 
-    With ``during``, each layer's W and b also take their SGD step as soon as dW and db are
-    known, before dX = dZ W is computed with the new W (``update="during_backward"``).
+    With ``during``, each layer's W and b also take their step (``update``, the kit's
+    optimizer step, with the optimizer's ``state`` (k, P, LANES) and ``hyper``) as soon as dW
+    and db are known, before dX = dZ W is computed with the new W
+    (``update="during_backward"``).
     """
     for layer in range(table.shape[0] - 1, -1, -1):
         n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], \
@@ -133,7 +128,7 @@ def _backward(table, theta, A, D, delta, back, grad, rows, acc, lr, during):
                 for l in range(LANES):
                     grad[b_at + j, l] += delta[r, j, l]
         if during:                                # update this layer now: W and b, side by side
-            _sgd_update(theta, grad, lr, w_at, b_at + n_out)
+            update(theta, grad, state, lr, hyper, w_at, b_at + n_out)
         if layer > 0:                             # dX = dZ W, the previous layer's dA
             for r in range(rows):
                 for i in range(n_in):
@@ -222,17 +217,38 @@ def restore_diverged(theta, diverged_epoch, last_wrong_epoch, kept, kept_wrong):
                 theta[p, l] = kept[p, l]
 
 
+@njit(cache=True, error_model="numpy")
+def keep_state(state, kept_state, diverged_epoch, epoch):
+    """Keep the optimizer's state (k, P, lanes) of every lane that diverged in ``epoch``."""
+    for l in range(state.shape[2]):
+        if diverged_epoch[l] == epoch:
+            for k in range(state.shape[0]):
+                for p in range(state.shape[1]):
+                    kept_state[k, p, l] = state[k, p, l]
+
+
+@njit(cache=True, error_model="numpy")
+def restore_state(state, kept_state, diverged_epoch):
+    """Put the optimizer's state of every diverged lane back where it stopped."""
+    for l in range(state.shape[2]):
+        if diverged_epoch[l] >= 0:
+            for k in range(state.shape[0]):
+                for p in range(state.shape[1]):
+                    state[k, p, l] = kept_state[k, p, l]
+
+
 @njit(error_model="numpy", inline="always")
-def _fit_block(activate, loss, theta, layout, X, Y, seeds, settings, loss_history, final_loss,
-               diverged_epoch, last_wrong_epoch, predictions):
-    """Train the networks in the columns of ``theta`` (P, LANES), one per lane, epochs
+def _fit_block(activate, loss, update, theta, state, hyper, layout, X, Y, seeds, settings,
+               loss_history, final_loss, diverged_epoch, last_wrong_epoch, predictions):
+    """Train the networks in the columns of ``theta`` (P, LANES), one per lane, and their
+    optimizer's ``state`` (k, P, LANES), epochs
     ``settings.first_epoch`` on, continuing each lane's record (``loss_history`` (LANES,
     records), the rest (LANES,)), and write their trained outputs on X into ``predictions``
     (LANES, N, n_out).
 
     A lane that diverges keeps computing (its neighbours in the block are computed anyway),
-    but its record stops, and its parameters are put back as they were at the end of the
-    epoch it diverged in: where a single fit stops.
+    but its record stops, and its parameters and state are put back as they were at the end
+    of the epoch it diverged in: where a single fit stops.
     """
     n_params = theta.shape[0]
     n, n_in = X.shape
@@ -253,6 +269,7 @@ def _fit_block(activate, loss, theta, layout, X, Y, seeds, settings, loss_histor
     total = np.zeros(LANES)
     batch_loss = np.zeros(LANES)
     kept, kept_wrong, check = record_scratch(theta, last_wrong_epoch)
+    kept_state = state.copy()
     for run in range(settings.epochs):
         epoch = settings.first_epoch + run
         if settings.shuffle:
@@ -282,13 +299,17 @@ def _fit_block(activate, loss, theta, layout, X, Y, seeds, settings, loss_histor
                             last_wrong_epoch[l] = epoch
             for l in range(LANES):
                 total[l] += batch_loss[l]
-            _backward(layout.table, theta, A, D, delta, back, grad, rows, acc, lr, during)
+            _backward(update, layout.table, theta, state, hyper, A, D, delta, back, grad, rows,
+                      acc, lr, during)
             if not during:                        # update every layer
-                _sgd_update(theta, grad, lr, 0, n_params)
-        if record_epoch(theta, total, n, epoch, every, loss_history, final_loss,
-                        diverged_epoch, last_wrong_epoch, kept, kept_wrong, check) == 0:
+                update(theta, grad, state, lr, hyper, 0, n_params)
+        alive = record_epoch(theta, total, n, epoch, every, loss_history, final_loss,
+                             diverged_epoch, last_wrong_epoch, kept, kept_wrong, check)
+        keep_state(state, kept_state, diverged_epoch, epoch)
+        if alive == 0:
             break
     restore_diverged(theta, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
+    restore_state(state, kept_state, diverged_epoch)
     for start in range(0, n, batch_size):        # predictions of the trained networks
         rows = min(batch_size, n - start)
         for r in range(rows):
@@ -303,12 +324,13 @@ def _fit_block(activate, loss, theta, layout, X, Y, seeds, settings, loss_histor
 
 
 @njit(error_model="numpy", inline="always")
-def fit_block_of_members(activate, loss, block, theta, layout, X, Y, seeds, settings,
-                         loss_history, final_loss, diverged_epoch, last_wrong_epoch,
-                         predictions):
+def fit_block_of_members(activate, loss, update, block, theta, state, hyper, layout, X, Y,
+                         seeds, settings, loss_history, final_loss, diverged_epoch,
+                         last_wrong_epoch, predictions):
     """Train block ``block`` of the S networks of one layout in ``theta`` (P, S), network s in
-    column s, epochs ``settings.first_epoch`` on, as :func:`tinynet.compiled.single.
-    fit_network` trains each alone: the members ``block · LANES`` on, copied into lanes.
+    column s, and their optimizer's ``state`` (k, P, S), epochs ``settings.first_epoch`` on,
+    as :func:`tinynet.compiled.single.fit_network` trains each alone: the members
+    ``block · LANES`` on, copied into lanes.
 
     Continues row s of the record's arrays (see :mod:`tinynet.results`) and writes
     ``predictions[s]`` (N, n_out), the trained network's outputs on X. The kit's
@@ -319,6 +341,8 @@ def fit_block_of_members(activate, loss, block, theta, layout, X, Y, seeds, sett
     records = loss_history.shape[1]
     first = block * LANES
     local = np.empty((n_params, LANES))
+    slots = state.shape[0]
+    local_state = np.empty((slots, n_params, LANES))
     local_seeds = np.empty(LANES, dtype=np.int64)
     history = np.empty((LANES, records))
     loss_now = np.empty(LANES)
@@ -328,6 +352,8 @@ def fit_block_of_members(activate, loss, block, theta, layout, X, Y, seeds, sett
         member = min(first + l, members - 1)  # a short last block repeats its last member
         for p in range(n_params):
             local[p, l] = theta[p, member]
+            for k in range(slots):
+                local_state[k, p, l] = state[k, p, member]
         local_seeds[l] = seeds[member]
         for e in range(records):
             history[l, e] = loss_history[member, e]
@@ -335,12 +361,14 @@ def fit_block_of_members(activate, loss, block, theta, layout, X, Y, seeds, sett
         diverged[l] = diverged_epoch[member]
         wrong[l] = last_wrong_epoch[member]
     outputs = np.empty((LANES, n, n_out))
-    _fit_block(activate, loss, local, layout, X, Y, local_seeds, settings, history, loss_now,
-               diverged, wrong, outputs)
+    _fit_block(activate, loss, update, local, local_state, hyper, layout, X, Y, local_seeds,
+               settings, history, loss_now, diverged, wrong, outputs)
     for l in range(min(LANES, members - first)):
         member = first + l
         for p in range(n_params):
             theta[p, member] = local[p, l]
+            for k in range(slots):
+                state[k, p, member] = local_state[k, p, l]
         for e in range(records):
             loss_history[member, e] = history[l, e]
         final_loss[member] = loss_now[l]

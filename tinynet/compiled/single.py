@@ -7,13 +7,12 @@ the bias is added after it, and the loss's gradient is its definition's. Underne
 plain Python: with ``NUMBA_DISABLE_JIT=1`` they run (slowly) and can be stepped through in a
 debugger. Parameters travel as one flat vector ``theta`` with a :class:`tinynet.packing.Layout`.
 
-The maths is not here: the functions take the network's activations and loss as compiled
-functions, ``activate`` (a switch over the network's activations, :func:`activation_rows`
-for each) and ``loss``, which :mod:`tinynet.compiled.kit` writes from their definitions for
-each network; its entry points call :func:`fit_network` and :func:`forward_network`. The
-functions that take them are inlined into those entry points (``inline="always"``), which
-numba caches: passed down through calls that are not inlined, they would become function
-pointers, which numba cannot cache.
+The maths is not here: the functions take the network's activations, loss and optimizer as compiled
+functions, ``activate`` (a switch over the network's activations, :func:`activation_rows` for each),
+``loss`` and ``update``, which :mod:`tinynet.compiled.kit` writes from their definitions for each
+network; its entry points call :func:`fit_network` and :func:`forward_network`. The functions that
+take them are inlined into those entry points (``inline="always"``), which numba caches: passed down
+through calls that are not inlined, they would become function pointers, which numba cannot cache.
 """
 
 from __future__ import annotations
@@ -105,13 +104,6 @@ def _dense_backward(activate, dA, X, W, Z, kind, parameters, layer, dZ, dW, db, 
         _matmul_into(dZ, W, dX)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _sgd_update(theta, grad, lr, start, stop):
-    """θ_p ← θ_p − lr · ∇θ_p for p in [start, stop): the SGD step of those parameters."""
-    for p in range(start, stop):
-        theta[p] -= lr * grad[p]
-
-
 # --- whole networks -----------------------------------------------------------------------
 
 @njit(cache=True, error_model="numpy")
@@ -143,12 +135,15 @@ def forward_network(activate, theta, layout, X, Zs, As):
 
 
 @njit(error_model="numpy", inline="always")
-def fit_network(activate, loss, theta, layout, X, Y, seed, settings, record):
-    """Train ``theta`` in place by SGD on the network's ``loss``, as :func:`tinynet.reference.train`
-    does for one member: epochs ``settings.first_epoch`` on, written into row 0 of ``record``.
-    Each layer's W and b are updated as soon as their gradients are known, before the layer
-    passes dX = dZ W back, if ``settings.update_during_backward``; all at once after the
-    backward pass otherwise.
+def fit_network(activate, loss, update, theta, state, hyper, layout, X, Y, seed, settings,
+                record):
+    """Train ``theta`` (P,) and the optimizer's ``state`` (k, P) in place on the network's
+    ``loss``, as :func:`tinynet.reference.train` does for one member: epochs
+    ``settings.first_epoch`` on, written into row 0 of ``record``. ``update(theta, grad,
+    state, lr, hyper, start, stop)`` is the kit's optimizer step of parameters start to stop,
+    ``hyper`` its hyperparameters. Each layer's W and b are updated as soon as their
+    gradients are known, before the layer passes dX = dZ W back, if
+    ``settings.update_during_backward``; all at once after the backward pass otherwise.
 
     Returns the number of epochs run: fewer than ``settings.epochs`` when the loss or a
     parameter became NaN or infinite (divergence), which ends training.
@@ -204,12 +199,12 @@ def fit_network(activate, loss, theta, layout, X, Y, seed, settings, record):
                 _dense_gradients(activate, delta, prev, _rows(Zs[layer], rows, width_out),
                                  kinds[layer], parameters, layer, dz, dW, db)
                 if during:                                    # update this layer: W and b
-                    _sgd_update(theta, grad, lr, w_at, b_at + width_out)
+                    update(theta, grad, state, lr, hyper, w_at, b_at + width_out)
                 if layer > 0:                                 # dX = dZ W, the next dA
                     delta = _rows(dA, rows, width_in)
                     _matmul_into(dz, W, delta)
             if not during:                                    # update every layer
-                _sgd_update(theta, grad, lr, 0, theta.size)
+                update(theta, grad, state, lr, hyper, 0, theta.size)
         epoch_loss = total / n
         if wrong:
             record.last_wrong_epoch[0] = epoch

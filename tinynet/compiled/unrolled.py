@@ -24,7 +24,6 @@ Generated sources are cached as :mod:`~tinynet.compiled.codegen` describes.
 from __future__ import annotations
 
 import functools
-import math
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -35,38 +34,24 @@ import numpy as np
 from ..packing import Layout
 from . import codegen
 from .codegen import (forward, indent, is_exp, n_params, name_defined, names_used,
-                      parameter_loads, step)
+                      parameter_loads, state_names, step)
 from .kit import Maths
 from .sources import kernel_dir
 
-__all__ = ["SIMD_LANES", "MAX_LANES", "CUT_AT_EXPS", "block_width", "source", "fit_lanes"]
+__all__ = ["LANES", "CUT_AT_EXPS", "source", "fit_lanes"]
 
-SIMD_LANES = 8
-"""Lanes per block are a multiple of this: one AVX-512 register of float64, two AVX2 ones."""
-
-MAX_LANES = 64
-"""At most this many lanes per block: beyond, the scratch of a block leaves the L1 cache."""
+LANES = 56
+"""Members per block: a constant of every generated kernel (the compiler then sees that lanes
+never overlap), the same for any number of members, so that 7, 64 or 100 seeds run on one
+compiled kernel; blocks are spread over the cores. 56 (7 AVX-512 registers of float64, 14
+AVX2 ones) puts 100 seeds in two blocks, one per core of a 2-core machine. Measured, 100 and
+1,000 seeds of 2-2-1, 2-2-2-1 and 2-8-1 on 2 cores: blocks of 32 lanes took 1.0-1.2x the time
+of 56, 64 0.9-1.1x, 16 1.3-1.6x (7 seeds: 64 lanes 1.1x); blocks sized to the seed count
+needed a compile per count."""
 
 CUT_AT_EXPS = True
 """Cut the step at each sigmoid layer's exps (see the module's docstring). Set to False only
 to measure what the cut gains (``benchmarks/bench_jit_vs_numpy.py``)."""
-
-
-def block_width(members: int, cores: int) -> tuple[int, int]:
-    """``(blocks, lanes)`` for ``members`` networks on ``cores`` threads.
-
-    The rule: as many blocks as cores (more only when a block would exceed
-    :data:`MAX_LANES`), never more blocks than groups of :data:`SIMD_LANES` members, and lanes
-    per block the members per block rounded up to a multiple of :data:`SIMD_LANES`; one
-    member gets one lane. 100 members on 2 cores: 2 blocks of 56 lanes, 12 idle (64 lanes
-    would leave 28).
-    """
-    if members == 1:
-        return 1, 1
-    blocks = cores * math.ceil(members / (cores * MAX_LANES))
-    blocks = max(1, min(blocks, math.ceil(members / SIMD_LANES)))
-    lanes = SIMD_LANES * math.ceil(math.ceil(members / blocks) / SIMD_LANES)
-    return math.ceil(members / lanes), lanes  # rounding lanes up can leave a block unneeded
 
 
 # --- writing the source ---------------------------------------------------------------------
@@ -125,35 +110,36 @@ def _lane_loops(lines: list[str], loads: dict[str, str], lanes: int, slots: dict
     return loops
 
 
-def _lane_step(layout: Layout, maths: Maths, rows: int, during: bool, lanes: int,
+def _lane_step(layout: Layout, maths: Maths, during: bool, lanes: int,
                slots: dict[str, int], cut: bool) -> list[str]:
-    """One SGD step of every lane on the gathered batch of ``rows`` rows. Arrays are flat with
-    the lane innermost and ``lanes`` a constant, so that the compiler can see that lane
-    ``l``'s loads and stores never touch another lane's: theta[p·lanes + l]."""
+    """One step of every lane on its sample. Arrays are flat with the lane innermost and
+    ``lanes`` a constant, so that the compiler can see that lane ``l``'s loads and stores
+    never touch another lane's: theta[p·lanes + l], state[(slot·P + p)·lanes + l]."""
     table = layout.table
     n_in, n_out, count = int(table[0, 0]), int(table[-1, 1]), n_params(layout)
     loads = {f"p{p}": f"p{p} = theta[{p * lanes} + l]" for p in range(count)}
-    for r in range(rows):
-        loads |= {f"a0_{r}_{i}": f"a0_{r}_{i} = inputs[{(r * n_in + i) * lanes} + l]"
-                  for i in range(n_in)}
-        loads |= {f"t_{r}_{k}": f"t_{r}_{k} = targets[{(r * n_out + k) * lanes} + l]"
-                  for k in range(n_out)}
     stores = [f"theta[{p * lanes} + l] = q{p}" for p in range(count)]
+    for p in range(count):
+        for slot, (old, new) in enumerate(zip(state_names(maths, p),
+                                              state_names(maths, p, new=True))):
+            loads[old] = f"{old} = state[{(slot * count + p) * lanes} + l]"
+            stores.append(f"state[{(slot * count + p) * lanes} + l] = {new}")
+    loads |= {f"a0_0_{i}": f"a0_0_{i} = inputs[{i * lanes} + l]" for i in range(n_in)}
+    loads |= {f"t_0_{k}": f"t_0_{k} = targets[{k * lanes} + l]" for k in range(n_out)}
     stores += ["total[l] = total[l] + loss",
                "last_wrong_epoch[l] = epoch if wrong else last_wrong_epoch[l]"]
-    return _lane_loops(step(layout, maths, rows, during) + stores, loads, lanes, slots, cut)
+    return _lane_loops(step(layout, maths, 1, during) + stores, loads, lanes, slots, cut)
 
 
-def _gather(rows: int, lanes: int) -> list[str]:
-    """The batch at ``start`` in each lane's order, lanes innermost, into ``inputs`` and
+def _gather(lanes: int) -> list[str]:
+    """Sample ``start`` of each lane's order, lanes innermost, into ``inputs`` and
     ``targets``: a loop of its own, since gathers would keep the step from vectorising."""
-    return [f"for r in range({rows}):",
-            "    for i in range(X.shape[1]):",
-            f"        for l in range({lanes}):",
-            f"            inputs[(r * X.shape[1] + i) * {lanes} + l] = X[order[start + r, l], i]",
-            "    for k in range(Y.shape[1]):",
-            f"        for l in range({lanes}):",
-            f"            targets[(r * Y.shape[1] + k) * {lanes} + l] = Y[order[start + r, l], k]"]
+    return ["for i in range(X.shape[1]):",
+            f"    for l in range({lanes}):",
+            f"        inputs[i * {lanes} + l] = X[order[start, l], i]",
+            "for k in range(Y.shape[1]):",
+            f"    for l in range({lanes}):",
+            f"        targets[k * {lanes} + l] = Y[order[start, l], k]"]
 
 
 def _outputs(layout: Layout, maths: Maths, lanes: int) -> list[str]:
@@ -166,34 +152,28 @@ def _outputs(layout: Layout, maths: Maths, lanes: int) -> list[str]:
                     for k in range(int(table[-1, 1]))]
 
 
-def source(layout: Layout, maths: Maths, batch_size: int, last: int, during: bool,
-           lanes: int, cut: bool = True) -> str:
+def source(layout: Layout, maths: Maths, during: bool, lanes: int, cut: bool = True) -> str:
     """The Python source of the kernels for ``layout`` and ``maths`` (the network's
-    activations and loss), batches of ``batch_size`` and a last batch of ``last`` samples
-    (the sample count modulo the batch size; 0: none; the count itself is the arrays'), the
-    update order (``during``: update during backward), blocks of ``lanes`` lanes, and the
-    step cut at the exps (``cut``, :data:`CUT_AT_EXPS`).
+    activations, loss and optimizer), per-sample steps, the update order (``during``: update
+    during backward), blocks of ``lanes`` lanes, and the step cut at the exps (``cut``,
+    :data:`CUT_AT_EXPS`). The samples, seeds, epochs, learning rate, shuffle and
+    hyperparameters are the arrays' and settings' when it runs.
 
     The lanes are a constant of the kernel: with the block's width known only when it runs,
     the compiler cannot see that lanes never overlap, and the 2-2-1, 2-2-2-1 and 2-8-1
     ensembles of 100 seeds ran 2.2 to 2.5x slower (measured, then left)."""
     loads = parameter_loads(layout, maths)
     slots: dict[str, int] = {}
-    full = _lane_step(layout, maths, batch_size, during, lanes, slots, cut)
-    remainder = (f"""        if {last}:
-            start = n - {last}
-{indent(_gather(last, lanes), 3)}
-{indent(_lane_step(layout, maths, last, during, lanes, slots, cut), 3)}
-""" if last else "")
-    header = codegen.module_header("tinynet.compiled.unrolled", layout, maths, batch_size,
-                                   last, during, ["lane_orders", "order_scratch",
-                                                     "record_scratch", "record_epoch",
-                                                     "restore_diverged"])
+    full = _lane_step(layout, maths, during, lanes, slots, cut)
+    header = codegen.module_header("tinynet.compiled.unrolled", layout, maths, during,
+                                   ["lane_orders", "order_scratch", "record_scratch",
+                                    "record_epoch", "restore_diverged", "keep_state",
+                                    "restore_state"])
     return f'''{header}
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def fit_block(theta, X, Y, seeds, settings, parameters, loss_history, final_loss,
-              diverged_epoch, last_wrong_epoch, predictions):
+def fit_block(theta, state, hyper, X, Y, seeds, settings, parameters, loss_history,
+              final_loss, diverged_epoch, last_wrong_epoch, predictions):
     lanes = {lanes}
     n_params = theta.shape[0] // lanes
     n = X.shape[0]
@@ -201,24 +181,29 @@ def fit_block(theta, X, Y, seeds, settings, parameters, loss_history, final_loss
 {indent(loads, 1)}
     seed_hashes, keys, rank, order = order_scratch(seeds, n)
     total = np.zeros(lanes)
-    inputs = np.zeros({batch_size} * X.shape[1] * lanes)
-    targets = np.zeros({batch_size} * Y.shape[1] * lanes)
+    inputs = np.zeros(X.shape[1] * lanes)
+    targets = np.zeros(Y.shape[1] * lanes)
     spill = np.zeros({max(len(slots), 1)} * lanes)  # values that cross from one loop to the next
     by_lane = theta.reshape(n_params, lanes)  # the same numbers, for the record
+    state_by_lane = state.reshape(state.shape[0] // (n_params * lanes), n_params, lanes)
     kept, kept_wrong, check = record_scratch(by_lane, last_wrong_epoch)
+    kept_state = state_by_lane.copy()
     for run in range(settings.epochs):
         epoch = settings.first_epoch + run
         if settings.shuffle:
             lane_orders(seed_hashes, epoch, keys, rank, order)
         for l in range(lanes):
             total[l] = 0.0
-        for start in range(0, n - {last}, {batch_size}):
-{indent(_gather(batch_size, lanes), 3)}
+        for start in range(n):
+{indent(_gather(lanes), 3)}
 {indent(full, 3)}
-{remainder}        if record_epoch(by_lane, total, n, epoch, every, loss_history, final_loss,
-                        diverged_epoch, last_wrong_epoch, kept, kept_wrong, check) == 0:
+        alive = record_epoch(by_lane, total, n, epoch, every, loss_history, final_loss,
+                             diverged_epoch, last_wrong_epoch, kept, kept_wrong, check)
+        keep_state(state_by_lane, kept_state, diverged_epoch, epoch)
+        if alive == 0:
             break
     restore_diverged(by_lane, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
+    restore_state(state_by_lane, kept_state, diverged_epoch)
     for t in range(n):
         for l in range({lanes}):
 {indent(_outputs(layout, maths, lanes), 3)}
@@ -229,39 +214,40 @@ def fit_block(theta, X, Y, seeds, settings, parameters, loss_history, final_loss
 # --- running -------------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=256)
-def _kernel(table: bytes, kinds: bytes, maths: Maths, batch_size: int, last: int,
-            during: bool, lanes: int, cut: bool, directory: Path):
+def _kernel(table: bytes, kinds: bytes, maths: Maths, during: bool, cut: bool,
+            directory: Path):
     """The compiled ``fit_block`` for a layout given by its table and activation kinds (as
     bytes, to be a key) and ``maths``: written, imported and compiled once per process and
     kernel directory, so that a short fit pays no Python per call for its source."""
     layout = codegen.layout_of(table, kinds)
-    return codegen.kernel(source(layout, maths, batch_size, last, during, lanes, cut),
-                          "fit_block", layout, directory)
+    return codegen.kernel(source(layout, maths, during, LANES, cut), "fit_block", layout,
+                          directory)
 
 
-def fit_lanes(theta: np.ndarray, layout: Layout, maths: Maths, X: np.ndarray, Y: np.ndarray,
-              seeds: np.ndarray, settings, record, predictions: np.ndarray,
-              cores: int) -> None:
-    """As :func:`tinynet.compiled.lanes.fit_lanes`, with the kernel generated for ``layout``,
-    blocks as :func:`block_width` chooses for ``cores`` threads, and the blocks run on a pool
-    of that many threads (the kernel releases the GIL; a numba ``prange`` would add seconds of
-    compiling to every layout)."""
+def fit_lanes(theta: np.ndarray, state: np.ndarray, hyper: np.ndarray, layout: Layout,
+              maths: Maths, X: np.ndarray, Y: np.ndarray, seeds: np.ndarray, settings, record,
+              predictions: np.ndarray, cores: int) -> None:
+    """As :func:`tinynet.compiled.lanes.fit_lanes`, with the kernel generated for ``layout``:
+    ``theta`` (P, S) and the optimizer's ``state`` (k, P, S) in place, in blocks of
+    :data:`LANES` members, the blocks run on a pool of ``cores`` threads (the kernel releases
+    the GIL; a numba ``prange`` would add seconds of compiling to every layout)."""
     members = theta.shape[1]
-    blocks, lanes = block_width(members, cores)
-    kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths, settings.batch_size,
-                     len(X) % settings.batch_size, bool(settings.update_during_backward), lanes,
-                     CUT_AT_EXPS, kernel_dir())
+    blocks = -(-members // LANES)
+    kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths,
+                     bool(settings.update_during_backward), CUT_AT_EXPS, kernel_dir())
 
     def run(block: int) -> None:
-        first = block * lanes
-        taken = np.minimum(np.arange(first, first + lanes), members - 1)  # short: repeat last
+        first = block * LANES
+        taken = np.minimum(np.arange(first, first + LANES), members - 1)  # short: repeat last
         local = np.ascontiguousarray(theta[:, taken])       # (P, lanes), then flat
+        local_state = np.ascontiguousarray(state[:, :, taken])
         parts = [np.ascontiguousarray(part[taken]) for part in record]
-        outputs = np.empty((lanes, *predictions.shape[1:]))
-        kernel(local.ravel(), X, Y, np.ascontiguousarray(seeds[taken]), settings,
-               layout.parameters, *parts, outputs)
-        kept = slice(0, min(lanes, members - first))
+        outputs = np.empty((LANES, *predictions.shape[1:]))
+        kernel(local.ravel(), local_state.ravel(), hyper, X, Y,
+               np.ascontiguousarray(seeds[taken]), settings, layout.parameters, *parts, outputs)
+        kept = slice(0, min(LANES, members - first))
         theta[:, first:first + kept.stop] = local[:, kept]
+        state[:, :, first:first + kept.stop] = local_state[:, :, kept]
         for part, new in zip(record, parts):
             part[first:first + kept.stop] = new[kept]
         predictions[first:first + kept.stop] = outputs[kept]

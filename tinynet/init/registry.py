@@ -158,41 +158,43 @@ MAX_SPEC_LENGTH = 1000
 (a deeply nested one would exhaust its recursion)."""
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, object]]:
-    """Split ``"name(key=value, ...)"`` into the name and its literal keyword parameters.
+def parse_spec(spec: str, what: str = "initializer",
+               example: str = "normal(std=0.5)") -> tuple[str, dict[str, object]]:
+    """Split ``"name(key=value, ...)"`` into the name and its literal keyword parameters
+    (``what``: what the spec names, and ``example`` one, for the error messages).
 
     Names are read as Python reads them, NFKC-normalised: ``"ﬁ_init"`` gives ``fi_init``.
     """
     if not isinstance(spec, str):
-        raise TypeError(f"initializer spec must be a string such as 'normal(std=0.5)', got "
+        raise TypeError(f"{what} spec must be a string such as {example!r}, got "
                         f"{spec!r} of type {type(spec).__name__}")
     head = spec.strip().split("(")[0].strip()
-    why = f"; {head!r} is a Python keyword, which cannot name an initializer" \
+    why = f"; {head!r} is a Python keyword, which cannot name an {what}" \
         if iskeyword(head) else ""
     if len(spec) > MAX_SPEC_LENGTH:
-        raise ValueError(f"initializer spec must be at most {MAX_SPEC_LENGTH} characters, got "
+        raise ValueError(f"{what} spec must be at most {MAX_SPEC_LENGTH} characters, got "
                          f"{len(spec)}: {shorten(spec)}")
     try:
         tree = ast.parse(spec.strip(), mode="eval").body
     except (SyntaxError, MemoryError, RecursionError):  # nested too deep for the parser
-        raise ValueError(f"initializer spec {shorten(spec)} is not of the form name or "
+        raise ValueError(f"{what} spec {shorten(spec)} is not of the form name or "
                          f"name(key=value, ...){why}") from None
     if isinstance(tree, ast.Name):
         return tree.id, {}
     if not (isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name)) or tree.args:
-        raise ValueError(f"initializer spec {spec!r} is not of the form name or "
+        raise ValueError(f"{what} spec {spec!r} is not of the form name or "
                          f"name(key=value, ...) with keyword parameters only{why}")
     params = {}
     for keyword in tree.keywords:
         if keyword.arg is None or keyword.arg in params:
-            raise ValueError(f"initializer spec {spec!r} must name each parameter once, "
+            raise ValueError(f"{what} spec {spec!r} must name each parameter once, "
                              "as key=value")
         try:
             value = ast.literal_eval(keyword.value)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             value = parse_spec  # not a literal: refused just below
         if not isinstance(value, (int, float, str, type(None))) or isinstance(value, bool):
-            raise ValueError(f"parameter {keyword.arg!r} in initializer spec {spec!r} must be "
+            raise ValueError(f"parameter {keyword.arg!r} in {what} spec {spec!r} must be "
                              f"a literal number or string, got {ast.unparse(keyword.value)!r}")
         params[keyword.arg] = value
     return tree.func.id, params

@@ -12,6 +12,7 @@ from .. import init, packing
 from ..activations import ACTIVATIONS
 from ..losses import LOSSES
 from ..network import Network, mlp
+from ..optimizers import get_optimizer
 from ..results import UPDATES
 from ..validation import MAX_EPOCHS, check_backend, check_bool, check_choice, \
     check_float, check_instance, check_int, check_memory, check_probability, check_seed
@@ -24,13 +25,16 @@ __all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network"]
 class Arm:
     """One configuration of a study: the hidden layers' initializer, the output layer's
     initializer (None: the same), whether every epoch shuffles the samples, how the biases
-    start, when each layer is updated, and the loss.
+    start, when each layer is updated, the loss and the optimizer.
 
     Initializers are registered names, with parameters if needed (``"normal(std=0.5)"``).
     ``bias_init`` is None for zero biases (as in the notes) or an initializer name that draws
     them (see :class:`tinynet.Layer`). ``update`` is ``"after_backward"`` (as in the notes'
     formulas) or ``"during_backward"`` (see :func:`tinynet.fit`). ``loss`` is a name of
-    :data:`tinynet.losses.LOSSES`: ``"mse"`` (the notes') or ``"bce"``. ``label`` names the arm in
+    :data:`tinynet.losses.LOSSES`: ``"mse"`` (the notes') or ``"bce"``; ``optimizer`` an
+    optimizer spec (:func:`tinynet.optimizers.get_optimizer`): ``"sgd"`` (the notes'),
+    ``"momentum"``, ``"adam"``, or one with hyperparameters, ``"momentum(momentum=0.95)"``,
+    written as its ``repr`` writes it. ``label`` names the arm in
     reports (default: made from the settings); ``reported_rate`` is the success rate the notes
     reported for this arm, if any.
     """
@@ -43,6 +47,7 @@ class Arm:
     bias_init: str | None = None
     update: str = "after_backward"
     loss: str = "mse"
+    optimizer: str = "sgd"
 
     def __post_init__(self) -> None:
         specs = {"init": self.init}
@@ -57,6 +62,7 @@ class Arm:
         object.__setattr__(self, "shuffle", check_bool("shuffle", self.shuffle))
         check_choice("update", self.update, UPDATES)
         check_choice("loss", self.loss, LOSSES)
+        object.__setattr__(self, "optimizer", repr(get_optimizer(self.optimizer)))
         if not isinstance(self.label, str):
             raise TypeError(f"label must be a string, got {self.label!r}")
         if self.reported_rate is not None:
@@ -74,6 +80,8 @@ class Arm:
             name += f", updated {self.update.replace('_', ' ')}"
         if self.loss != "mse":
             name += f", {self.loss} loss"
+        if self.optimizer != "sgd":
+            name += f", {self.optimizer}"
         return name + (", shuffled" if self.shuffle else "")
 
 

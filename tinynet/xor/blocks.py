@@ -57,7 +57,8 @@ def train(arm: Arm, setup: Setup, record_every: int | None = None,
     result = fit_packed(like, theta, X, y, seeds=setup.seed_range, epochs=setup.epochs,
                         lr=setup.lr, batch_size=setup.batch_size, shuffle=arm.shuffle,
                         update=arm.update, backend=setup.backend, threshold=THRESHOLD,
-                        record_every=record_every, progress=progress, loss=arm.loss)
+                        record_every=record_every, progress=progress, loss=arm.loss,
+                        optimizer=arm.optimizer)
     return result, theta
 
 

@@ -43,6 +43,7 @@ from .. import data, init, plots
 from ..files import write_whole
 from ..activations import ACTIVATIONS
 from ..losses import LOSSES
+from ..optimizers import OPTIMIZERS, Adam, Momentum
 from .arms import DEFAULT_SETUP, Arm, Setup
 from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds
 from .task import Task
@@ -110,6 +111,29 @@ def _integers(example: str):
             raise argparse.ArgumentTypeError(f"expected integers such as {example}, got "
                                              f"{text!r}") from None
     return parse
+
+
+_HYPERPARAMETERS = {"momentum": ("momentum",), "adam": ("beta1", "beta2", "eps")}
+"""Each optimizer's hyperparameter flags (``--momentum``; ``--beta1``, ``--beta2``, ``--eps``)."""
+
+
+def _optimizer(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
+    """The optimizer spec ``--optimizer`` and its hyperparameter flags give (None: no
+    ``--optimizer``); a hyperparameter flag of another optimizer, or a value out of range, is
+    an error."""
+    for name, flags in _HYPERPARAMETERS.items():
+        for flag in flags:
+            if getattr(args, flag) is not None and args.optimizer != name:
+                parser.error(f"--{flag} is {name}'s; give --optimizer {name}, not "
+                             f"{args.optimizer or 'sgd (the default)'}")
+    if args.optimizer is None:
+        return None
+    values = {flag: getattr(args, flag) for flag in _HYPERPARAMETERS.get(args.optimizer, ())
+              if getattr(args, flag) is not None}
+    try:
+        return repr(OPTIMIZERS[args.optimizer](**values))
+    except ValueError as error:
+        parser.error(str(error))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -181,6 +205,18 @@ def parse_args(argv: list[str] | None = None,
                         help="the loss: mse, the notes' mean squared error (the default), or "
                              "bce, binary cross-entropy (a sigmoid output; its gradient "
                              "through the sigmoid is ŷ − y)")
+    parser.add_argument("--optimizer", default=None, choices=sorted(OPTIMIZERS),
+                        help="the optimizer: sgd, the notes' plain SGD (the default), momentum "
+                             "(PyTorch's SGD with momentum: --momentum) or adam (PyTorch's "
+                             "Adam: --beta1, --beta2, --eps)")
+    parser.add_argument("--momentum", type=float, default=None, metavar="MU",
+                        help=f"momentum's μ ({Momentum.momentum:g}); needs --optimizer momentum")
+    parser.add_argument("--beta1", type=float, default=None,
+                        help=f"Adam's β1 ({Adam.beta1:g}); needs --optimizer adam")
+    parser.add_argument("--beta2", type=float, default=None,
+                        help=f"Adam's β2 ({Adam.beta2:g}); needs --optimizer adam")
+    parser.add_argument("--eps", type=float, default=None,
+                        help=f"Adam's ε ({Adam.eps:g}); needs --optimizer adam")
     parser.add_argument("--hidden", type=_integers("2,2"), default=None,
                         help="hidden layer widths, comma-separated "
                              f"({','.join(map(str, DEFAULT_SETUP.hidden))})")
@@ -332,6 +368,7 @@ def _design(parser: argparse.ArgumentParser,
         if args.seed_ranges is not None and getattr(args, name) is not None:
             parser.error(f"--{name.replace('_', '-')} cannot be combined with --seed-ranges; "
                          "with --seed-ranges, use --json or --csv")
+    optimizer = _optimizer(parser, args)
     base = DEFAULT_SETUP if preset is None else preset.base
     task = {name: value for name, value in (("data", args.data), ("n", args.samples),
                                             ("noise", args.noise), ("accuracy", args.accuracy))
@@ -350,10 +387,11 @@ def _design(parser: argparse.ArgumentParser,
         if (value := getattr(args, name)) is not None})
     if preset is not None:
         arms, setups = preset.design(setup, args.shuffle, args.bias_init, args.update,
-                                     args.loss)
+                                     args.loss, optimizer)
     else:
         arms = [Arm(spec, args.output_init, bool(args.shuffle), bias_init=args.bias_init,
-                    update=args.update or "after_backward", loss=args.loss or "mse")
+                    update=args.update or "after_backward", loss=args.loss or "mse",
+                    optimizer=optimizer or "sgd")
                 for spec in args.init or [DEFAULT_INIT]]
         setups = [setup]
     if (args.workers is not None or args.scheduler is not None) and \

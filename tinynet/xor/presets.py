@@ -81,17 +81,19 @@ class Preset:
 
     def design(self, setup: Setup | None = None, shuffle: bool | None = None,
                bias_init: str | None = None, update: str | None = None,
-               loss: str | None = None) -> tuple[list[Arm], list[Setup]]:
+               loss: str | None = None,
+               optimizer: str | None = None) -> tuple[list[Arm], list[Setup]]:
         """The arms and the setups (one per shape, otherwise as ``setup``, by default
         :attr:`base`) to run.
 
-        ``shuffle``, ``bias_init``, ``update`` and ``loss``, when not None, set that setting of
-        every arm (checked as :class:`Arm` checks it); None keeps the preset's. A preset that
+        ``shuffle``, ``bias_init``, ``update``, ``loss`` and ``optimizer``, when not None, set
+        that setting of every arm (checked as :class:`Arm` checks it); None keeps the
+        preset's. A preset that
         sets one itself, per arm, refuses a choice of it.
         """
         chosen = {name: value for name, value in
                   (("shuffle", shuffle), ("bias_init", bias_init), ("update", update),
-                   ("loss", loss)) if value is not None}
+                   ("loss", loss), ("optimizer", optimizer)) if value is not None}
         for name, value in chosen.items():
             if name in self.sets:
                 raise ValueError(f"{name} cannot be chosen for preset {self.name!r}, which sets "
@@ -105,11 +107,12 @@ class Preset:
     def run(self, setup: Setup | None = None, shuffle: bool | None = None,
             bias_init: str | None = None, update: str | None = None,
             progress: bool | None = None, executor: object | None = None,
-            block_seeds: int | None = None, loss: str | None = None) -> Sweep:
+            block_seeds: int | None = None, loss: str | None = None,
+            optimizer: str | None = None) -> Sweep:
         """Run the :meth:`design`: a sweep of one study per setup (on ``executor`` in blocks
         of ``block_seeds``, if given: :func:`~tinynet.xor.run_study`)."""
-        return run_sweep(*self.design(setup, shuffle, bias_init, update, loss), progress,
-                         executor=executor, block_seeds=block_seeds)
+        return run_sweep(*self.design(setup, shuffle, bias_init, update, loss, optimizer),
+                         progress, executor=executor, block_seeds=block_seeds)
 
     def __repr__(self) -> str:
         return f"Preset({self.name!r}: {self.summary})"

@@ -60,9 +60,8 @@ def compare(results: list[ArmResult]) -> list[Comparison]:
             for (a, b), p, p_holm in zip(pairs, p_values, stats.holm(p_values))]
 
 
-CSV_COLUMNS = ["arm", "init", "output_init", "shuffle", "bias_init", "update", "loss", "hidden",
-               "seeds",
-               "first_seed", "successes", "rate",
+CSV_COLUMNS = ["arm", "init", "output_init", "shuffle", "bias_init", "update", "loss",
+               "optimizer", "hidden", "seeds", "first_seed", "successes", "rate",
                "ci_low", "ci_high", "reported_rate", "solved_epoch_median", "one_wrong",
                "two_wrong", "three_or_more_wrong", "diverged", "data", "accuracy",
                "held_out_median"]
@@ -176,7 +175,7 @@ class Study:
         for r in self.results:
             median = None if r.solved_epoch_quartiles is None else r.solved_epoch_quartiles[1]
             rows.append([r.arm.name, r.arm.init, r.arm.output_init or "", r.arm.shuffle,
-                         r.arm.bias_init or "", r.arm.update, r.arm.loss,
+                         r.arm.bias_init or "", r.arm.update, r.arm.loss, r.arm.optimizer,
                          "-".join(map(str, self.setup.hidden)), r.n, self.setup.first_seed,
                          r.successes,
                          f"{r.rate:.4f}", f"{r.interval[0]:.4f}", f"{r.interval[1]:.4f}",

@@ -1,0 +1,104 @@
+"""The bar for the compiled ensemble kernels: the same job written by hand as a plain Numba
+loop, the seeds innermost and contiguous, as someone who knows Numba would write it for one
+network family (LeakyReLU hidden layers, alpha 0.01, a sigmoid output, MSE, per-sample SGD,
+samples in data order). No tinynet code runs in it; blocks of seeds go to the cores in a
+``prange``. It trains what ``tinynet.fit_packed(..., shuffle=False)`` trains, to rounding
+(``benchmarks/bench_wide.py`` checks that before it times anything)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+__all__ = ["BLOCK", "train"]
+
+BLOCK = 64
+"""Seeds per block: the innermost loops run over them."""
+
+
+@njit(cache=True, error_model="numpy")
+def _train_block(theta, table, X, Y, epochs, lr):
+    """theta (P, BLOCK): one network per column, trained in place."""
+    lanes = theta.shape[1]
+    layers = table.shape[0]
+    width = max(X.shape[1], table[:, 1].max())
+    A = np.zeros((layers + 1, width, lanes))     # A[0] the sample, A[k + 1] layer k's output
+    D = np.zeros((layers, width, lanes))         # φ'(z)
+    delta = np.zeros((width, lanes))
+    back = np.zeros((width, lanes))
+    for _ in range(epochs):
+        for t in range(X.shape[0]):
+            for i in range(X.shape[1]):
+                for l in range(lanes):
+                    A[0, i, l] = X[t, i]
+            for k in range(layers):                       # forward
+                n_in, n_out, w, b = table[k, 0], table[k, 1], table[k, 2], table[k, 3]
+                for j in range(n_out):
+                    for l in range(lanes):
+                        back[0, l] = 0.0
+                    for i in range(n_in):
+                        for l in range(lanes):
+                            back[0, l] += A[k, i, l] * theta[w + j * n_in + i, l]
+                    if k == layers - 1:
+                        for l in range(lanes):
+                            s = 1.0 / (1.0 + math.exp(-(back[0, l] + theta[b + j, l])))
+                            A[k + 1, j, l] = s
+                            D[k, j, l] = s * (1.0 - s)
+                    else:
+                        for l in range(lanes):
+                            z = back[0, l] + theta[b + j, l]
+                            A[k + 1, j, l] = z if z > 0 else 0.01 * z
+                            D[k, j, l] = 1.0 if z > 0 else 0.01
+            n_out = table[layers - 1, 1]
+            for j in range(n_out):                        # dL/dŷ of MSE
+                for l in range(lanes):
+                    delta[j, l] = 2.0 * (A[layers, j, l] - Y[t, j])
+            for k in range(layers - 1, -1, -1):           # backward, then SGD, layer by layer
+                n_in, n_out, w, b = table[k, 0], table[k, 1], table[k, 2], table[k, 3]
+                for j in range(n_out):
+                    for l in range(lanes):
+                        delta[j, l] *= D[k, j, l]
+                if k > 0:
+                    for i in range(n_in):
+                        for l in range(lanes):
+                            back[i, l] = 0.0
+                        for j in range(n_out):
+                            for l in range(lanes):
+                                back[i, l] += delta[j, l] * theta[w + j * n_in + i, l]
+                for j in range(n_out):
+                    for i in range(n_in):
+                        for l in range(lanes):
+                            theta[w + j * n_in + i, l] -= lr * delta[j, l] * A[k, i, l]
+                    for l in range(lanes):
+                        theta[b + j, l] -= lr * delta[j, l]
+                if k > 0:
+                    for i in range(n_in):
+                        for l in range(lanes):
+                            delta[i, l] = back[i, l]
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _train(theta, table, X, Y, epochs, lr):
+    members = theta.shape[1]
+    for block in prange((members + BLOCK - 1) // BLOCK):
+        first = block * BLOCK
+        local = np.empty((theta.shape[0], BLOCK))
+        for l in range(BLOCK):
+            member = min(first + l, members - 1)
+            for p in range(theta.shape[0]):
+                local[p, l] = theta[p, member]
+        _train_block(local, table, X, Y, epochs, lr)
+        for l in range(min(BLOCK, members - first)):
+            for p in range(theta.shape[0]):
+                theta[p, first + l] = local[p, l]
+
+
+def train(theta: np.ndarray, table: np.ndarray, X: np.ndarray, Y: np.ndarray, epochs: int,
+          lr: float) -> np.ndarray:
+    """Train the members in the rows of ``theta`` (S, P), packed as tinynet packs them, with
+    layout ``table`` (tinynet.packing.layout(net).table); return the trained (S, P)."""
+    lanes = np.ascontiguousarray(theta.T)
+    _train(lanes, table, X, Y, epochs, lr)
+    return lanes.T.copy()
