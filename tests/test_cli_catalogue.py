@@ -237,6 +237,20 @@ CASES = [
     case("--loss", "abc", r"--loss.*'abc'"),
     case("--loss", "", r"--loss"),
     case("--loss", "nan", r"--loss.*'nan'"),
+    # --optimizer and its hyperparameters
+    case("--optimizer", "rmsprop", r"--optimizer.*'rmsprop'"),
+    case("--optimizer", "", r"--optimizer"),
+    case("--momentum", "0.5", r"--momentum is momentum's; give --optimizer momentum"),
+    case("--beta1", "0.5", r"--beta1 is adam's.*not momentum", "--optimizer", "momentum"),
+    case("--momentum", "-1", r"momentum must be in \[0, inf\), got -1", "--optimizer",
+         "momentum"),
+    case("--momentum", "nan", r"momentum must be a finite number, got nan", "--optimizer",
+         "momentum"),
+    case("--momentum", "abc", r"--momentum.*'abc'", "--optimizer", "momentum"),
+    case("--beta1", "1", r"beta1 must be in \[0, 1\), got 1.0", "--optimizer", "adam"),
+    case("--beta2", "inf", r"beta2 must be a finite number, got inf", "--optimizer", "adam"),
+    ("eps=-1e-8", ["--eps=-1e-8", "--optimizer", "adam", *TINY],  # "--eps -1e-8": an option?
+     r"eps must be in \[0, inf\), got -1e-08"),
     # --update
     case("--update", "abc", r"--update.*'abc'"),
     case("--update", "", r"--update"),

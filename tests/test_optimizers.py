@@ -2,6 +2,7 @@
 every compiled kernel from that definition; their state carried across runs, chunks, Ctrl-C,
 save and load, and ensembles; what the compiled backend cannot build refused by name."""
 
+import csv as csv_module
 import math
 from dataclasses import dataclass
 
@@ -351,3 +352,21 @@ def test_a_numpy_single_fit_is_its_ensemble_member_bit_for_bit(update, loss):
         np.testing.assert_array_equal(pack(alone), pack(nets[4]))
         np.testing.assert_array_equal(history.loss, result.loss[4])
         assert history.last_wrong_epoch == result.last_wrong_epoch[4]
+
+
+def test_the_cli_trains_an_arm_by_the_optimizer_it_is_given(tmp_path, capsys):
+    """``--optimizer momentum --momentum 0.5``: the arm's name and the CSV say so, and the
+    rates are those of a study run from Python with that optimizer."""
+    from tinynet.xor import Arm, Setup, run_study
+    from tinynet.xor.cli import main
+
+    csv = tmp_path / "study.csv"
+    main(["--optimizer", "momentum", "--momentum", "0.5", "--seeds", "20", "--epochs", "300",
+          "--lr", "0.1", "--csv", str(csv)])
+    assert "he_leaky, momentum(momentum=0.5)" in capsys.readouterr().out
+    header, row = list(csv_module.reader(csv.read_text().splitlines()))
+    assert row[header.index("optimizer")] == "momentum(momentum=0.5)"
+    study = run_study([Arm("he_leaky", optimizer="momentum(momentum=0.5)")],
+                      Setup(seeds=20, epochs=300, lr=0.1), progress=False)
+    assert int(row[header.index("successes")]) == study.results[0].successes
+    assert Arm("he_leaky", optimizer="adam").optimizer == "adam(beta1=0.9, beta2=0.999, eps=1e-08)"

@@ -58,7 +58,7 @@ from . import dense
 from .activations import Activation
 from .losses import Loss
 from .optimizers import Optimizer
-from .packing import layer_views, layout, pack, stack, unpack
+from .packing import layer_views, layout, stack, unpack
 from .results import Record, Settings, run_in_chunks
 from .shuffle import orders_from
 

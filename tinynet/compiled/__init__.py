@@ -6,11 +6,12 @@ and member k of a compiled ensemble is bit-identical to a compiled fit of the sa
 while every matrix product stays below ``single.BLAS_MIN_WORK`` multiply-adds (from there the
 single fit calls BLAS, which rounds differently; the lanes never do).
 
-The maths is in none of these modules: every activation and loss is defined once, as a
-method written with :mod:`tinynet.maths` (``Activation.forward_and_derivative``,
-``Loss.value_and_gradient``), and :mod:`~tinynet.compiled.render` writes that method into
-every kernel. Each step of SGD and the one function per backend that does it (module names
-within ``tinynet``; the numba columns are in ``tinynet.compiled``):
+The maths is in none of these modules: every activation, loss and optimizer is defined once,
+as a method written with :mod:`tinynet.maths` (``Activation.forward_and_derivative``,
+``Loss.value_and_gradient``, ``Optimizer.update``), and :mod:`~tinynet.compiled.render`
+writes that method into every kernel. Each step of training and the one function per
+backend that does it (module names within ``tinynet``; the numba columns are in
+``tinynet.compiled``):
 
 ================== ======================== ============================== =======================
 step               NumPy: ``reference``     numba, one network:            numba, one network per
@@ -25,17 +26,19 @@ loss and dL/dŷ     the loss's ``value_and_  the kit's ``loss``, in         the 
                    gradient``               ``single.fit_network``         ``lanes._fit_block``
 backward           ``dense.backward_*``     ``single._dense_gradients``,   ``lanes._backward``
                                             dX = dZ W: ``_matmul_into``
-update θ − lr ∇θ,  ``reference.sgd_step``   ``single._sgd_update``         ``lanes._sgd_update``
-after or during
-the backward pass
+optimizer's step,  the optimizer's          the kit's ``update_rows``, in  the kit's
+after or during    ``update``, by           ``single.fit_network``         ``update_lanes``, in
+the backward pass  ``Optimizer.step``                                      ``lanes._backward``
 wrong sides,       ``reference.train``      ``single.fit_network``         ``lanes._fit_block``
 divergence, record
 trained outputs    ``reference.predict``    ``single.forward_network``     ``lanes._fit_block``
 ================== ======================== ============================== =======================
 
 The kit (:mod:`~tinynet.compiled.kit`) is a module written for each network's maths: its
-activations and loss as scalar functions, and the generic kernels' entry points, which hand
-them to ``single`` and ``lanes``.
+activations and loss as scalar functions, the optimizer's step as loops over parameters, and
+the generic kernels' entry points, which hand them to ``single`` and ``lanes``. The state of
+an optimizer (velocities, moments) travels beside the parameters: ``state`` (k, P), or
+(k, P, lanes) in the lanes.
 
 Forward and backward are one layer per call in the first two columns and every layer in one
 call in the lanes (``_forward``, ``_backward``). The first two take a layer's backward pass in
@@ -43,14 +46,16 @@ steps (``dense.backward_activation``, ``backward_parameters``, ``backward_input`
 ``single._dense_gradients``, then ``_matmul_into``), so that with ``update="during_backward"``
 the layer is updated before it passes dX back; the lanes do that inside ``_backward``.
 
-Which kernel runs: a small layout (at most ``codegen.MAX_UNROLLED_WORK`` multiply-adds per
-SGD step) trains on a kernel generated for it from one straight-line SGD step
+Which kernel runs: per-sample steps of a small layout (at most ``codegen.MAX_UNROLLED_WORK``
+multiply-adds per step) train on a kernel generated for it from one straight-line step
 (:mod:`~tinynet.compiled.codegen`): an ensemble on :mod:`~tinynet.compiled.unrolled` (the step
 in a loop over SIMD lanes, cut at the exps so that neighbouring lanes' exps overlap), a
 single fit on :mod:`~tinynet.compiled.fused` (the step on parameters held in locals for the
-whole run). A larger layout trains on ``lanes`` (ensembles) or ``single`` (one network, BLAS
-for big layers). The generated kernels do the arithmetic of the ``lanes`` column in the same
-order, bit for bit.
+whole run). A larger layout, or minibatches, train on ``lanes`` (ensembles) or ``single``
+(one network, BLAS for big layers). Every kernel is keyed by the maths (layout, activations,
+loss, optimizer, update order): seeds, samples, batch size, epochs, learning rate and
+hyperparameters are read when it runs. The generated kernels do the arithmetic of the
+``lanes`` column in the same order, bit for bit.
 
 Modules: :mod:`~tinynet.compiled.scalars` (the exp that vectorises),
 :mod:`~tinynet.compiled.render` (a definition written as scalar code),

@@ -96,14 +96,16 @@ def _forward(activate, theta, layout, A, D, rows, acc):
 
 
 @njit(error_model="numpy", inline="always")
-def _backward(update, table, theta, state, hyper, A, D, delta, back, grad, rows, acc, lr,
-              during):
-    """From dL/dŷ in ``delta``: every layer's dW and db into ``grad`` (``delta`` is overwritten).
+def _backward(update, table, theta, state, hyper, A, D, delta, back, rows, acc, lr, during):
+    """From dL/dŷ in ``delta``, layer by layer, last first: dZ, each parameter's gradient and
+    at once its step (``update(theta, state, lr, hyper, p, l, g)``, the kit's optimizer step
+    of parameter p of lane l, with the optimizer's ``state`` (k, P, LANES) and ``hyper``),
+    and dX = dZ W for the layer before, into ``delta``.
 
-    With ``during``, each layer's W and b also take their step (``update``, the kit's
-    optimizer step, with the optimizer's ``state`` (k, P, LANES) and ``hyper``) as soon as dW
-    and db are known, before dX = dZ W is computed with the new W
-    (``update="during_backward"``).
+    dX is computed before the layer's step (``update="after_backward"``: every gradient from
+    the weights the forward pass used, as if every layer stepped after the whole pass) or,
+    with ``during``, after it, with the new W. A parameter steps while its gradient is fresh,
+    in the loop that computes it for a one-sample batch, instead of in a pass of its own.
     """
     for layer in range(table.shape[0] - 1, -1, -1):
         n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], \
@@ -112,37 +114,55 @@ def _backward(update, table, theta, state, hyper, A, D, delta, back, grad, rows,
             for j in range(n_out):
                 for l in range(LANES):
                     delta[r, j, l] *= D[layer, r, j, l]
-        for j in range(n_out):                    # dW = dZᵀ X
+        if layer > 0 and not during:              # dX = dZ W with the old W
+            _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at)
+        for j in range(n_out):                    # dW = dZᵀ X, db = Σ_rows dZ, and the step
             for i in range(n_in):
+                w = w_at + j * n_in + i
+                if rows == 1:                     # one row: a sum of one term, one loop
+                    for l in range(LANES):
+                        update(theta, state, lr, hyper, w, l,
+                               0.0 + delta[0, j, l] * A[layer, 0, i, l])
+                    continue
                 for l in range(LANES):
                     acc[l] = 0.0
                 for r in range(rows):
                     for l in range(LANES):
                         acc[l] += delta[r, j, l] * A[layer, r, i, l]
                 for l in range(LANES):
-                    grad[w_at + j * n_in + i, l] = acc[l]
-        for j in range(n_out):                    # db = Σ_rows dZ
+                    update(theta, state, lr, hyper, w, l, acc[l])
+            if rows == 1:
+                for l in range(LANES):
+                    update(theta, state, lr, hyper, b_at + j, l, delta[0, j, l])
+                continue
             for l in range(LANES):
-                grad[b_at + j, l] = delta[0, j, l]
+                acc[l] = delta[0, j, l]
             for r in range(1, rows):
                 for l in range(LANES):
-                    grad[b_at + j, l] += delta[r, j, l]
-        if during:                                # update this layer now: W and b, side by side
-            update(theta, grad, state, lr, hyper, w_at, b_at + n_out)
-        if layer > 0:                             # dX = dZ W, the previous layer's dA
-            for r in range(rows):
-                for i in range(n_in):
-                    for l in range(LANES):
-                        acc[l] = 0.0
-                    for j in range(n_out):
-                        for l in range(LANES):
-                            acc[l] += delta[r, j, l] * theta[w_at + j * n_in + i, l]
-                    for l in range(LANES):
-                        back[r, i, l] = acc[l]
+                    acc[l] += delta[r, j, l]
+            for l in range(LANES):
+                update(theta, state, lr, hyper, b_at + j, l, acc[l])
+        if layer > 0 and during:                  # dX = dZ W with the new W
+            _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at)
+        if layer > 0:
             for r in range(rows):
                 for i in range(n_in):
                     for l in range(LANES):
                         delta[r, i, l] = back[r, i, l]
+
+
+@njit(error_model="numpy", inline="always")
+def _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at):
+    """back = dZ W (rows, n_in, LANES): the previous layer's dA."""
+    for r in range(rows):
+        for i in range(n_in):
+            for l in range(LANES):
+                acc[l] = 0.0
+            for j in range(n_out):
+                for l in range(LANES):
+                    acc[l] += delta[r, j, l] * theta[w_at + j * n_in + i, l]
+            for l in range(LANES):
+                back[r, i, l] = acc[l]
 
 
 @njit(cache=True, error_model="numpy")
@@ -250,7 +270,6 @@ def _fit_block(activate, loss, update, theta, state, hyper, layout, X, Y, seeds,
     but its record stops, and its parameters and state are put back as they were at the end
     of the epoch it diverged in: where a single fit stops.
     """
-    n_params = theta.shape[0]
     n, n_in = X.shape
     n_out = Y.shape[1]
     layers = layout.table.shape[0]
@@ -262,7 +281,6 @@ def _fit_block(activate, loss, update, theta, state, hyper, layout, X, Y, seeds,
     D = np.zeros((layers, batch_size, width, LANES))
     delta = np.zeros((batch_size, width, LANES))
     back = np.zeros((batch_size, width, LANES))
-    grad = np.zeros((n_params, LANES))
     targets = np.zeros((batch_size, n_out, LANES))
     seed_hashes, keys, rank, order = order_scratch(seeds, n)
     acc = np.zeros(LANES)
@@ -299,10 +317,8 @@ def _fit_block(activate, loss, update, theta, state, hyper, layout, X, Y, seeds,
                             last_wrong_epoch[l] = epoch
             for l in range(LANES):
                 total[l] += batch_loss[l]
-            _backward(update, layout.table, theta, state, hyper, A, D, delta, back, grad, rows,
-                      acc, lr, during)
-            if not during:                        # update every layer
-                update(theta, grad, state, lr, hyper, 0, n_params)
+            _backward(update, layout.table, theta, state, hyper, A, D, delta, back, rows, acc,
+                      lr, during)
         alive = record_epoch(theta, total, n, epoch, every, loss_history, final_loss,
                              diverged_epoch, last_wrong_epoch, kept, kept_wrong, check)
         keep_state(state, kept_state, diverged_epoch, epoch)
