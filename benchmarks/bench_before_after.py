@@ -50,7 +50,9 @@ def earlier_package(rev: str, into: Path) -> None:
         tar.extractall(into, filter="data")
     (into / "tinynet").rename(into / "tinynet_before")
     for path in (into / "tinynet_before").rglob("*.py"):  # importlib.import_module("tinynet.x")
-        path.write_text(path.read_text().replace('"tinynet.', '"tinynet_before.'))
+        path.write_text(path.read_text().replace('"tinynet.', '"tinynet_before.')  # and the
+                        .replace("from tinynet.compiled", "from tinynet_before.compiled"))
+        # imports in the sources it generates (its kit and kernels)
 
 
 def cases(X, y, Xm, ym) -> dict:

@@ -21,7 +21,8 @@ S networks of one shape computed at once: :class:`tinynet.layers.Layer` calls th
 without it, the NumPy training loop (:mod:`tinynet.reference`) with it.
 
 The products are sums of products in a fixed order, one term after the other from the first
-(as the compiled kernels sum them), while the sum has at most :data:`ORDERED_MAX` terms: then
+(as the compiled kernels sum them), while the sum has at most :data:`ORDERED_MAX` terms and
+the product at most :data:`ORDERED_MAX_WORK` multiply-adds per network: then
 a member of a stack is computed bit for bit as the same network alone, whatever the memory
 order, so a NumPy ensemble member equals its single fit. Longer sums go to ``np.matmul``
 (BLAS, with ``np.einsum`` for a stack of one-sample batches, where matmul would make a tiny
@@ -37,14 +38,25 @@ import numpy as np
 
 from .activations import Activation
 
-__all__ = ["ORDERED_MAX", "pre_activation", "forward", "forward_with_derivative", "backward",
-           "backward_activation", "backward_parameters", "backward_input"]
+__all__ = ["ORDERED_MAX", "ORDERED_MAX_WORK", "pre_activation", "forward",
+           "forward_with_derivative", "backward", "backward_activation", "backward_parameters",
+           "backward_input"]
 
 
 ORDERED_MAX = 16
 """The most terms a product's sums have for them to be summed in order, term by term (see the
 module's docstring). Each term is one NumPy call over the whole batch (and every member), so
 the ordered sum costs ``ORDERED_MAX`` calls at most; beyond, one matmul call is cheaper."""
+
+ORDERED_MAX_WORK = 32_768
+"""Nor may a product have more multiply-adds per network than this (the compiled kernels'
+``BLAS_MIN_WORK``): a big product is BLAS's job, whatever its sums' length."""
+
+
+def _ordered(terms: int, outputs: int) -> bool:
+    """Whether a product of ``outputs`` sums of ``terms`` terms each (per network) is summed
+    in order: decided by one network's shapes, so the same with or without a members axis."""
+    return terms <= ORDERED_MAX and terms * outputs <= ORDERED_MAX_WORK
 
 
 def _one_sample_stack(batch: np.ndarray) -> bool:
@@ -53,17 +65,20 @@ def _one_sample_stack(batch: np.ndarray) -> bool:
 
 
 def _ordered_sum(term: Callable[[int], np.ndarray], count: int) -> np.ndarray:
-    """term(0) + term(1) + ... + term(count − 1), added in that order."""
+    """term(0) + term(1) + ... + term(count − 1), added in that order (the first addition
+    makes a new array, since term(0) may be a view of an argument; the rest add in place)."""
     total = term(0)
-    for k in range(1, count):
-        total = total + term(k)
+    if count > 1:
+        total = total + term(1)
+        for k in range(2, count):
+            total += term(k)
     return total
 
 
 def pre_activation(X: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Return Z = X Wᵀ + b, (B, n_out): Z[r, j] = Σ_i X[r, i] W[j, i] + b[j]."""
     n_in = X.shape[-1]
-    if n_in <= ORDERED_MAX:
+    if _ordered(n_in, X.shape[-2] * W.shape[-2]):
         Z = _ordered_sum(lambda i: X[..., :, i, None] * W[..., None, :, i], n_in)
     elif _one_sample_stack(X):
         Z = np.einsum("sbi,sji->sbj", X, W)
@@ -99,7 +114,11 @@ def backward_parameters(dZ: np.ndarray, X: np.ndarray, dW: np.ndarray, db: np.nd
     """Write dW = dZᵀ X (n_out, n_in) and db = Σ_b dZ (n_out,) into ``dW`` and ``db``: sums
     over the batch's rows, dW[j, i] = Σ_r dZ[r, j] X[r, i]."""
     rows = dZ.shape[-2]
-    if rows <= ORDERED_MAX:
+    if rows == 1:                                  # one sample: a sum of one term
+        db[...] = dZ[..., 0, :]
+        np.multiply(dZ[..., 0, :, None], X[..., 0, None, :], out=dW)
+        return
+    if _ordered(rows, dW.shape[-2] * dW.shape[-1]):
         db[...] = _ordered_sum(lambda r: dZ[..., r, :], rows)
         dW[...] = _ordered_sum(lambda r: dZ[..., r, :, None] * X[..., r, None, :], rows)
         return
@@ -114,7 +133,7 @@ def backward_input(dZ: np.ndarray, W: np.ndarray) -> np.ndarray:
     """Return dL/dX = dZ W, (B, n_in): the gradient passed back to the layer before,
     dX[r, i] = Σ_j dZ[r, j] W[j, i]."""
     n_out = dZ.shape[-1]
-    if n_out <= ORDERED_MAX:
+    if _ordered(n_out, dZ.shape[-2] * W.shape[-1]):
         return _ordered_sum(lambda j: dZ[..., :, j, None] * W[..., None, j, :], n_out)
     if _one_sample_stack(dZ):
         return np.einsum("sbj,sji->sbi", dZ, W)

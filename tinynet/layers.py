@@ -69,6 +69,7 @@ class Layer:
         self.db = np.zeros_like(self.b)
         self._X: np.ndarray | None = None
         self._Z: np.ndarray | None = None
+        self._slope: np.ndarray | float | None = None  # φ'(Z), from the same definition
         self._network: weakref.ref | None = None  # the Network this layer belongs to
         if rng is not None:
             self.reset_parameters(rng)
@@ -125,7 +126,8 @@ class Layer:
         return self.init.name
 
     def forward(self, X: np.ndarray) -> np.ndarray:
-        """A = φ(X Wᵀ + b): (B, n_in) -> (B, n_out). Keeps X and Z for :meth:`backward`."""
+        """A = φ(X Wᵀ + b): (B, n_in) -> (B, n_out). Keeps X, Z and φ'(Z) (computed with A, by
+        the activation's ``forward_and_derivative``) for :meth:`backward`."""
         if not isinstance(X, np.ndarray) or X.dtype != np.float64:
             dtype = f" of dtype {X.dtype}" if isinstance(X, np.ndarray) else ""
             raise TypeError(f"layer input X must be a float64 NumPy array, got "
@@ -133,8 +135,9 @@ class Layer:
         if X.ndim != 2 or X.shape[1] != self.n_in:
             raise ShapeError(f"layer input must have shape (batch, {self.n_in}), got {X.shape}")
         self._X = X
-        self._Z, A = dense.forward(X, self.W, self.b, self.activation)
-        return A
+        self._Z = dense.pre_activation(X, self.W, self.b)
+        A, self._slope = self.activation.forward_and_derivative(self._Z)  # φ'(Z) for backward
+        return A.copy() if A is self._Z else A  # the identity's: the caller's own array
 
     @property
     def pre_activation(self) -> np.ndarray | None:
@@ -142,8 +145,10 @@ class Layer:
         return self._Z
 
     def backward(self, dA: np.ndarray, *, given_dZ: bool = False,
-                 update: Callable[["Layer"], None] | None = None) -> np.ndarray:
-        """Given dL/dA (B, n_out), store dW and db and return dL/dX (B, n_in)::
+                 update: Callable[["Layer"], None] | None = None,
+                 input_gradient: bool = True) -> np.ndarray | None:
+        """Given dL/dA (B, n_out), store dW and db and return dL/dX (B, n_in) (None without
+        ``input_gradient``: a first layer in training)::
 
             dZ = dA ⊙ φ'(Z),   dW = dZᵀ X,   db = Σ_b dZ,   dX = dZ W
 
@@ -157,11 +162,11 @@ class Layer:
         if dA.shape != self._Z.shape:
             raise ShapeError(f"dA must have the forward output's shape {self._Z.shape}, "
                              f"got {dA.shape}")
-        dZ = dA if given_dZ else dense.backward_activation(dA, self.activation.derivative(self._Z))
+        dZ = dA if given_dZ else dense.backward_activation(dA, self._slope)
         dense.backward_parameters(dZ, self._X, self.dW, self.db)
         if update is not None:
             update(self)
-        return dense.backward_input(dZ, self.W)
+        return dense.backward_input(dZ, self.W) if input_gradient else None
 
     def parameters(self) -> list[np.ndarray]:
         """``[W, b]``: the arrays themselves, updated in place by training."""

@@ -131,14 +131,17 @@ class Network:
         return X
 
     def backward(self, dY: np.ndarray, *, given_dZ: bool = False,
-                 update: Callable[[Layer], None] | None = None) -> np.ndarray:
+                 update: Callable[[Layer], None] | None = None,
+                 input_gradient: bool = True) -> np.ndarray | None:
         """Backpropagate dL/dY (B, n_out) through every layer, last first; return dL/dX
-        (B, n_in). ``given_dZ``: ``dY`` is dL/dZ of the output layer (a loss's gradient
-        through a sigmoid output); ``update(layer)`` is called for each layer once its dW and
-        db are known, before it passes its dX back (see :meth:`Layer.backward`)."""
-        last = self.layers[-1]
+        (B, n_in), or None without ``input_gradient`` (training needs no gradient of its
+        data). ``given_dZ``: ``dY`` is dL/dZ of the output layer (a loss's gradient through a
+        sigmoid output); ``update(layer)`` is called for each layer once its dW and db are
+        known, before it passes its dX back (see :meth:`Layer.backward`)."""
+        first, last = self.layers[0], self.layers[-1]
         for layer in reversed(self.layers):
-            dY = layer.backward(dY, given_dZ=given_dZ and layer is last, update=update)
+            dY = layer.backward(dY, given_dZ=given_dZ and layer is last, update=update,
+                                input_gradient=input_gradient or layer is not first)
         return dY
 
     def parameters(self) -> list[np.ndarray]:

@@ -122,8 +122,11 @@ def batch_loss(terms: np.ndarray, y: np.ndarray) -> np.ndarray | float:
     """A batch's loss, Σ of its terms ℓ (broadcast to ``y``'s shape, (…, B, n_out)), added one
     after the other, rows first, as the compiled kernels add them: so that one network's
     sum is the same alone or in a stack, in any memory order."""
-    flat = np.broadcast_to(terms, y.shape).reshape(*y.shape[:-2], -1)
-    return np.add.accumulate(flat, axis=-1)[..., -1]
+    if np.shape(terms) != y.shape:
+        terms = np.broadcast_to(terms, y.shape)
+    if y.shape[-2] * y.shape[-1] == 1:                  # one sample, one output
+        return terms[..., 0, 0]
+    return np.add.accumulate(terms.reshape(*y.shape[:-2], -1), axis=-1)[..., -1]
 
 
 def train(theta: np.ndarray, state: np.ndarray, table: np.ndarray,
@@ -225,7 +228,7 @@ def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
             terms, gradient = loss.value_and_gradient(y_hat, target, len(rows))
             if through:                                     # dL/dz of the output layer
                 gradient = loss.gradient_through_sigmoid(y_hat, target, len(rows))
-            net.backward(gradient, given_dZ=through, update=during)
+            net.backward(gradient, given_dZ=through, update=during, input_gradient=False)
             if during is None:                              # update every layer
                 for layer in net.layers:
                     step(layer)
