@@ -96,8 +96,9 @@ def test_a_unit_within_a_step_of_the_kink_is_reported_and_none_further_away():
 
 def test_a_wrong_activation_derivative_fails_its_layer_and_those_before(monkeypatch):
     net, X, y = tanh_then_identity()
-    right = Tanh.derivative
-    monkeypatch.setattr(Tanh, "derivative", lambda self, z: 1.5 * right(self, z))
+    right = Tanh.forward_and_derivative  # φ right, φ' 1.5 times too big
+    monkeypatch.setattr(Tanh, "forward_and_derivative",
+                        lambda self, z: (right(self, z)[0], 1.5 * right(self, z)[1]))
     report = gradcheck(net, X, y)
 
     assert report.status == "failed" and report.failed and report.kinks == ()
@@ -128,8 +129,9 @@ def test_a_wrong_bias_gradient_fails_only_the_biases(monkeypatch):
 
 def test_a_bug_is_not_excused_by_a_kink(monkeypatch):
     X, y = tinynet.data.xor()
-    right = Sigmoid.derivative
-    monkeypatch.setattr(Sigmoid, "derivative", lambda self, z: 2.0 * right(self, z))
+    right = Sigmoid.forward_and_derivative  # σ right, σ' twice too big
+    monkeypatch.setattr(Sigmoid, "forward_and_derivative",
+                        lambda self, z: (right(self, z)[0], 2.0 * right(self, z)[1]))
     report = gradcheck(tinynet.mlp([2, 2, 2, 1]), X, y)
 
     assert report.kinks  # the same kinks as without the bug ...

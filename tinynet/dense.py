@@ -32,8 +32,6 @@ single fit to rounding.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from .activations import Activation
@@ -64,14 +62,21 @@ def _one_sample_stack(batch: np.ndarray) -> bool:
     return batch.ndim == 3 and batch.shape[1] == 1 and batch.shape[0] > 1
 
 
-def _ordered_sum(term: Callable[[int], np.ndarray], count: int) -> np.ndarray:
-    """term(0) + term(1) + ... + term(count − 1), added in that order (the first addition
-    makes a new array, since term(0) may be a view of an argument; the rest add in place)."""
-    total = term(0)
-    if count > 1:
-        total = total + term(1)
-        for k in range(2, count):
-            total += term(k)
+def _sum_of_products(x: np.ndarray, w: np.ndarray | None, axis: int) -> np.ndarray:
+    """Σ_k x_k w_k along ``axis`` (negative) of the broadcast product x·w (of x alone if ``w``
+    is None), added one term after the other from k = 0. For one network (x of 3 dimensions),
+    all the terms in one call and their running sum (``np.add.accumulate``, which adds in
+    order by definition); for a stack (members first, stored members fastest), term by term,
+    each term one call over every member, which is faster there. Both add the same numbers in
+    the same order: the same bits."""
+    after = (slice(None),) * (-axis - 1)
+    if x.ndim == 3:
+        return np.add.accumulate(x if w is None else x * w, axis=axis)[(Ellipsis, -1, *after)]
+    total = None
+    for k in range(max(x.shape[axis], 1 if w is None else w.shape[axis])):
+        at = (Ellipsis, k, *after)
+        term = x[at] if w is None else x[at] * w[at]
+        total = term if total is None else total + term
     return total
 
 
@@ -79,7 +84,7 @@ def pre_activation(X: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Return Z = X Wᵀ + b, (B, n_out): Z[r, j] = Σ_i X[r, i] W[j, i] + b[j]."""
     n_in = X.shape[-1]
     if _ordered(n_in, X.shape[-2] * W.shape[-2]):
-        Z = _ordered_sum(lambda i: X[..., :, i, None] * W[..., None, :, i], n_in)
+        Z = _sum_of_products(X[..., :, None, :], W[..., None, :, :], axis=-1)
     elif _one_sample_stack(X):
         Z = np.einsum("sbi,sji->sbj", X, W)
     else:
@@ -119,8 +124,8 @@ def backward_parameters(dZ: np.ndarray, X: np.ndarray, dW: np.ndarray, db: np.nd
         np.multiply(dZ[..., 0, :, None], X[..., 0, None, :], out=dW)
         return
     if _ordered(rows, dW.shape[-2] * dW.shape[-1]):
-        db[...] = _ordered_sum(lambda r: dZ[..., r, :], rows)
-        dW[...] = _ordered_sum(lambda r: dZ[..., r, :, None] * X[..., r, None, :], rows)
+        db[...] = _sum_of_products(dZ[..., :, :, None], None, axis=-3)[..., 0]
+        dW[...] = _sum_of_products(dZ[..., :, :, None], X[..., :, None, :], axis=-3)
         return
     dZ.sum(axis=-2, out=db)
     if _one_sample_stack(X):
@@ -134,7 +139,7 @@ def backward_input(dZ: np.ndarray, W: np.ndarray) -> np.ndarray:
     dX[r, i] = Σ_j dZ[r, j] W[j, i]."""
     n_out = dZ.shape[-1]
     if _ordered(n_out, dZ.shape[-2] * W.shape[-1]):
-        return _ordered_sum(lambda j: dZ[..., :, j, None] * W[..., None, j, :], n_out)
+        return _sum_of_products(dZ[..., :, :, None], W[..., None, :, :], axis=-2)
     if _one_sample_stack(dZ):
         return np.einsum("sbj,sji->sbi", dZ, W)
     return dZ @ W

@@ -49,7 +49,8 @@ side in memory.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -58,7 +59,7 @@ from . import dense
 from .activations import Activation
 from .losses import Loss
 from .optimizers import Optimizer
-from .packing import layer_views, layout, stack, unpack
+from .packing import layer_views, layout, pack, stack, unpack
 from .results import Record, Settings, run_in_chunks
 from .shuffle import orders_from
 
@@ -155,6 +156,7 @@ def train(theta: np.ndarray, state: np.ndarray, table: np.ndarray,
     batches = [slice(start, start + settings.batch_size)
                for start in range(0, n, settings.batch_size)]
     steps = [(X_epoch[:, batch], y_epoch[:, batch], seen[:, batch]) for batch in batches]
+    losses = np.empty((len(batches), members))  # each batch's loss
     through = loss.through_output(activations[-1])
     lr, during, every = settings.lr, settings.update_during_backward, settings.record_every
     threshold = settings.threshold
@@ -165,12 +167,10 @@ def train(theta: np.ndarray, state: np.ndarray, table: np.ndarray,
         if settings.shuffle:
             visit = next(orders)
             X_epoch[...], y_epoch[...] = X.take(visit, axis=0), y.take(visit, axis=0)
-        total = np.zeros(members)
-        for x_batch, y_batch, seen_batch in steps:
-            seen_batch[...], batch = sgd_step(stepped, layers, loss, through, optimizer,
-                                              x_batch, y_batch, lr, during)
-            total = total + batch
-        epoch_loss = total / n                                      # (S,)
+        for batch, (x_batch, y_batch, seen_batch) in enumerate(steps):
+            seen_batch[...], losses[batch] = sgd_step(stepped, layers, loss, through,
+                                                      optimizer, x_batch, y_batch, lr, during)
+        epoch_loss = epoch_total(losses.T) / n                      # (S,)
         wrong = ((seen > threshold) != (y_epoch > threshold)).any(axis=(1, 2))
         record.last_wrong_epoch[alive & wrong] = epoch
         record.final_loss[alive] = epoch_loss[alive]
@@ -203,48 +203,77 @@ def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
         for every batch:
             y_hat = net.forward(x)
             net.backward(dL/dŷ)                  each layer keeps its dW and db
-            for every layer: W, b ← optimizer.update(W, dW, ...), optimizer.update(b, db, ...)
+            θ ← optimizer.update(θ, ∇θ, ...)     every W and b (or each layer in its backward)
+
+    While it trains, every layer's W, b, dW and db are views into one vector θ and one ∇θ
+    (:func:`_packed`), so that the optimizer steps them all in one call, as :func:`train`.
     """
     n, batch_size = len(X), settings.batch_size
     through = loss.through_output(net.layers[-1].activation)
-    slots = {}  # each layer's W and b: their views into state, one per state name
-    for layer, (_, n_out, w_at, b_at) in zip(net.layers, layout(net).table):
-        slots[id(layer.W)] = [slot[w_at:b_at].reshape(layer.W.shape) for slot in state]
-        slots[id(layer.b)] = [slot[b_at:b_at + n_out] for slot in state]
-
-    def step(layer: "Layer") -> None:                       # the optimizer's step of a layer
-        for p, g in zip(layer.parameters(), layer.gradients()):
-            optimizer.step(p, g, slots[id(p)], settings.lr)
-
-    during = step if settings.update_during_backward else None
+    batches = range(0, n, batch_size)
+    seen = np.empty_like(y)                          # the epoch's predictions, as training
+    losses = np.empty(len(batches))                  # saw them, and each batch's loss
     orders = orders_from(np.array([seed]), settings.first_epoch, n)
-    for epoch in range(settings.first_epoch, settings.first_epoch + settings.epochs):
-        visit = next(orders)[0] if settings.shuffle else np.arange(n)
-        total, wrong = 0.0, False
-        for start in range(0, n, batch_size):
-            rows = visit[start:start + batch_size]
-            x, target = X[rows], y[rows]
-            y_hat = net.forward(x)
-            terms, gradient = loss.value_and_gradient(y_hat, target, len(rows))
-            if through:                                     # dL/dz of the output layer
-                gradient = loss.gradient_through_sigmoid(y_hat, target, len(rows))
-            net.backward(gradient, given_dZ=through, update=during, input_gradient=False)
-            if during is None:                              # update every layer
-                for layer in net.layers:
-                    step(layer)
-            total = total + batch_loss(terms, target)
-            wrong |= bool(((y_hat > settings.threshold) != (target > settings.threshold)).any())
-        epoch_loss = total / n
-        if wrong:
-            record.last_wrong_epoch[0] = epoch
-        record.final_loss[0] = epoch_loss
-        every = settings.record_every
-        if every and (epoch + 1) % every == 0:
-            record.loss[0, (epoch + 1) // every - 1] = epoch_loss
-        if not np.isfinite(epoch_loss) or not all(np.isfinite(p).all()
-                                                  for p in net.parameters()):
-            record.diverged_epoch[0] = epoch
-            return
+    with _packed(net) as (theta, grad, spans):
+        slots = [list(state)] + [[slot[span] for slot in state] for span in spans[1:]]
+        steps = {id(layer): (theta[span], grad[span], slots[k + 1], settings.lr)
+                 for k, (layer, span) in enumerate(zip(net.layers, spans[1:]))}
+
+        def step(layer: "Layer") -> None:           # one layer's step, inside backward
+            optimizer.step(*steps[id(layer)])
+
+        during = step if settings.update_during_backward else None
+        for epoch in range(settings.first_epoch, settings.first_epoch + settings.epochs):
+            visit = next(orders)[0] if settings.shuffle else np.arange(n)
+            for batch, start in enumerate(batches):
+                rows = visit[start:start + batch_size]
+                x, target = X[rows], y[rows]
+                y_hat = seen[start:start + batch_size] = net.forward(x)
+                terms, gradient = loss.value_and_gradient(y_hat, target, len(rows))
+                if through:                                 # dL/dz of the output layer
+                    gradient = loss.gradient_through_sigmoid(y_hat, target, len(rows))
+                net.backward(gradient, given_dZ=through, update=during, input_gradient=False)
+                if during is None:                          # every layer steps
+                    optimizer.step(theta, grad, slots[0], settings.lr)
+                losses[batch] = batch_loss(terms, target)
+            epoch_loss = epoch_total(losses) / n
+            if ((seen > settings.threshold) != (y[visit] > settings.threshold)).any():
+                record.last_wrong_epoch[0] = epoch
+            record.final_loss[0] = epoch_loss
+            every = settings.record_every
+            if every and (epoch + 1) % every == 0:
+                record.loss[0, (epoch + 1) // every - 1] = epoch_loss
+            if not (np.isfinite(epoch_loss) and np.isfinite(theta).all()):
+                record.diverged_epoch[0] = epoch
+                return
+
+
+def epoch_total(losses: np.ndarray) -> np.ndarray | float:
+    """An epoch's summed loss from its batches' (…, batches), added in order, as the compiled
+    kernels add them."""
+    return np.add.accumulate(losses, axis=-1)[..., -1]
+
+
+@contextmanager
+def _packed(net: "Network") -> Iterator[tuple[np.ndarray, np.ndarray, list[slice]]]:
+    """Within the block, every layer's W, b, dW and db are views into θ = pack(net) and a
+    ∇θ of zeros: ``(θ, ∇θ, spans)``, spans[0] the whole vector and spans[k + 1] layer k's W
+    and b (side by side in θ). At the end the layers get their own arrays back, holding θ's
+    values."""
+    table = layout(net).table
+    theta = pack(net)
+    grad = np.zeros_like(theta)
+    own = [(layer.W, layer.b, layer.dW, layer.db) for layer in net.layers]
+    views = zip(layer_views(theta[None], table), layer_views(grad[None], table))
+    for layer, ((W, b), (dW, db)) in zip(net.layers, views):
+        layer.W, layer.b, layer.dW, layer.db = W[0], b[0], dW[0], db[0]
+    try:
+        yield theta, grad, [slice(0, len(theta))] + [slice(w_at, b_at + n_out)
+                                                     for _, n_out, w_at, b_at in table]
+    finally:
+        for layer, (W, b, dW, db) in zip(net.layers, own):
+            W[...], b[...], dW[...], db[...] = layer.W, layer.b, layer.dW, layer.db
+            layer.W, layer.b, layer.dW, layer.db = W, b, dW, db
 
 
 CHUNK_WORK = 1 << 23
