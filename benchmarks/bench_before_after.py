@@ -113,6 +113,7 @@ def cases(X, y, Xm, ym) -> dict:
             ensemble([2, 2, 2, 1], 100, 100, "numpy"),
         "NumPy ensemble 2-2-2-1, 1000 seeds x 20 epochs":
             ensemble([2, 2, 2, 1], 1000, 20, "numpy"),
+        "NumPy fit 2-2-2-1, 300 epochs": single([2, 2, 2, 1], 300, "numpy"),
         "medium MLP 64-256-256-10, batch 64, numba": medium("numba"),
         "medium MLP 64-256-256-10, batch 64, numpy": medium("numpy"),
     }

@@ -39,12 +39,13 @@ layers' views, each batch's views into the epoch's arrays) is made once per run,
 samples are gathered once per epoch, and φ and φ' come from one call. And for per-sample SGD
 of at least as many members as the widest layer has units (XOR: from 2 members), the arrays
 are stored *members fastest* (Fortran order: member s's number next to member s + 1's), so
-that each NumPy loop, einsum's included (:mod:`tinynet.dense`), runs over all S members at
+that each NumPy loop runs over all S members at
 once instead of once per member over its few numbers. Otherwise (minibatches, whose products
 are matmul's BLAS calls per member, or a few members with wide layers) each member's arrays
-stay together (C order). The order changes the speed, and at most the rounding of dot
-products of three terms or more, which einsum sums in another order when they lie side by
-side in memory.
+stay together (C order). The order changes the speed, never the rounding: short sums are
+added in order, term by term (:mod:`tinynet.dense`), so that member s is its single fit
+(:func:`fit_one`, the network's own layers) bit for bit; only products too big for that go
+to BLAS, which rounds in an order of its own.
 """
 
 from __future__ import annotations
