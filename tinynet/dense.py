@@ -46,9 +46,11 @@ ORDERED_MAX = 16
 module's docstring). Each term is one NumPy call over the whole batch (and every member), so
 the ordered sum costs ``ORDERED_MAX`` calls at most; beyond, one matmul call is cheaper."""
 
-ORDERED_MAX_WORK = 32_768
-"""Nor may a product have more multiply-adds per network than this (the compiled kernels'
-``BLAS_MIN_WORK``): a big product is BLAS's job, whatever its sums' length."""
+ORDERED_MAX_WORK = 128
+"""Nor may a product have more multiply-adds per network than this (one sample through an
+8 x 16 layer): a bigger product is one BLAS call's job, whatever its sums' length (summed in
+order, 8 x 8 layers on batches of 64 took 3.6 times as long in
+``benchmarks/bench_jit_vs_numpy.py``'s table (a), and 2 x 2 layers 1.6 times)."""
 
 
 def _ordered(terms: int, outputs: int) -> bool:
