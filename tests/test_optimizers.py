@@ -241,11 +241,9 @@ class SignDescent(Optimizer):
         return p - lr * np.sign(g)
 
 
-@pytest.mark.parametrize("kernels", ["generated", "generic"])
-def test_an_optimizer_defined_outside_the_package_compiles_and_trains_as_on_numpy(kernels,
-                                                                                 monkeypatch):
-    from tinynet.compiled import codegen
-    monkeypatch.setattr(codegen, "MAX_UNROLLED_WORK", 160 if kernels == "generated" else -1)
+@pytest.mark.unrolled  # the generated kernels; the generic ones write the same definition
+def test_an_optimizer_defined_outside_the_package_compiles_and_trains_as_on_numpy():
+    """(every optimizer's, tests/test_unrolled.py: a kit compile per class saved here)"""
     X, y = tinynet.data.xor()
     nets = {backend: tinynet.mlp([2, 3, 1], activation="tanh", seed=5) for backend in BACKENDS}
     for backend, net in nets.items():
