@@ -1,6 +1,7 @@
 """The README's numbers that come from committed results stay equal to them."""
 
 import importlib
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -102,3 +103,17 @@ def test_the_depth_section_is_rendered_from_the_committed_study():
     shown = readme[readme.index(start) + len(start):readme.index(end)]
     assert shown == depth.render(RESULTS)
     assert "| 32 |" in shown and "![relu: success rate against depth" in shown
+
+
+def test_the_numpy_paths_cost_is_quoted_from_the_committed_before_after():
+    """README's sentence on what the NumPy path's bit-identity costs: the NumPy ensemble rows'
+    slowdown (1 − before/after, in %) and the NumPy fit's ratio, from
+    benchmarks/results/before_after_issue25b.json (python benchmarks/bench_before_after.py
+    --rev 96d2479 --out ...)."""
+    rows = {row["case"]: row["before_over_after"] for row in json.loads(
+        (ROOT / "benchmarks" / "results" / "before_after_issue25b.json").read_text())["rows"]}
+    costs = [100 * (1 - ratio) for case, ratio in rows.items()
+             if case.startswith("NumPy ensemble")]
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f"that costs it {min(costs):.0f}-{max(costs):.0f} % against the" in readme
+    assert f"at {rows['NumPy fit 2-2-2-1, 300 epochs']:.2f} times the speed of the loop" in readme
