@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tinynet
+from test_maths_once import RMSprop  # docs/contributing.md's, defined outside the package
 
 torch = pytest.importorskip("torch", reason="PyTorch comes with the torch extra: pip install "
                                             "'.[dev,torch]'")
@@ -24,7 +25,10 @@ OPTIMIZERS = {"sgd": (lambda parameters, lr: torch.optim.SGD(parameters, lr=lr),
                                                                betas=(0.85, 0.99), eps=1e-7),
                        tinynet.optimizers.Adam(beta1=0.85, beta2=0.99, eps=1e-7)),
               "adam_defaults": (lambda parameters, lr: torch.optim.Adam(parameters, lr=lr),
-                                "adam")}
+                                "adam"),
+              "rmsprop": (lambda parameters, lr: torch.optim.RMSprop(parameters, lr=lr,
+                                                                     alpha=0.9),
+                          RMSprop(alpha=0.9))}
 """PyTorch's optimizer and tinynet's, by name: hyperparameters other than the defaults, so
 that each one is passed through (and Adam's defaults, by name)."""
 
@@ -120,6 +124,7 @@ def test_bce_through_a_saturated_sigmoid_stays_finite(kernels):
     ("adam", "mse", [2, 3, 1], "leaky_relu", 1),
     ("adam", "bce", [2, 4, 3, 1], "tanh", 2),
     ("adam_defaults", "mse", [2, 32, 1], "tanh", 1),
+    ("rmsprop", "mse", [2, 3, 1], "tanh", 1),
 ])  # each optimizer on each kind of layout; every (loss, optimizer) pair is a compile of its
 def test_two_hundred_optimizer_steps_as_pytorch_takes_them(backend, optimizer, loss, sizes,
                                                            hidden, batch_size):  # own
@@ -141,7 +146,7 @@ def test_two_hundred_optimizer_steps_as_pytorch_takes_them(backend, optimizer, l
     names = net.optimizer_state.optimizer.state
     for slot, name in enumerate(names):
         theirs = {"velocity": "momentum_buffer", "m": "exp_avg", "v": "exp_avg_sq",
-                  "t": "step"}[name]
+                  "t": "step", "square_average": "square_avg"}[name]
         flat = np.concatenate([np.broadcast_to(state[theirs].detach().numpy(),
                                                np.shape(p)).ravel()
                                for state, p in zip(states, net.parameters())])

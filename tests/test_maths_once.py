@@ -108,9 +108,9 @@ def test_an_ensemble_of_a_new_activation_is_each_single_fit_bit_for_bit(kernels)
             np.testing.assert_array_equal(p, q)
 
 
-def test_the_documented_optimizer_trains_as_on_numpy_and_as_pytorch(kernels):
+def test_the_documented_optimizer_trains_as_on_numpy(kernels):
     """docs/contributing.md's RMSprop, defined outside the package: 1,000 steps on both
-    backends agree to 1e-12, and 200 steps are PyTorch's RMSprop to 1e-10."""
+    backends agree to 1e-12 (and PyTorch's RMSprop: tests/test_against_torch.py)."""
     X, y = tinynet.data.xor()
     trained = {}
     for backend in ("numpy", "numba"):
@@ -118,28 +118,6 @@ def test_the_documented_optimizer_trains_as_on_numpy_and_as_pytorch(kernels):
         net.fit(X, y, epochs=250, lr=0.01, optimizer=RMSprop(alpha=0.9), backend=backend)
         trained[backend] = net
     agree(trained["numpy"], trained["numba"])
-    torch = pytest.importorskip("torch")
-    net = tinynet.mlp([2, 3, 1], activation="tanh", init="lecun_normal", seed=2)
-    linears = []
-    for layer in net.layers:
-        linear = torch.nn.Linear(layer.n_in, layer.n_out, dtype=torch.float64)
-        with torch.no_grad():
-            linear.weight.copy_(torch.from_numpy(layer.W))
-            linear.bias.copy_(torch.from_numpy(layer.b))
-        linears.append(linear)
-    parameters = [p for linear in linears for p in linear.parameters()]
-    optimizer = torch.optim.RMSprop(parameters, lr=0.01, alpha=0.9)
-    inputs, targets = torch.from_numpy(X), torch.from_numpy(y)
-    for _ in range(50):
-        for row in range(4):
-            hidden = torch.tanh(linears[0](inputs[row:row + 1]))
-            output = torch.sigmoid(linears[1](hidden))
-            optimizer.zero_grad()
-            torch.nn.MSELoss()(output, targets[row:row + 1]).backward()
-            optimizer.step()
-    net.fit(X, y, epochs=50, lr=0.01, optimizer=RMSprop(alpha=0.9), shuffle=False)
-    for ours, theirs in zip(net.parameters(), parameters):
-        np.testing.assert_allclose(ours, theirs.detach().numpy(), rtol=0, atol=1e-10)
 
 
 def test_a_subclass_of_a_built_in_runs_its_own_maths(kernels):

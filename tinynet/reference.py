@@ -146,8 +146,7 @@ def train(theta: np.ndarray, state: np.ndarray, table: np.ndarray,
     slots = [np.array(state[:, slot], order=order) for slot in range(state.shape[1])]
     layers = [(W, b, dW, db, activation) for (W, b), (dW, db), activation
               in zip(layer_views(params, table), layer_views(grad, table), activations)]
-    spans = [slice(0, params.shape[1])] + [slice(w_at, b_at + n_out)
-                                           for _, n_out, w_at, b_at in table]
+    spans = _spans(table, params.shape[1])
     stepped = [(params[:, span], grad[:, span], [slot[:, span] for slot in slots])
                for span in spans]
     X_epoch = np.empty((members, *X.shape), order=order)  # the samples in visiting order
@@ -255,6 +254,13 @@ def epoch_total(losses: np.ndarray) -> np.ndarray | float:
     return np.add.accumulate(losses, axis=-1)[..., -1]
 
 
+def _spans(table: np.ndarray, parameters: int) -> list[slice]:
+    """What the optimizer steps at once: every parameter, then each layer's W and b (side by
+    side in θ: :mod:`tinynet.packing`)."""
+    return [slice(0, parameters)] + [slice(w_at, b_at + n_out)
+                                     for _, n_out, w_at, b_at in table]
+
+
 @contextmanager
 def _packed(net: "Network") -> Iterator[tuple[np.ndarray, np.ndarray, list[slice]]]:
     """Within the block, every layer's W, b, dW and db are views into θ = pack(net) and a
@@ -269,8 +275,7 @@ def _packed(net: "Network") -> Iterator[tuple[np.ndarray, np.ndarray, list[slice
     for layer, ((W, b), (dW, db)) in zip(net.layers, views):
         layer.W, layer.b, layer.dW, layer.db = W[0], b[0], dW[0], db[0]
     try:
-        yield theta, grad, [slice(0, len(theta))] + [slice(w_at, b_at + n_out)
-                                                     for _, n_out, w_at, b_at in table]
+        yield theta, grad, _spans(table, len(theta))
     finally:
         for layer, (W, b, dW, db) in zip(net.layers, own):
             W[...], b[...], dW[...], db[...] = layer.W, layer.b, layer.dW, layer.db
