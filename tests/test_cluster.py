@@ -38,7 +38,7 @@ SETUP = Setup(seeds=320, epochs=2000)
 def client():
     """Two single-threaded worker processes, as `dask worker --nthreads 1` would start."""
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=logging.ERROR) as cluster, \
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
             Client(cluster) as client:
         yield client
 
@@ -160,12 +160,16 @@ def loaded_kernels() -> list[tuple[str, int, int]]:
 
 def test_fresh_workers_load_their_kernels_from_the_cache(client):
     """After one study has compiled (or loaded) the kernels, new worker processes load them
-    from the disk cache: on each, every kernel it used was loaded, none compiled."""
+    from the disk cache: on each, every kernel it used was loaded, none compiled. The new
+    processes are a second cluster's (``client.restart()`` waited 120 s for a worker that never
+    came back, on a busy CI machine)."""
     setup = Setup(seeds=128, epochs=10)
     run_study(ARMS[:1], setup, progress=False, executor=client, block_seeds=64)
-    client.restart()  # new worker processes, the caches on disk kept
-    run_study(ARMS[:1], setup, progress=False, executor=client, block_seeds=64)
-    used = [kernels for kernels in client.run(loaded_kernels).values() if kernels]
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as fresh:
+        run_study(ARMS[:1], setup, progress=False, executor=fresh, block_seeds=64)
+        used = [kernels for kernels in fresh.run(loaded_kernels).values() if kernels]
     assert used, "no worker trained a block"
     assert all(hits >= 1 and compiled == 0 for kernels in used for _, hits, compiled in kernels)
 

@@ -311,7 +311,7 @@ definitions."""
 
 import math
 
-from numba import njit, prange
+from numba import njit
 
 from tinynet.compiled import lanes, single
 from tinynet.compiled.scalars import vector_exp
@@ -320,28 +320,39 @@ from tinynet.compiled.scalars import vector_exp
 ''' + "\n\n".join(parts) + '''
 
 @njit(cache=True, error_model="numpy")
+def forward_lanes(theta, layout, A, D, rows, acc):
+    """tinynet.compiled.lanes' forward pass with this network's activations."""
+    lanes._forward(activate_lanes, theta, layout, A, D, rows, acc)
+
+
+@njit(cache=True, error_model="numpy")
+def backward_lanes(table, theta, state, hyper, A, D, delta, back, rows, acc, lr, during):
+    """tinynet.compiled.lanes' backward pass and step with this network's optimizer."""
+    lanes._backward(update_lane, table, theta, state, hyper, A, D, delta, back, rows, acc, lr,
+                    during)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
 def fit_block(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
               final_loss, diverged_epoch, last_wrong_epoch, predictions):
-    """One block of tinynet.compiled.lanes' LANES networks, with this network's maths."""
-    lanes.fit_block_of_members(activate_lanes, loss, update_lane, block, theta, state, hyper,
+    """Block ``block`` of tinynet.compiled.lanes' blocks of LANES networks, with this
+    network's maths; blocks run side by side on threads (tinynet.compiled.threads)."""
+    lanes.fit_block_of_members(forward_lanes, loss, backward_lanes, block, theta, state, hyper,
                                layout, X, Y, seeds, settings, loss_history, final_loss,
                                diverged_epoch, last_wrong_epoch, predictions)
 
 
-@njit(cache=True, parallel=True, error_model="numpy")
-def fit_lanes(theta, state, hyper, layout, X, Y, seeds, settings, record, predictions):
-    """tinynet.compiled.lanes' blocks of LANES networks, spread over the cores."""
-    loss_history, final_loss, diverged_epoch, last_wrong_epoch = record  # arrays, not a tuple,
-    for block in prange((theta.shape[1] + lanes.LANES - 1) // lanes.LANES):  # inside prange
-        fit_block(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
-                  final_loss, diverged_epoch, last_wrong_epoch, predictions)
+@njit(cache=True, error_model="numpy")
+def dense_gradients(dA, X, Z, kind, parameters, layer, dZ, dW, db):
+    """tinynet.compiled.single._dense_gradients with this network's activations."""
+    single._dense_gradients(activate_rows, dA, X, Z, kind, parameters, layer, dZ, dW, db)
 
 
 @njit(cache=True, error_model="numpy")
 def fit_network(theta, state, hyper, layout, X, Y, seed, settings, record):
     """tinynet.compiled.single.fit_network with this network's maths."""
-    return single.fit_network(activate_rows, loss, update_rows, theta, state, hyper, layout, X,
-                              Y, seed, settings, record)
+    return single.fit_network(forward_network, dense_gradients, loss, update_rows, theta, state,
+                              hyper, layout, X, Y, seed, settings, record)
 
 
 @njit(cache=True, error_model="numpy")
@@ -365,7 +376,7 @@ def load(maths: Maths) -> ModuleType:
 
 
 def entry(maths: Maths, name: str) -> object:
-    """The kit's entry point ``name`` (``fit_lanes``, ``fit_network``, ``forward_network``),
+    """The kit's entry point ``name`` (``fit_block``, ``fit_network``, ``forward_network``),
     after saying on stderr if it is about to be compiled."""
     function = getattr(load(maths), name)
     own = [activation.name for activation in maths.activations

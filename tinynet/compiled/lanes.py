@@ -4,7 +4,8 @@ One network's per-sample SGD is a chain of dependent scalar operations, so a CPU
 most of its time waiting on its own results. Independent networks do not wait on each other:
 stored side by side, with the network index innermost (``theta[p, lane]``), every operation
 becomes a short loop over lanes that the compiler turns into vector instructions. Networks are
-trained in blocks of :data:`LANES`, and blocks are spread over the CPU cores (``prange``).
+trained in blocks of :data:`LANES`, and blocks are spread over the CPU cores
+(:mod:`tinynet.compiled.threads`).
 
 Every lane does exactly the arithmetic of :func:`tinynet.compiled.single.fit_network`, in the
 same order and with the same scalar functions, so member k of an ensemble ends bit-identical
@@ -12,12 +13,15 @@ to the same network trained alone by the numba backend (as long as that one call
 :data:`tinynet.compiled.single.BLAS_MIN_WORK`). No array views are made inside the loops: a
 view costs an atomic reference count, and threads sharing one would fight over it.
 
-The maths is not here: the kernels take the network's activations, loss and optimizer as compiled
-functions, ``activate``, ``loss`` and ``update``, which :mod:`tinynet.compiled.kit` writes from
-their definitions for each network, and whose entry point (with the ``prange`` over blocks) calls
-:func:`fit_block_of_members`. The functions that take them are inlined into the kit's code
-(``inline="always"``), which numba caches: passed down through calls that are not inlined, they
-would become function pointers, which numba cannot cache.
+The maths is not here: the kit (:mod:`tinynet.compiled.kit`) writes the network's activations,
+loss and optimizer from their definitions, and its entry point hands
+:func:`fit_block_of_members` three compiled functions: ``forward`` (:func:`_forward` with the
+kit's switch over the activations), ``loss``, and ``backward`` (:func:`_backward` with the
+kit's optimizer step). The functions that take a function are inlined where they are called
+(``inline="always"``), so that numba can cache the result (a function passed through a call
+that is not inlined would become a function pointer, which numba cannot cache). The forward
+and backward passes are kit functions of their own, each compiled once, rather than inlined at
+each of their call sites, which compiled them several times over.
 """
 
 from __future__ import annotations
@@ -105,7 +109,9 @@ def _backward(update, table, theta, state, hyper, A, D, delta, back, rows, acc, 
     dX is computed before the layer's step (``update="after_backward"``: every gradient from
     the weights the forward pass used, as if every layer stepped after the whole pass) or,
     with ``during``, after it, with the new W. A parameter steps while its gradient is fresh,
-    in the loop that computes it for a one-sample batch, instead of in a pass of its own.
+    in the loop that computes it for a one-sample batch, instead of in a pass of its own; there,
+    stepping after the backward pass, the same loop also adds the old W_ji's term to dX_i,
+    in the order :func:`_backward_input` sums it.
     """
     for layer in range(table.shape[0] - 1, -1, -1):
         n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], \
@@ -114,11 +120,22 @@ def _backward(update, table, theta, state, hyper, A, D, delta, back, rows, acc, 
             for j in range(n_out):
                 for l in range(LANES):
                     delta[r, j, l] *= D[layer, r, j, l]
-        if layer > 0 and not during:              # dX = dZ W with the old W
+        fused = layer > 0 and rows == 1 and not during
+        if fused:                                 # dX = dZ W summed in the steps' loop below
+            for i in range(n_in):
+                for l in range(LANES):
+                    back[0, i, l] = 0.0
+        elif layer > 0 and not during:            # dX = dZ W with the old W
             _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at)
         for j in range(n_out):                    # dW = dZᵀ X, db = Σ_rows dZ, and the step
             for i in range(n_in):
                 w = w_at + j * n_in + i
+                if fused:                         # the old W_ji into dX_i, then W_ji's step
+                    for l in range(LANES):
+                        back[0, i, l] += delta[0, j, l] * theta[w, l]
+                        update(theta, state, lr, hyper, w, l,
+                               0.0 + delta[0, j, l] * A[layer, 0, i, l])
+                    continue
                 if rows == 1:                     # one row: a sum of one term, one loop
                     for l in range(LANES):
                         update(theta, state, lr, hyper, w, l,
@@ -258,13 +275,15 @@ def restore_state(state, kept_state, diverged_epoch):
 
 
 @njit(error_model="numpy", inline="always")
-def _fit_block(activate, loss, update, theta, state, hyper, layout, X, Y, seeds, settings,
+def _fit_block(forward, loss, backward, theta, state, hyper, layout, X, Y, seeds, settings,
                loss_history, final_loss, diverged_epoch, last_wrong_epoch, predictions):
     """Train the networks in the columns of ``theta`` (P, LANES), one per lane, and their
     optimizer's ``state`` (k, P, LANES), epochs
     ``settings.first_epoch`` on, continuing each lane's record (``loss_history`` (LANES,
     records), the rest (LANES,)), and write their trained outputs on X into ``predictions``
-    (LANES, N, n_out).
+    (LANES, N, n_out). ``forward(theta, layout, A, D, rows, acc)`` and ``backward(table,
+    theta, state, hyper, A, D, delta, back, rows, acc, lr, during)`` are :func:`_forward` and
+    :func:`_backward` with the kit's activations and optimizer; ``loss`` is its loss.
 
     A lane that diverges keeps computing (its neighbours in the block are computed anyway),
     but its record stops, and its parameters and state are put back as they were at the end
@@ -303,7 +322,7 @@ def _fit_block(activate, loss, update, theta, state, hyper, layout, X, Y, seeds,
                 for k in range(n_out):
                     for l in range(LANES):
                         targets[r, k, l] = Y[order[start + r, l], k]
-            _forward(activate, theta, layout, A, D, rows, acc)
+            forward(theta, layout, A, D, rows, acc)
             for l in range(LANES):
                 batch_loss[l] = 0.0
             for r in range(rows):                 # the loss, dL/dŷ, wrong sides
@@ -317,8 +336,7 @@ def _fit_block(activate, loss, update, theta, state, hyper, layout, X, Y, seeds,
                             last_wrong_epoch[l] = epoch
             for l in range(LANES):
                 total[l] += batch_loss[l]
-            _backward(update, layout.table, theta, state, hyper, A, D, delta, back, rows, acc,
-                      lr, during)
+            backward(layout.table, theta, state, hyper, A, D, delta, back, rows, acc, lr, during)
         alive = record_epoch(theta, total, n, epoch, every, loss_history, final_loss,
                              diverged_epoch, last_wrong_epoch, kept, kept_wrong, check)
         keep_state(state, kept_state, diverged_epoch, epoch)
@@ -332,7 +350,7 @@ def _fit_block(activate, loss, update, theta, state, hyper, layout, X, Y, seeds,
             for i in range(n_in):
                 for l in range(LANES):
                     A[0, r, i, l] = X[start + r, i]
-        _forward(activate, theta, layout, A, D, rows, acc)
+        forward(theta, layout, A, D, rows, acc)
         for r in range(rows):
             for k in range(n_out):
                 for l in range(LANES):
@@ -340,7 +358,7 @@ def _fit_block(activate, loss, update, theta, state, hyper, layout, X, Y, seeds,
 
 
 @njit(error_model="numpy", inline="always")
-def fit_block_of_members(activate, loss, update, block, theta, state, hyper, layout, X, Y,
+def fit_block_of_members(forward, loss, backward, block, theta, state, hyper, layout, X, Y,
                          seeds, settings, loss_history, final_loss, diverged_epoch,
                          last_wrong_epoch, predictions):
     """Train block ``block`` of the S networks of one layout in ``theta`` (P, S), network s in
@@ -350,7 +368,7 @@ def fit_block_of_members(activate, loss, update, block, theta, state, hyper, lay
 
     Continues row s of the record's arrays (see :mod:`tinynet.results`) and writes
     ``predictions[s]`` (N, n_out), the trained network's outputs on X. The kit's
-    ``fit_lanes`` runs the blocks in a ``prange``.
+    ``fit_block`` runs it, one block per call, the blocks on threads.
     """
     n_params, members = theta.shape
     n, n_out = Y.shape
@@ -377,7 +395,7 @@ def fit_block_of_members(activate, loss, update, block, theta, state, hyper, lay
         diverged[l] = diverged_epoch[member]
         wrong[l] = last_wrong_epoch[member]
     outputs = np.empty((LANES, n, n_out))
-    _fit_block(activate, loss, update, local, local_state, hyper, layout, X, Y, local_seeds,
+    _fit_block(forward, loss, backward, local, local_state, hyper, layout, X, Y, local_seeds,
                settings, history, loss_now, diverged, wrong, outputs)
     for l in range(min(LANES, members - first)):
         member = first + l

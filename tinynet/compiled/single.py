@@ -7,12 +7,14 @@ the bias is added after it, and the loss's gradient is its definition's. Underne
 plain Python: with ``NUMBA_DISABLE_JIT=1`` they run (slowly) and can be stepped through in a
 debugger. Parameters travel as one flat vector ``theta`` with a :class:`tinynet.packing.Layout`.
 
-The maths is not here: the functions take the network's activations, loss and optimizer as compiled
-functions, ``activate`` (a switch over the network's activations, :func:`activation_rows` for each),
-``loss`` and ``update``, which :mod:`tinynet.compiled.kit` writes from their definitions for each
-network; its entry points call :func:`fit_network` and :func:`forward_network`. The functions that
-take them are inlined into those entry points (``inline="always"``), which numba caches: passed down
-through calls that are not inlined, they would become function pointers, which numba cannot cache.
+The maths is not here: the functions take the network's activations, loss and optimizer as
+compiled functions, which :mod:`tinynet.compiled.kit` writes from their definitions for each
+network: ``activate`` (a switch over the network's activations, :func:`activation_rows` for
+each), ``loss`` and ``update``; :func:`fit_network` takes the kit's compiled forward pass and
+layer gradients (:func:`forward_network` and :func:`_dense_gradients` with its switch) instead
+of the switch. The functions that take a function are inlined where they are called
+(``inline="always"``), which numba caches: passed through calls that are not inlined, they
+would become function pointers, which numba cannot cache.
 """
 
 from __future__ import annotations
@@ -135,13 +137,15 @@ def forward_network(activate, theta, layout, X, Zs, As):
 
 
 @njit(error_model="numpy", inline="always")
-def fit_network(activate, loss, update, theta, state, hyper, layout, X, Y, seed, settings,
-                record):
+def fit_network(forward, gradients, loss, update, theta, state, hyper, layout, X, Y, seed,
+                settings, record):
     """Train ``theta`` (P,) and the optimizer's ``state`` (k, P) in place on the network's
     ``loss``, as :func:`tinynet.reference.train` does for one member: epochs
-    ``settings.first_epoch`` on, written into row 0 of ``record``. ``update(theta, grad,
-    state, lr, hyper, start, stop)`` is the kit's optimizer step of parameters start to stop,
-    ``hyper`` its hyperparameters. Each layer's W and b are updated as soon as their
+    ``settings.first_epoch`` on, written into row 0 of ``record``. ``forward(theta, layout,
+    X, Zs, As)`` and ``gradients(dA, X, Z, kind, parameters, layer, dZ, dW, db)`` are the
+    kit's :func:`forward_network` and :func:`_dense_gradients`; ``update(theta, grad, state,
+    lr, hyper, start, stop)`` is its optimizer step of parameters start to stop, ``hyper``
+    the hyperparameters. Each layer's W and b are updated as soon as their
     gradients are known, before the layer passes dX = dZ W back, if
     ``settings.update_during_backward``; all at once after the backward pass otherwise.
 
@@ -177,7 +181,7 @@ def fit_network(activate, loss, update, theta, state, hyper, layout, X, Y, seed,
                 Xb[r, :] = X[order[start + r]]
                 Yb[r, :] = Y[order[start + r]]
             x, y = Xb[:rows], Yb[:rows]
-            outputs = forward_network(activate, theta, layout, x, Zs, As)
+            outputs = forward(theta, layout, x, Zs, As)
             # the loss, dL/dŷ, outputs on the wrong side of the threshold
             delta = _rows(dA, rows, n_out)
             batch_loss = 0.0
@@ -196,8 +200,8 @@ def fit_network(activate, loss, update, theta, state, hyper, layout, X, Y, seed,
                                                    table[layer, 2], table[layer, 3])
                 prev = x if layer == 0 else _rows(As[layer - 1], rows, width_in)
                 dz = _rows(dZ, rows, width_out)
-                _dense_gradients(activate, delta, prev, _rows(Zs[layer], rows, width_out),
-                                 kinds[layer], parameters, layer, dz, dW, db)
+                gradients(delta, prev, _rows(Zs[layer], rows, width_out), kinds[layer],
+                          parameters, layer, dz, dW, db)
                 if during:                                    # update this layer: W and b
                     update(theta, grad, state, lr, hyper, w_at, b_at + width_out)
                 if layer > 0:                                 # dX = dZ W, the next dA
