@@ -10,7 +10,7 @@ imports tinynet, trains the job once (timed: compiling and training), then train
 (timed: training alone); the difference is the compile. The kernel column says which kernels
 the job compiles: a small layout's ensemble the kernel generated for it (``unrolled``), its
 single fit the ``fused`` one; a layout too big to unroll the kit of its activations, loss and
-optimizer (``kit``, shared by every layout), whose ensemble entry point (``fit_block``) and
+optimizer (``kit``, shared by every layout), whose ensemble entry point (``fit_lanes``) and
 single-fit entry point (``fit_network``) compile separately. With empty caches the package's
 own kernels (epoch orders, records) compile too. BLAS threads 1; numba threads: every core.
 Results go to benchmarks/results/bench_compile.json and .md.
@@ -45,8 +45,8 @@ CASES = [  # layout, seeds, kernel, another layout of the same kernel kind
     ([2, 2, 2, 1], 100, "unrolled", [2, 3, 1]),
     ([2, 8, 1], 100, "unrolled", [2, 3, 1]),
     ([2, 2, 2, 1], 1, "fused", [2, 3, 1]),
-    ([2, 32, 1], 100, "kit: fit_block", [2, 24, 1]),
-    ([2, 16, 16, 16, 16, 16, 16, 16, 16, 1], 100, "kit: fit_block", [2, 24, 1]),
+    ([2, 32, 1], 100, "kit: fit_lanes", [2, 24, 1]),
+    ([2, 16, 16, 16, 16, 16, 16, 16, 16, 1], 100, "kit: fit_lanes", [2, 24, 1]),
     ([2, 32, 1], 1, "kit: fit_network", [2, 24, 1]),
 ]
 

@@ -15,7 +15,6 @@ from ..optimizers import Optimizer
 from ..packing import Layout, layout, pack, stack, unpack
 from ..results import Record, Settings, run_in_chunks
 from . import codegen, fused, kit, lanes, unrolled
-from .threads import run_blocks
 
 if TYPE_CHECKING:
     from ..network import Network
@@ -94,14 +93,11 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
             unrolled.fit_lanes(lanes_theta, lanes_state, hyper, net_layout, maths, X, y, seeds,
                                part, record, predictions, numba.get_num_threads())
     else:
-        block_kernel = kit.entry(maths, "fit_block")
-        blocks = -(-len(theta) // lanes.LANES)
+        generic = kit.entry(maths, "fit_lanes")
 
         def train(part: Settings) -> None:
-            run_blocks(lambda block: block_kernel(block, lanes_theta, lanes_state, hyper,
-                                                  net_layout, X, y, seeds, part, *record,
-                                                  predictions),
-                       blocks, numba.get_num_threads())
+            generic(lanes_theta, lanes_state, hyper, net_layout, X, y, seeds, part, record,
+                    predictions)
     work = lane_width(len(theta), net_layout, settings.batch_size) * theta.shape[1] * len(X)
     run_in_chunks(settings, work, CHUNK_WORK, train, record, progress)
     theta[...] = lanes_theta.T

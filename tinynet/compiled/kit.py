@@ -311,7 +311,8 @@ definitions."""
 
 import math
 
-from numba import njit
+import numpy as np
+from numba import njit, prange
 
 from tinynet.compiled import lanes, single
 from tinynet.compiled.scalars import vector_exp
@@ -332,14 +333,24 @@ def backward_lanes(table, theta, state, hyper, A, D, delta, back, rows, acc, lr,
                     during)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def fit_block(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
               final_loss, diverged_epoch, last_wrong_epoch, predictions):
-    """Block ``block`` of tinynet.compiled.lanes' blocks of LANES networks, with this
-    network's maths; blocks run side by side on threads (tinynet.compiled.threads)."""
+    """One block of tinynet.compiled.lanes' LANES networks, with this network's maths."""
     lanes.fit_block_of_members(forward_lanes, loss, backward_lanes, block, theta, state, hyper,
                                layout, X, Y, seeds, settings, loss_history, final_loss,
                                diverged_epoch, last_wrong_epoch, predictions)
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def fit_lanes(theta, state, hyper, layout, X, Y, seeds, settings, record, predictions):
+    """tinynet.compiled.lanes' blocks of LANES networks, spread over the cores."""
+    loss_history, final_loss, diverged_epoch, last_wrong_epoch = record  # arrays, not a tuple,
+    for block in prange((theta.shape[1] + lanes.LANES - 1) // lanes.LANES):  # inside prange
+        # np.int64: prange's index is int64 where it is typed and uint64 where it is lowered,
+        # which would compile fit_block twice
+        fit_block(np.int64(block), theta, state, hyper, layout, X, Y, seeds, settings,
+                  loss_history, final_loss, diverged_epoch, last_wrong_epoch, predictions)
 
 
 @njit(cache=True, error_model="numpy")
@@ -376,7 +387,7 @@ def load(maths: Maths) -> ModuleType:
 
 
 def entry(maths: Maths, name: str) -> object:
-    """The kit's entry point ``name`` (``fit_block``, ``fit_network``, ``forward_network``),
+    """The kit's entry point ``name`` (``fit_lanes``, ``fit_network``, ``forward_network``),
     after saying on stderr if it is about to be compiled."""
     function = getattr(load(maths), name)
     own = [activation.name for activation in maths.activations

@@ -4,8 +4,7 @@ One network's per-sample SGD is a chain of dependent scalar operations, so a CPU
 most of its time waiting on its own results. Independent networks do not wait on each other:
 stored side by side, with the network index innermost (``theta[p, lane]``), every operation
 becomes a short loop over lanes that the compiler turns into vector instructions. Networks are
-trained in blocks of :data:`LANES`, and blocks are spread over the CPU cores
-(:mod:`tinynet.compiled.threads`).
+trained in blocks of :data:`LANES`, and blocks are spread over the CPU cores (``prange``).
 
 Every lane does exactly the arithmetic of :func:`tinynet.compiled.single.fit_network`, in the
 same order and with the same scalar functions, so member k of an ensemble ends bit-identical
@@ -368,7 +367,7 @@ def fit_block_of_members(forward, loss, backward, block, theta, state, hyper, la
 
     Continues row s of the record's arrays (see :mod:`tinynet.results`) and writes
     ``predictions[s]`` (N, n_out), the trained network's outputs on X. The kit's
-    ``fit_block`` runs it, one block per call, the blocks on threads.
+    ``fit_lanes`` runs the blocks in a ``prange``.
     """
     n_params, members = theta.shape
     n, n_out = Y.shape
