@@ -178,16 +178,61 @@ def test_an_interrupted_check_restores_the_parameter(monkeypatch):
     assert all(np.array_equal(p, q) for p, q in zip(net.parameters(), before))
 
 
-def test_an_exact_fit_passes():
+def test_an_exact_fit_is_inconclusive_not_a_false_alarm():
     """At y = net(X) every gradient is 0 and n is all truncation and rounding error: the
-    relative error alone would be 1, a false alarm, without ``tiny``."""
+    relative error alone would be 1, a false alarm, without ``tiny``; and n, being noise,
+    can pass nothing either."""
     net, X, _ = tanh_then_identity(seed=2)
     y = net.forward(X)
     report = gradcheck(net, X, y)
     assert report.loss == 0.0
     assert all(np.all(check.analytic == 0) for check in report.arrays.values())
     assert any(np.any(check.numerical != 0) for check in report.arrays.values())
-    assert report.passed
+    assert report.status == "inconclusive" and not report.passed and not report.failed
+    assert "result: inconclusive: in 22 element(s)" in " ".join(str(report).split())
+
+
+@pytest.mark.parametrize("eps", [1e-16, 1e-30, 1e-300])
+def test_an_eps_that_rounds_away_is_refused(eps):
+    net, X, y = tanh_then_identity()
+    with pytest.raises(ValueError, match=rf"^eps must move every parameter, got eps={eps:g}: "
+                                         r"layer 0 W\[\d, \d\] = .* rounds back to itself; "
+                                         r"expected eps > "):
+        gradcheck(net, X, y, eps=eps)
+
+
+@pytest.mark.parametrize("eps", [1e-14, 1e-12, 1e-10])
+def test_a_broken_backward_never_passes_at_a_tiny_eps(monkeypatch, eps):
+    """Every dW doubled: at these eps n is noise beside the gradients, so the elements a
+    comparison cannot judge are inconclusive, and the others fail; none passes."""
+    real = dense.backward_parameters
+
+    def doubled(dZ, X, dW, db):
+        real(dZ, X, dW, db)
+        dW *= 2.0
+
+    monkeypatch.setattr(dense, "backward_parameters", doubled)
+    net, X, y = tanh_then_identity()
+    report = gradcheck(net, X, y, eps=eps)
+    assert report.status in ("inconclusive", "failed") and not report.passed
+    for check in report.arrays.values():
+        judged = ~check.inconclusive
+        assert not (judged & (check.relative_error < check.tolerance)
+                    & (np.abs(check.analytic - check.numerical) > 1e-3)).any()
+
+
+def test_a_broken_backward_fails_at_the_default_eps(monkeypatch):
+    real = dense.backward_parameters
+
+    def doubled(dZ, X, dW, db):
+        real(dZ, X, dW, db)
+        dW *= 2.0
+
+    monkeypatch.setattr(dense, "backward_parameters", doubled)
+    net, X, y = tanh_then_identity()
+    report = gradcheck(net, X, y)
+    assert report.failed and not any(check.inconclusive.any()
+                                     for check in report.arrays.values())
 
 
 def test_relative_error_is_the_documented_formula():

@@ -31,9 +31,15 @@ is three quarters of it::
 with u = 2.2e-16 and S₊, S₋ taken at θ + eps and θ - eps: a computed loss is off by about u S,
 as L is rounded to about u L and each output ŷ to about u |ŷ|, which moves L by
 (2/B) |ŷ - y| u |ŷ|. Then ``tiny = NOISE_MARGIN · (error of n) / tolerance``: a disagreement
-within NOISE_MARGIN times n's estimated error passes, however small the gradient. (So at a
-minimum, where every gradient is near 0, a wrong factor in backward hides among the rounding
-errors: check at initialization, where the gradients are large.)
+within NOISE_MARGIN times n's estimated error passes, however small the gradient.
+
+Noise. That is evidence only while n's error is small beside the gradients a bug would
+change. An element is *inconclusive*, neither passed nor failed, when
+NOISE_MARGIN · (error of n) >= tolerance · G, G the largest |a| or |n| over every parameter:
+there the central difference is noise at the scale of the network's gradients. It happens at
+a minimum, where every gradient is near 0 (check at initialization, where they are large),
+and with an ``eps`` so small that rounding swamps the difference; an ``eps`` for which
+θ ± eps/2 rounds back to θ for some parameter is refused.
 
 Kinks. ReLU and LeakyReLU have a kink at z = 0, where the derivative does not exist and
 backward uses a convention (the left slope, see :mod:`tinynet.activations`). If a step of
@@ -113,7 +119,8 @@ class Kink:
 class ArrayCheck:
     """The check of one parameter array, ``name`` such as ``"layer 0 W"``: ``analytic`` (a),
     ``numerical`` (n), ``numerical_error`` (n's estimated error), ``relative_error`` (r), all
-    of the array's shape, and ``at_kink``, True where the element's steps straddled a kink."""
+    of the array's shape; ``at_kink``, True where the element's steps straddled a kink, and
+    ``inconclusive``, True where n is noise (see the module's docstring)."""
 
     name: str
     analytic: np.ndarray
@@ -122,6 +129,7 @@ class ArrayCheck:
     relative_error: np.ndarray
     at_kink: np.ndarray
     tolerance: float
+    inconclusive: np.ndarray
 
     @property
     def max_relative_error(self) -> float:
@@ -135,29 +143,34 @@ class ArrayCheck:
 
     @property
     def mismatch(self) -> np.ndarray:
-        """True where r is not below the tolerance (NaN included)."""
-        return ~(self.relative_error < self.tolerance)
+        """True where r is not below the tolerance (NaN included) and n is not noise."""
+        return ~(self.relative_error < self.tolerance) & ~self.inconclusive
 
     @property
     def status(self) -> str:
-        """``"passed"``: every r below the tolerance; ``"kinks"``: mismatches only in elements
-        whose steps straddle a kink; ``"failed"``: a mismatch away from every kink."""
-        if not self.mismatch.any():
-            return "passed"
-        return "failed" if (self.mismatch & ~self.at_kink).any() else "kinks"
+        """``"passed"``: every r below the tolerance, with n no noise anywhere; ``"failed"``:
+        a mismatch away from every kink; ``"kinks"``: mismatches only in elements whose steps
+        straddle a kink; ``"inconclusive"``: no mismatch, but n is noise in some element."""
+        if (self.mismatch & ~self.at_kink).any():
+            return "failed"
+        if self.mismatch.any():
+            return "kinks"
+        return "inconclusive" if self.inconclusive.any() else "passed"
 
 
 WIDTH = 100
 """Width the report's sentences are wrapped to."""
 
-_RESULT_TEXT = {"passed": "ok", "kinks": "mismatch at a kink", "failed": "FAILED"}
+_RESULT_TEXT = {"passed": "ok", "kinks": "mismatch at a kink", "failed": "FAILED",
+                "inconclusive": "inconclusive"}
 
 
 @dataclass(frozen=True, eq=False)
 class GradcheckReport:
     """What :func:`gradcheck` found. ``arrays`` maps each parameter array's name
     (``"layer 0 W"``, ``"layer 0 b"``, ...) to its :class:`ArrayCheck`, in the order of
-    ``net.parameters()``; ``kinks`` lists the straddled units. Print it to read it."""
+    ``net.parameters()``; ``kinks`` lists the straddled units; ``scale`` is G, the largest
+    |a| or |n|, beside which n's error makes an element inconclusive. Print it to read it."""
 
     sizes: tuple[int, ...]
     samples: int
@@ -166,17 +179,20 @@ class GradcheckReport:
     tolerance: float
     arrays: dict[str, ArrayCheck]
     kinks: tuple[Kink, ...]
+    scale: float
 
     @property
     def status(self) -> str:
-        """``"passed"``, ``"kinks"`` (mismatches only where a kink is straddled) or
-        ``"failed"`` (a mismatch away from every kink): the worst of the arrays'."""
+        """``"passed"``, ``"inconclusive"`` (no mismatch, but n is noise somewhere),
+        ``"kinks"`` (mismatches only where a kink is straddled) or ``"failed"`` (a mismatch
+        away from every kink): the worst of the arrays'."""
         statuses = {check.status for check in self.arrays.values()}
-        return next(s for s in ("failed", "kinks", "passed") if s in statuses)
+        return next(s for s in ("failed", "kinks", "inconclusive", "passed") if s in statuses)
 
     @property
     def passed(self) -> bool:
-        """True if every element's relative error is below the tolerance."""
+        """True if every element's relative error is below the tolerance, and n is no noise
+        anywhere."""
         return self.status == "passed"
 
     @property
@@ -194,14 +210,18 @@ class GradcheckReport:
                  f"samples, MSE loss {self.loss:.6g}: backward (a) against central",
                  f"differences (n) with eps {self.eps:g}; an element passes if "
                  f"r = |a - n| / max(|a| + |n|, tiny) < {self.tolerance:g},",
-                 f"where tiny = {NOISE_MARGIN:g} x (error of n) / {self.tolerance:g}"]
+                 f"where tiny = {NOISE_MARGIN:g} x (error of n) / {self.tolerance:g}; n is noise "
+                 f"(inconclusive) where",
+                 f"{NOISE_MARGIN:g} x (error of n) >= {self.tolerance:g} x {self.scale:.3g}, "
+                 "the largest |a| or |n|"]
         rows = [("array", "shape", "max r", "max |a - n|", "max error of n",
-                 "steps across a kink", "result")]
+                 "steps across a kink", "n is noise", "result")]
         for name, check in self.arrays.items():
             rows.append((name, str(check.analytic.shape), f"{check.max_relative_error:.2g}",
                          f"{check.max_absolute_error:.2g}",
                          f"{float(np.max(check.numerical_error)):.2g}",
                          f"{int(check.at_kink.sum())} of {check.at_kink.size}",
+                         f"{int(check.inconclusive.sum())} of {check.inconclusive.size}",
                          _RESULT_TEXT[check.status]))
         lines.append(table(rows))
         if self.kinks:
@@ -221,6 +241,19 @@ class GradcheckReport:
         """The last line of the report: the status, and for a failure where to look."""
         if self.status == "passed":
             return f"result: passed, every element agrees (r < {self.tolerance:g})."
+        if self.status == "inconclusive":
+            noisy = [check for check in self.arrays.values() if check.inconclusive.any()]
+            count = sum(int(check.inconclusive.sum()) for check in noisy)
+            worst = max(float(np.max(check.numerical_error)) for check in noisy)
+            names = ", ".join(check.name for check in noisy)
+            total = sum(check.inconclusive.size for check in self.arrays.values())
+            return (f"result: inconclusive: in {count} element(s) ({names}) the central "
+                    f"difference's own error (up to {worst:.2g}) "
+                    f"is too large beside the gradients (up to {self.scale:.3g}) to tell a "
+                    "correct backward from a wrong one"
+                    + ("" if count == total else "; every other element agrees")
+                    + ". Check at initialization, away from a minimum, with eps near its "
+                    "default 1e-6.")
         if self.status == "kinks":
             names = ", ".join(name for name, check in self.arrays.items()
                               if check.status == "kinks")
@@ -264,12 +297,14 @@ def gradcheck(net: Network, X: object, y: object, eps: float = 1e-6,
             bad = tuple(int(i) for i in np.argwhere(~np.isfinite(parameter))[0])
             raise ValueError(f"net's parameters must be finite, got {name}{list(bad)} = "
                              f"{parameter[bad]}")
+    _check_steps_move(net, eps)
 
     loss = mse(net.forward(X), y)
     z = [layer.pre_activation.copy() for layer in net.layers]
     numerical, errors, at_kink, kinks = _central_differences(net, X, y, eps, z)
     net.backward(mse_gradient(net.forward(X), y))  # after the steps: leave the caches at θ
 
+    scale = max(float(np.max(np.abs(array))) for array in (*net.gradients(), *numerical))
     arrays = {}
     for (name, _), gradient, n, error, straddled in zip(
             _named_parameters(net), net.gradients(), numerical, errors, at_kink):
@@ -277,8 +312,28 @@ def gradcheck(net: Network, X: object, y: object, eps: float = 1e-6,
         # at least the smallest float: error is 0 when the outputs and targets are all 0
         tiny = np.maximum(NOISE_MARGIN * error / tolerance, np.finfo(np.float64).tiny)
         relative = np.abs(a - n) / np.maximum(np.abs(a) + np.abs(n), tiny)
-        arrays[name] = ArrayCheck(name, a, n, error, relative, straddled, tolerance)
-    return GradcheckReport(tuple(net.sizes), len(X), loss, eps, tolerance, arrays, kinks)
+        noise = ~(NOISE_MARGIN * error < tolerance * scale)  # NaN errors included
+        arrays[name] = ArrayCheck(name, a, n, error, relative, straddled, tolerance, noise)
+    return GradcheckReport(tuple(net.sizes), len(X), loss, eps, tolerance, arrays, kinks,
+                           scale)
+
+
+def _check_steps_move(net: Network, eps: float) -> None:
+    """Raise ValueError if a step of ±eps or ±eps/2 rounds some parameter back to itself: its
+    central difference would be 0 over 0 steps, or noise (the smallest eps that moves every
+    parameter is about twice the largest parameter's spacing of floats)."""
+    for name, parameter in _named_parameters(net):
+        stuck = np.zeros(parameter.shape, dtype=bool)
+        for step in (eps, -eps, eps / 2, -eps / 2):
+            stuck |= parameter + step == parameter
+        if stuck.any():
+            index = tuple(int(i) for i in np.argwhere(stuck)[0])
+            needed = max(float(np.max(np.spacing(np.abs(p)))) for p in net.parameters())
+            value = float(parameter[index])
+            raise ValueError(f"eps must move every parameter, got eps={eps:g}: "
+                             f"{name}{list(index)} = {value!r} plus or minus eps/2 rounds back "
+                             f"to itself; expected eps > {4 * needed:.2g} "
+                             "(the default 1e-6 suits parameters of order 1)")
 
 
 def _named_parameters(net: Network) -> list[tuple[str, np.ndarray]]:
