@@ -180,10 +180,10 @@ def test_an_unwritable_kernel_dir_names_tinynet_kernel_dir(site, unwritable, tmp
     assert "compiling" not in done.stderr  # found out before compiling anything
 
 
-def test_kernel_dir_refuses_what_it_cannot_write(tmp_path, monkeypatch):
-    """In this process, root or not: a kernel dir that is a file, and a last-resort one in
-    the temporary directory that others can write (whoever made it could plant the pickles
-    numba loads), are refused with the error."""
+def test_kernel_dir_refuses_what_it_cannot_write(tmp_path, monkeypatch, capsys):
+    """In this process, root or not: a kernel dir that is a file is refused with the error; a
+    last-resort one in the temporary directory that others can write (whoever made it could
+    plant the pickles numba loads) is passed over for a new private folder, with one line."""
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path / "file"))
     with pytest.raises(CacheUnwritableError, match="TINYNET_KERNEL_DIR=.*file"):
@@ -191,11 +191,15 @@ def test_kernel_dir_refuses_what_it_cannot_write(tmp_path, monkeypatch):
     monkeypatch.delenv("TINYNET_KERNEL_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))  # no cache under a file
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-    shared = sources._private_temp_dir()
+    shared = tmp_path / f"tinynet-kernels-{os.getuid()}"
     shared.mkdir(mode=0o777)
     shared.chmod(0o777)
-    with pytest.raises(CacheUnwritableError, match="set TINYNET_KERNEL_DIR"):
-        sources.kernel_dir()
+    fresh = sources.kernel_dir()
+    assert fresh != shared and fresh.parent == tmp_path and fresh.name.startswith("tinynet-")
+    assert fresh.stat().st_mode & 0o077 == 0
+    line = capsys.readouterr().err
+    assert line == (f"tinynet: {shared} cannot be trusted ({shared} is writable by others "
+                    f"(mode 777)); using {fresh}, which lasts this run only\n")
     shared.chmod(0o700)
     assert sources._kernel_dir(None, str(tmp_path / "file"), "again") == shared
     assert isinstance(CacheUnwritableError("x"), OSError)

@@ -79,15 +79,19 @@ compiled code unless ``$NUMBA_CACHE_DIR`` is set, go to
 :func:`~tinynet.compiled.sources.kernel_dir`. When none of these is writable, :func:`load` (or
 the first fit on a generated kernel) raises :class:`CacheUnwritableError`, an ``OSError`` whose
 one-line message names the directories tried and the variable(s) to set, instead of Numba's
-traceback from the middle of an import.
+traceback from the middle of an import. A cache folder that is not this user's own, or that
+others can write, is not used (:func:`~tinynet.compiled.caches.untrusted`), and a damaged
+cache entry is compiled again (:func:`~tinynet.compiled.caches.guard`), each with one line.
 """
 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from types import ModuleType
 
-from .caches import CacheUnwritableError, cache_error, numba_cache_problem
+from .caches import (CACHED_SOURCES, CacheUnwritableError, cache_error, guard_loaded,
+                     numba_cache_problem, untrusted)
 
 __all__ = ["load", "CacheUnwritableError"]
 
@@ -103,9 +107,12 @@ def load() -> ModuleType:
     global _checked
     try:
         if not _checked:
+            _trusted_numba_cache()
             problem = numba_cache_problem(_what_to_set)
             if problem is not None:
                 raise CacheUnwritableError(problem)
+            importlib.import_module("tinynet.compiled.backend")
+            guard_loaded()
             _checked = True
         return importlib.import_module("tinynet.compiled.backend")
     except ModuleNotFoundError as error:
@@ -118,6 +125,29 @@ def load() -> ModuleType:
         if unwritable is None:                                     # know, a race with a chmod)
             raise
         raise unwritable from error
+
+
+def _trusted_numba_cache() -> None:
+    """If the folder numba would cache the package's kernels in (``$NUMBA_CACHE_DIR``, else
+    the package's ``__pycache__`` folders) cannot be trusted with code
+    (:func:`~tinynet.compiled.caches.untrusted`), say why in one line and point numba at a
+    private folder instead, before the kernels are defined (numba reads its cache folder
+    then)."""
+    from numba.core import config
+
+    from . import sources
+
+    if config.CACHE_DIR:
+        folders = {f"NUMBA_CACHE_DIR={config.CACHE_DIR}": Path(config.CACHE_DIR)}
+    else:
+        package = Path(__file__).resolve().parent.parent
+        folders = {str(folder): folder for folder in
+                   sorted({(package / name).parent / "__pycache__" for name in CACHED_SOURCES})}
+    for what, folder in folders.items():
+        reason = untrusted(folder)
+        if reason is not None:
+            config.CACHE_DIR = str(sources.private_dir("numba", what, reason))
+            return
 
 
 def _what_to_set() -> str:

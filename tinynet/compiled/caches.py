@@ -1,4 +1,13 @@
-"""Where Numba caches the compiled kernels, and the error when it can cache them nowhere.
+"""Where Numba caches the compiled kernels, whether a cache can be trusted, and what happens
+when it cannot be written or is damaged.
+
+Numba's cache files are pickles, loaded as code, and the generated kernels' sources are
+imported: a cache folder that someone else can write is a way to run code as whoever uses it.
+So a folder is trusted (:func:`untrusted`) only if it, everything in it and every folder above
+it belong to this user or root and can be written by no one else (a folder above may be
+shared if it is sticky, as ``/tmp`` is). A damaged cache entry is removed and compiled again,
+and a cache that cannot be written (a full disk) leaves the run uncached
+(:func:`guard`), each with one line on stderr.
 
 Numba's imports are inside the functions: importing this module (and so ``tinynet``) imports
 no Numba.
@@ -6,11 +15,14 @@ no Numba.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import stat
+import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 __all__ = ["CacheUnwritableError", "NO_LOCATOR", "CACHED_SOURCES", "numba_cache_problem",
-           "cache_error"]
+           "cache_error", "untrusted", "say", "guard", "guard_loaded"]
 
 
 class CacheUnwritableError(OSError):
@@ -74,3 +86,119 @@ def cache_error(error: RuntimeError, what: str, advice: str) -> CacheUnwritableE
     if NO_LOCATOR not in str(error):
         return None
     return CacheUnwritableError(f"numba cannot cache {what} ({error}); {advice}")
+
+
+def untrusted(folder: Path) -> str | None:
+    """Why ``folder`` (which may not exist yet) cannot be trusted with code, in a few words,
+    or None if it can: it (a link to it followed), everything in it (links in it refused, not
+    followed) and the folders above it must belong to this user or root and be writable by no
+    one else, a sticky folder above it excepted. Always None where there are no user ids
+    (Windows)."""
+    if not hasattr(os, "geteuid"):
+        return None
+    me = os.geteuid()
+    folder = Path(os.path.realpath(folder))  # the folder itself may be reached by a link
+    for above in folder.parents:
+        reason = _untrusted_entry(above, me, above_ok=True)
+        if reason:
+            return reason
+    if not folder.is_dir():  # none yet, or not a folder: whether it can be made is not asked
+        return None
+    reason = _untrusted_entry(folder, me)
+    if reason:
+        return reason
+    for root, folders, files in os.walk(folder):  # does not follow symbolic links
+        for name in folders + files:
+            reason = _untrusted_entry(Path(root) / name, me)
+            if reason:
+                return reason
+    return None
+
+
+def _untrusted_entry(path: Path, me: int, above_ok: bool = False) -> str | None:
+    """Why the one entry ``path`` is not trusted, or None. ``above_ok``: a folder above the
+    cache, which others may write if it is sticky (they cannot rename what is not theirs)."""
+    try:
+        status = os.lstat(path)
+    except OSError:  # not there (or under a file): nothing to trust yet
+        return None
+    if status.st_uid not in (me, 0):
+        return f"{path} belongs to user {status.st_uid}"
+    if stat.S_ISLNK(status.st_mode) and not above_ok:
+        return f"{path} is a symbolic link"
+    if status.st_mode & 0o022 and not (above_ok and status.st_mode & stat.S_ISVTX):
+        return f"{path} is writable by others (mode {stat.S_IMODE(status.st_mode):o})"
+    return None
+
+
+_SAID: set[str] = set()
+
+
+def say(line: str) -> None:
+    """Print ``line`` on stderr, once per process."""
+    if line not in _SAID:
+        _SAID.add(line)
+        print(f"tinynet: {line}", file=sys.stderr, flush=True)
+
+
+DAMAGE = (EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, KeyError)
+"""What unpickling a damaged cache file raises (``pickle.UnpicklingError`` is a ValueError's
+sibling: it is added in :func:`guard`)."""
+
+
+def guard(dispatchers: Iterable[object]) -> None:
+    """Make each numba dispatcher's cache survive its files: a damaged entry is named, removed
+    and compiled again; a cache that cannot be written (a full disk, a folder gone read-only)
+    is skipped, the kernel compiled and run uncached. Each with one line on stderr. Does
+    nothing for a dispatcher without numba's cache (or if numba's private API moved)."""
+    import pickle
+
+    damage = (*DAMAGE, pickle.UnpicklingError)
+    for dispatcher in dispatchers:
+        cache = getattr(dispatcher, "_cache", None)
+        files = getattr(cache, "_cache_file", None)
+        if files is None or getattr(cache, "_tinynet_guarded", False) or not all(
+                hasattr(files, name) for name in ("_index_path", "_cache_path", "_index_name")):
+            continue
+        load, save = cache.load_overload, cache.save_overload
+
+        def load_overload(sig, target_context, load=load, files=files):
+            try:
+                return load(sig, target_context)
+            except damage as error:
+                _remove_entry(files, error)
+                return None
+
+        def save_overload(sig, data, save=save, files=files):
+            try:
+                save(sig, data)
+            except damage as error:
+                _remove_entry(files, error)
+            except OSError as error:
+                why = error.strerror or str(error)
+                say(f"cannot write the kernel cache in {files._cache_path} ({why}); running "
+                    "uncached")
+
+        cache.load_overload, cache.save_overload = load_overload, save_overload
+        cache._tinynet_guarded = True
+
+
+def _remove_entry(files: object, error: BaseException) -> None:
+    """Remove a damaged cache entry: its index and its data files."""
+    stem = files._index_name[:-len(".nbi")]
+    folder = Path(files._cache_path)
+    for path in [Path(files._index_path), *folder.glob(f"{stem}.*.nbc")]:
+        try:
+            path.unlink()
+        except OSError:  # gone already, or a read-only folder: compiled anew all the same
+            pass
+    say(f"removed the damaged kernel cache entry {files._index_path} "
+        f"({type(error).__name__}: {str(error) or 'no message'}); compiling it again")
+
+
+def guard_loaded() -> None:
+    """:func:`guard` every numba dispatcher of the tinynet modules imported so far, the
+    generated kernels' included (each dispatcher once)."""
+    for name, module in list(sys.modules.items()):
+        if module is not None and (name.startswith(("tinynet.", "tinynet_kernel_"))):
+            guard(vars(module).values())

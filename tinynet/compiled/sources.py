@@ -21,9 +21,10 @@ from pathlib import Path
 from types import ModuleType
 
 from ..files import write_whole
-from .caches import CacheUnwritableError, cache_error
+from .caches import CacheUnwritableError, cache_error, guard_loaded, say, untrusted
 
-__all__ = ["kernel_dir", "COMPILED_IN", "fingerprint", "load_module", "announce_compiling"]
+__all__ = ["kernel_dir", "private_dir", "COMPILED_IN", "fingerprint", "load_module",
+           "announce_compiling"]
 
 
 _LOADED: dict[str, ModuleType] = {}
@@ -31,13 +32,17 @@ _LOADED: dict[str, ModuleType] = {}
 
 
 def kernel_dir() -> Path:
-    """Where generated kernels are written: ``$TINYNET_KERNEL_DIR``, else
-    ``$XDG_CACHE_HOME/tinynet/kernels`` (default ``~/.cache``), else a directory of this
-    user's own in the temporary directory; numba caches their compiled code beside them (in
-    ``__pycache__``) unless ``$NUMBA_CACHE_DIR`` is set. The first of these where a file can
-    be created wins; when none can, :class:`~tinynet.compiled.CacheUnwritableError` (an
-    ``OSError``) says so and names ``TINYNET_KERNEL_DIR``. Found once per value of those
-    variables (a fit asks for it on every call)."""
+    """Where generated kernels are written: ``$TINYNET_KERNEL_DIR`` (``~`` and ``$VARS``
+    expanded; it must be absolute), else ``$XDG_CACHE_HOME/tinynet/kernels`` (default
+    ``~/.cache``), else a folder of this user's own in the temporary folder; numba caches
+    their compiled code beside them (in ``__pycache__``) unless ``$NUMBA_CACHE_DIR`` is set.
+
+    A folder is used only if it can be trusted with code (:func:`~tinynet.compiled.caches.
+    untrusted`: this user's or root's, writable by no one else, and so is everything in it);
+    otherwise one line on stderr says why, and the kernels go to the private folder. When
+    nothing can be written, :class:`~tinynet.compiled.CacheUnwritableError` (an ``OSError``)
+    says so and names ``TINYNET_KERNEL_DIR``. Found once per value of those variables (a fit
+    asks for it on every call)."""
     return _kernel_dir(os.environ.get("TINYNET_KERNEL_DIR"), os.environ.get("XDG_CACHE_HOME"),
                        os.environ.get("HOME"))
 
@@ -46,37 +51,63 @@ def kernel_dir() -> Path:
 def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) -> Path:
     # home: a key only, for "~" (os.path.expanduser reads $HOME)
     if chosen:
-        if _writable(Path(chosen), private=False):
-            return Path(chosen)
-        raise CacheUnwritableError(f"cannot write generated kernels: TINYNET_KERNEL_DIR={chosen} "
-                                   "is not a writable directory; set TINYNET_KERNEL_DIR to one")
-    user_cache = Path(cache_home) if cache_home else Path(os.path.expanduser("~")) / ".cache"
-    candidates = [(user_cache / "tinynet" / "kernels", False), (_private_temp_dir(), True)]
-    for directory, private in candidates:
-        if directory.is_absolute() and _writable(directory, private):  # "~" if no home
+        directory = Path(os.path.expandvars(os.path.expanduser(chosen)))
+        if not directory.is_absolute():
+            raise CacheUnwritableError(f"TINYNET_KERNEL_DIR must be an absolute path, got "
+                                       f"{chosen!r}")
+        reason = untrusted(directory)
+        if reason is None:
+            if _writable(directory):
+                return directory
+            raise CacheUnwritableError(f"cannot write generated kernels: TINYNET_KERNEL_DIR="
+                                       f"{chosen} is not a writable directory; set "
+                                       "TINYNET_KERNEL_DIR to one")
+        return private_dir("kernels", f"TINYNET_KERNEL_DIR={chosen}", reason)
+    user_cache = Path(os.path.expandvars(os.path.expanduser(cache_home or "~/.cache")))
+    directory = user_cache / "tinynet" / "kernels"
+    if not directory.is_absolute():  # a relative XDG_CACHE_HOME is ignored, as the spec says
+        directory = Path(os.path.expanduser("~")) / ".cache" / "tinynet" / "kernels"
+    if directory.is_absolute():      # "~" if there is no home
+        reason = untrusted(directory)
+        if reason is None and _writable(directory):
             return directory
-    raise CacheUnwritableError("cannot write generated kernels: neither "
-                               f"{candidates[0][0]} nor {candidates[1][0]} is writable; set "
-                               "TINYNET_KERNEL_DIR to a writable directory")
+        if reason is not None:
+            return private_dir("kernels", str(directory), reason)
+    return private_dir("kernels")
 
 
-def _private_temp_dir() -> Path:
-    """The last resort for generated kernels: a directory named for this user in the
-    temporary directory (shared by every user: see :func:`_writable`)."""
+def private_dir(kind: str, refused: str | None = None, reason: str | None = None) -> Path:
+    """A folder of this user's own for ``kind`` (``"kernels"``, ``"numba"``) in the temporary
+    folder: ``tinynet-<kind>-<uid>``, made private if new and used if it can be trusted, else
+    a new one with a random name (not cached beyond this process: every run compiles). With
+    ``refused``, first one line on stderr saying which folder was not used and ``reason``."""
     user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    return Path(tempfile.gettempdir()) / f"tinynet-kernels-{user}"
-
-
-def _writable(directory: Path, private: bool) -> bool:
-    """Whether ``directory`` exists or can be made, and a file can be created in it (tried, as
-    numba tries its cache directories). A ``private`` one must also belong to this user and be
-    writable by no one else: numba's cache files there are pickles, loaded as code."""
+    shared = Path(tempfile.gettempdir()) / f"tinynet-{kind}-{user}"
+    usable = untrusted(shared) is None and _writable(shared)
+    if refused is not None:
+        say(f"not using {refused}: {reason}; compiling into "
+            f"{shared if usable else 'a new private folder'} instead")
+    if usable:
+        return shared
     try:
-        directory.mkdir(mode=0o700 if private else 0o777, parents=True, exist_ok=True)
-        if private and hasattr(os, "geteuid"):
-            status = directory.stat()
-            if status.st_uid != os.geteuid() or status.st_mode & 0o022:
-                return False
+        fresh = Path(tempfile.mkdtemp(prefix=f"tinynet-{kind}-"))
+    except OSError:
+        raise CacheUnwritableError(f"cannot write generated kernels: no folder for them is "
+                                   f"writable (tried {shared}); set TINYNET_KERNEL_DIR to a "
+                                   "writable directory") from None
+    say(f"{shared} cannot be trusted ({untrusted(shared) or 'not writable'}); using {fresh}, "
+        "which lasts this run only")
+    return fresh
+
+
+def _writable(directory: Path) -> bool:
+    """Whether ``directory`` exists or can be made (private: mode 700, and so is each folder
+    made above it), and a file can be created in it (tried, as numba tries its cache
+    directories)."""
+    try:
+        for folder in [*reversed(directory.parents), directory]:
+            if not folder.exists():
+                folder.mkdir(mode=0o700, exist_ok=True)
         tempfile.TemporaryFile(dir=directory).close()
     except OSError:
         return False
@@ -125,6 +156,7 @@ def load_module(text: str, directory: Path) -> ModuleType:
             if unwritable is None:
                 raise
             raise unwritable from error
+        guard_loaded()  # this module's kernels, and those of the modules it imported
         _LOADED[str(path)] = module
     return _LOADED[str(path)]
 
