@@ -297,6 +297,80 @@ def test_ctrl_c_during_a_local_cluster_run_is_one_line_and_status_130(tmp_path):
     assert not (tmp_path / "out.json").exists()
 
 
+@pytest.fixture
+def lone_cluster():
+    """A local cluster of its own (one worker), for tests that spoil its worker."""
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                      dashboard_address=":0", silence_logs=logging.ERROR) as cluster, \
+            Client(cluster) as client:
+        yield client
+
+
+def cli_error(arguments: list[str], capsys) -> str:
+    """The one line the CLI ends with, status 2, for ``arguments`` (a tiny study)."""
+    start = time.monotonic()
+    with pytest.raises(SystemExit) as exit:
+        main(["--seeds", "64", "--epochs", "10", *arguments])
+    assert exit.value.code == 2 and time.monotonic() - start < 60
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return err
+
+
+def test_a_scheduler_without_workers_ends_within_a_minute_with_one_line(capsys, monkeypatch):
+    monkeypatch.setattr("tinynet.xor.cli.WORKERS_TIMEOUT", 2.0)
+    with LocalCluster(n_workers=0, processes=True, dashboard_address=":0",
+                      silence_logs=logging.ERROR) as cluster:
+        err = cli_error(["--scheduler", cluster.scheduler_address], capsys)
+    assert f"--scheduler {cluster.scheduler_address}: no worker joined within 2 s" in err
+
+
+def test_a_worker_without_tinynet_is_named_and_refused(lone_cluster, capsys):
+    def forget_tinynet() -> None:  # the worker's imports of tinynet now fail, as uninstalled
+        import sys
+        for name in [name for name in sys.modules if name.split(".")[0] == "tinynet"]:
+            sys.modules[name] = None
+        sys.modules["tinynet"] = None
+
+    lone_cluster.run(forget_tinynet)
+    (worker,) = lone_cluster.scheduler_info()["workers"]
+    err = cli_error(["--scheduler", lone_cluster.scheduler.address], capsys)
+    assert (f"1 of 1 workers cannot train as this process would: {worker} cannot run tinynet "
+            "(ModuleNotFoundError") in err
+
+
+def test_a_worker_with_edited_tinynet_code_is_refused(lone_cluster, capsys):
+    """A version string would not tell an edited copy from this one; the code's hash does."""
+    lone_cluster.run(lambda: setattr(__import__("tinynet.xor.blocks", fromlist=["_"]),
+                                     "_package_hash", lambda: "edited"))
+    (worker,) = lone_cluster.scheduler_info()["workers"]
+    err = cli_error(["--scheduler", lone_cluster.scheduler.address], capsys)
+    assert f"{worker} runs other code of tinynet; give every worker this tinynet" in err
+
+
+def test_an_import_module_edited_since_the_workers_imported_it_is_refused(lone_cluster,
+                                                                          tmp_path, capsys,
+                                                                          monkeypatch,
+                                                                          restore_registry):
+    """The cluster lives on; the user edits the --import module: the workers keep the
+    module they imported, and the CLI says so instead of training with it."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = tmp_path / "mine_edited.py"
+    module.write_text("import tinynet\n\n\n@tinynet.init.register('mine_edited')\n"
+                      "def mine_edited(shape, rng):\n    return rng.normal(0, 0.7, size=shape)\n")
+    arguments = ["--import", "mine_edited", "--init", "mine_edited", "--scheduler",
+                 lone_cluster.scheduler.address]
+    main(["--seeds", "64", "--epochs", "10", *arguments])
+    capsys.readouterr()
+    module.write_text(module.read_text().replace("0.7", "0.9"))
+    monkeypatch.delitem(sys.modules, "mine_edited")
+    tinynet.init.registry._REGISTRY.pop("mine_edited")
+    (worker,) = lone_cluster.scheduler_info()["workers"]
+    err = cli_error(arguments, capsys)
+    assert f"{worker} runs other code of mine_edited;" in err
+
+
 def test_without_dask_the_cluster_flags_say_how_to_install_it(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "dask.distributed", None)  # import fails
     with pytest.raises(SystemExit) as exit:

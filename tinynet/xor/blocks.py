@@ -11,18 +11,22 @@ then bit for bit the in-process one, whatever the block size, the number of work
 order in which blocks finish, or a worker lost and its blocks run again (Dask does that; a
 process pool reports the loss as a :class:`BlockError`): a seed's training depends on that
 seed alone. (The NumPy backend sums in an order that depends on how many members train
-together, so it is refused here.) Workers must run the same versions of tinynet, NumPy and
-Numba as the driver.
+together, so it is refused here.) Workers must run the same tinynet code as the driver, and
+the same ``--import`` modules: :func:`code_identity` says which, and the CLI compares it on
+every worker before it sends anything.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, ThreadPoolExecutor, \
     wait
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -36,7 +40,7 @@ from .arms import Arm, Setup, build_network
 from .outcome import THRESHOLD
 
 __all__ = ["BLOCK_SEEDS", "Block", "BlockError", "train", "train_block", "block_size",
-           "check_block_seeds", "run_blocks"]
+           "check_block_seeds", "run_blocks", "code_identity"]
 
 BLOCK_SEEDS = 4096
 """The most seeds a block gets unless told otherwise (:func:`block_size`): on 2 workers, 1,024
@@ -78,6 +82,38 @@ class Block:
 
 class BlockError(RuntimeError):
     """A block failed on the executor; the message, one line, names its arm and seeds."""
+
+
+def code_identity(modules: tuple[str, ...] = ()) -> dict[str, str]:
+    """What code trains a block in this process: ``{"tinynet": a hash of the package's
+    sources, name: a hash of module ``name``'s source, ...}`` for the imported ``modules``
+    (``"not imported"`` for one that is not). A hash of the code itself, not a version
+    string: an edited copy of tinynet differs."""
+    identity = {"tinynet": _package_hash()}
+    for name in modules:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        identity[name] = ("not imported" if module is None else
+                          _file_hash(path) if path else "not from a file")
+    return identity
+
+
+@functools.cache
+def _package_hash() -> str:
+    """A hash of every source file of the tinynet package, by its path in the package."""
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _file_hash(path: str) -> str:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    except OSError as error:
+        return f"unreadable ({error.strerror})"
 
 
 def train_block(block: Block) -> tuple[EnsembleResult, np.ndarray, float]:

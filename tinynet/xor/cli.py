@@ -45,7 +45,7 @@ from ..activations import ACTIVATIONS
 from ..losses import LOSSES
 from ..optimizers import OPTIMIZERS, Adam, Momentum
 from .arms import DEFAULT_SETUP, Arm, Setup
-from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds
+from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds, code_identity
 from .task import Task
 from ..results import UPDATES
 from .presets import PRESETS, get_preset
@@ -60,6 +60,12 @@ DEFAULT_INIT = "he_leaky"
 
 CONNECT_TIMEOUT = "10s"
 """How long --scheduler tries to reach the scheduler."""
+
+WORKERS_TIMEOUT = 30.0
+"""How long, in seconds, --scheduler waits for a first worker before it gives up."""
+
+SHOWN = 3
+"""How many workers a message about the workers names before it counts the rest."""
 
 DASK_MISSING = ('--scheduler and --workers run the study on Dask, which is not installed: '
                 'pip install "dask[distributed]" (in a tinynet checkout: pip install ".[dask]")')
@@ -459,7 +465,7 @@ def _cluster(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Itera
         finally:
             signal.signal(signal.SIGINT, handler)
         with cluster, Client(cluster) as client:
-            _send_modules(parser, client, args.modules)
+            _check_workers(parser, client, f"--workers {args.workers}", args.modules)
             yield client
         return
     try:
@@ -467,8 +473,53 @@ def _cluster(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Itera
     except (OSError, TimeoutError, ValueError) as error:
         parser.error(f"--scheduler {args.scheduler}: cannot reach it ({error})")
     with client:
-        _send_modules(parser, client, args.modules)
+        _check_workers(parser, client, f"--scheduler {args.scheduler}", args.modules)
         yield client
+
+
+def _check_workers(parser: argparse.ArgumentParser, client: object, where: str,
+                   modules: list[str]) -> None:
+    """Before anything is sent: at least one worker within :data:`WORKERS_TIMEOUT`, and every
+    worker able to import tinynet and running the same tinynet code as this process
+    (:func:`~tinynet.xor.blocks.code_identity`); then the --import modules, sent, and the
+    same source of each on every worker (a worker that imported an older one keeps it). Else
+    one line, exit 2."""
+    try:
+        client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+    except TimeoutError:
+        parser.error(f"{where}: no worker joined within {WORKERS_TIMEOUT:g} s; start workers "
+                     f"for its scheduler (dask worker ADDRESS) with tinynet installed")
+    _compare_code(parser, client, where, ())
+    if modules:
+        _send_modules(parser, client, modules)
+        _compare_code(parser, client, where, tuple(modules))
+
+
+def _compare_code(parser: argparse.ArgumentParser, client: object, where: str,
+                  modules: tuple[str, ...]) -> None:
+    """Refuse the cluster, in one line, if a worker cannot import tinynet or runs other code
+    than this process for tinynet or one of ``modules``."""
+    here = code_identity(modules)
+    there = client.run(code_identity, modules, on_error="return")
+    problems = {}
+    for worker, identity in sorted(there.items()):
+        if isinstance(identity, BaseException):  # Dask may wrap it in a plain Exception
+            text = (str(identity) if type(identity) is Exception else
+                    f"{type(identity).__name__}: {identity}")
+            problems[worker] = f"cannot run tinynet ({(text.splitlines() or [''])[0]})"
+            continue
+        differ = [name for name in here if identity.get(name) != here[name]]
+        if differ:
+            problems[worker] = "runs other code of " + ", ".join(
+                f"{name} ({identity.get(name)})" if identity.get(name) in ("not imported",
+                                                                          "not from a file")
+                else name for name in differ)
+    if problems:
+        shown = "; ".join(f"{worker} {why}" for worker, why in list(problems.items())[:SHOWN])
+        more = f"; and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+        parser.error(f"{where}: {len(problems)} of {len(there)} workers cannot train as this "
+                     f"process would: {shown}{more}; give every worker this tinynet (and the "
+                     "--import modules, restarting workers that imported older ones)")
 
 
 def _send_modules(parser: argparse.ArgumentParser, client: object, modules: list[str]) -> None:
