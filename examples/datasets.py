@@ -23,9 +23,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--epochs", type=int, default=2000, help="epochs of per-sample SGD")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "figures",
+    parser.add_argument("--out", type=Path, default=Path("."),
                         help="folder for the PNG figure")
+    parser.add_argument("--commit", action="store_true",
+                        help="write into the committed examples/figures instead of --out")
     args = parser.parse_args()
+    if args.commit:
+        args.out = Path(__file__).parent / "figures"
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out}: exists and is not a folder; give a folder")
     args.out.mkdir(parents=True, exist_ok=True)
     fig = Figure(figsize=(16.0, 3.6))
     for ax, (name, generate) in zip(fig.subplots(1, len(data.DATASETS)), data.DATASETS.items()):
@@ -41,7 +47,7 @@ def main() -> None:
     fig.suptitle("tinynet.data, n = 200, noise 0.1: a 2-16-16-1 tanh MLP after "
                  f"{args.epochs:,} epochs (held out: a second draw, seed 1)")
     fig.tight_layout()
-    fig.savefig(args.out / FIGURE, dpi=90)
+    plots.save(fig, args.out / FIGURE, dpi=90)
     print(f"wrote {args.out / FIGURE}")
 
 

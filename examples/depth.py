@@ -3,15 +3,18 @@
     python examples/depth.py --readme README.md   # the full study (about 5 minutes on 2
                                                   # cores), its JSON, figure and README section
     python examples/depth.py --quick              # depths 1 and 8, 64 seeds: about 15 s
-    python examples/depth.py --activation tanh    # the same for tanh hidden layers (2.5 to 3
-                                                  # times as long: tanh is not vectorised)
+    python examples/depth.py --activation tanh --readme README.md   # tanh hidden layers
+                                                  # (2.5 to 3 times as long: no vector tanh)
     python examples/depth.py --render --readme README.md   # the section from the JSON alone
 
 MLPs of hidden layers of 16 units, 1 to 32 of them, learn two concentric circles by minibatch
 SGD from 128 seeds per initializer and depth (:func:`tinynet.xor.depth.run_depth_study`); beside
 the success rates stands the second moment of the last hidden layer at initialisation that
-:mod:`tinynet.diagnostics` predicts. The full study writes ``examples/results/depth_<act>.json``
-and ``examples/figures/depth_<act>.png``; ``--readme`` rewrites the README's section between
+:mod:`tinynet.diagnostics` predicts. With ``--readme`` (or ``--commit``) the full study writes
+the committed ``examples/results/depth_<act>.json`` and ``examples/figures/depth_<act>.png``,
+otherwise ``depth_<act>.json`` and ``.png`` in the working folder (or ``--json``,
+``--figure``), so that a trial run never replaces a committed result; ``--readme`` then
+rewrites the README's section between
 ``<!-- depth start -->`` and ``<!-- depth end -->`` from the committed JSON alone, and
 ``tests/test_readme.py`` fails if the two disagree.
 """
@@ -25,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from tinynet import plots
-from tinynet.files import put_between
+from tinynet.files import put_between, write_whole
 from tinynet.activations import ACTIVATIONS
 from tinynet.xor.depth import (DEPTH_SETUP, DEPTHS, QUICK_DEPTHS, QUICK_SETUP, DepthStudy,
                                run_depth_study)
@@ -52,10 +55,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help=f"seeds per cell ({DEPTH_SETUP.seeds}; quick {QUICK_SETUP.seeds})")
     parser.add_argument("--json", type=Path, default=None,
                         help="write the study here (default for the full study: "
-                             "examples/results/depth_<activation>.json)")
+                             "depth_<activation>.json in the working folder)")
     parser.add_argument("--figure", type=Path, default=None,
                         help="draw the figure here (default for the full study: "
-                             "examples/figures/depth_<activation>.png)")
+                             "depth_<activation>.png in the working folder)")
+    parser.add_argument("--commit", action="store_true",
+                        help="write the full study into the committed "
+                             "examples/results/depth_<activation>.json and its figure "
+                             "(--readme does too)")
     parser.add_argument("--render", action="store_true",
                         help="train nothing: render the README section from the committed JSON")
     parser.add_argument("--readme", type=Path, default=None,
@@ -65,9 +72,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--render reads the committed full studies; it cannot be --quick")
     if args.seeds is not None and args.seeds < 1:
         parser.error(f"--seeds must be at least 1, got {args.seeds}")
-    if not args.quick and not args.render:
-        args.json = args.json or RESULTS / f"depth_{args.activation}.json"
-        args.figure = args.figure or FIGURES / f"depth_{args.activation}.png"
+    if args.commit and (args.quick or args.render):
+        parser.error("--commit writes a full study; it cannot be --quick or --render")
+    if args.readme is not None and args.quick:
+        parser.error("--readme renders the committed full studies; it cannot be --quick")
+    if not args.quick and not args.render:  # --readme quotes the committed results: commits
+        committed = args.commit or args.readme is not None
+        json_in, figure_in = (RESULTS, FIGURES) if committed else (Path(), Path())
+        args.json = args.json or json_in / f"depth_{args.activation}.json"
+        args.figure = args.figure or figure_in / f"depth_{args.activation}.png"
+    for flag, path in (("--json", args.json), ("--figure", args.figure)):
+        if path is not None and path.exists() and not path.is_file():
+            parser.error(f"{flag} {path}: exists and is not a regular file; give the path of "
+                         "a file to write")
+    if args.figure is not None and args.figure.suffix.lower() != ".png":
+        parser.error(f"--figure {args.figure}: give a file name ending in .png")
     return args
 
 
@@ -211,7 +230,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\n{data['run']['seconds']:.0f} s")
         if args.json:
             args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps(data, indent=2) + "\n")
+            text = json.dumps(data, indent=2) + "\n"
+            write_whole(args.json, lambda path: path.write_text(text))
         if args.figure:
             args.figure.parent.mkdir(parents=True, exist_ok=True)
             plots.depth(study, args.figure)

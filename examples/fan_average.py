@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import tinynet
+from tinynet import plots
 from tinynet.diagnostics import propagate
 from tinynet.init.fans import FAN_MODES
 
@@ -48,11 +49,17 @@ def parse_args() -> argparse.Namespace:
                         help="numbers of layers (even: whole round trips)")
     parser.add_argument("--batch", type=int, default=256, help="inputs per measurement")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--plot", type=Path,
-                        default=Path(__file__).parent / "figures" / "fan_average.png")
+    parser.add_argument("--plot", type=Path, default=Path("fan_average.png"),
+                        help="where the figure goes")
+    parser.add_argument("--commit", action="store_true",
+                        help="write the committed examples/figures/fan_average.png instead")
     parser.add_argument("--no-training", action="store_true",
                         help="skip the training comparison")
     args = parser.parse_args()
+    if args.commit:
+        args.plot = Path(__file__).parent / "figures" / "fan_average.png"
+    if args.plot.suffix.lower() != ".png" or (args.plot.exists() and not args.plot.is_file()):
+        parser.error(f"--plot {args.plot}: give the path of a .png file to write")
     if any(d < 2 or d % 2 for d in args.depths):
         parser.error(f"--depths must be even numbers >= 2, got {args.depths}")
     if args.m < 1 or any(n < 1 for n in args.n):
@@ -135,7 +142,7 @@ def plot(rows: list[dict], path: Path) -> None:
     fig.suptitle("m → n → m stacks, m = 64: only the geometric mean keeps the signal")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    plots.save(fig, path, dpi=110)
     plt.close(fig)
 
 

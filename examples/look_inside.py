@@ -30,9 +30,16 @@ def parse_args() -> argparse.Namespace:
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--seeds", type=int, default=100, help="seeds per arm")
     parser.add_argument("--epochs", type=int, default=20_000, help="epochs")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "figures",
+    parser.add_argument("--out", type=Path, default=Path("look_inside"),
                         help="folder for the PNG figures")
-    return parser.parse_args()
+    parser.add_argument("--commit", action="store_true",
+                        help="write into the committed examples/figures instead of --out")
+    args = parser.parse_args()
+    if args.commit:
+        args.out = Path(__file__).parent / "figures"
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out}: exists and is not a folder; give a folder")
+    return args
 
 
 def main() -> None:
@@ -55,7 +62,7 @@ def main() -> None:
                                 title=f"seed {seed}: {plots.OUTCOME_LABELS[kind]}")
     fig.suptitle(f"{study.setup.shape}, N(0,1) weights: output after training")
     fig.tight_layout()
-    fig.savefig(args.out / FIGURES[0], dpi=110)
+    plots.save(fig, args.out / FIGURES[0], dpi=110)
 
     plots.seed_gallery(study, seeds=10, path=args.out / FIGURES[1])
     plots.seed_gallery(study, seeds=10, which="failed", path=args.out / FIGURES[2])

@@ -14,9 +14,11 @@ It runs, with tinynet's own bench (:mod:`tinynet.xor`):
 * ``long``: N(0,1) trained five times longer (``--epochs 100000``);
 * ``widths``: shapes x initializers (``--preset widths``);
 
-and writes each result as JSON into ``examples/results/`` (with the machine, its load and the
-time taken), the figures into ``examples/figures/``, and the README's study sections, rendered
-from the JSON alone, between ``<!-- xor:NAME start -->`` and ``<!-- xor:NAME end -->``.
+and writes each result as JSON (with the machine, its load and the time taken) and the
+figures: with ``--commit`` or ``--readme`` into the committed ``examples/results/`` and
+``examples/figures/``, otherwise under ``--out`` (``./xor_studies``), so that a quick try never
+replaces a committed result; then the README's study sections, rendered from the JSON alone,
+between ``<!-- xor:NAME start -->`` and ``<!-- xor:NAME end -->``.
 ``tests/test_readme.py`` renders the committed JSON again and fails if the README differs.
 """
 
@@ -26,6 +28,7 @@ import argparse
 import json
 import os
 import platform
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -34,7 +37,7 @@ import numba
 import numpy as np
 
 from tinynet import plots, stats
-from tinynet.files import put_between
+from tinynet.files import put_between, write_whole
 from tinynet.xor import Arm, Setup, decode_solved, get_preset, run_seed_ranges, run_study
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,16 +53,34 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     summary = __doc__.split("\n\n")[0]
     parser = argparse.ArgumentParser(description=summary)
     parser.add_argument("--seeds", type=int, default=10_000,
-                        help="seeds per arm (10,000; fewer for a quick try, written elsewhere)")
-    parser.add_argument("--results", type=Path, default=RESULTS, help="where the JSON goes")
-    parser.add_argument("--figures", type=Path, default=FIGURES, help="where the PNGs go")
+                        help="seeds per arm (10,000; fewer for a quick try)")
+    parser.add_argument("--out", type=Path, default=Path("xor_studies"),
+                        help="where the JSON and PNGs go unless --commit (./xor_studies)")
+    parser.add_argument("--commit", action="store_true",
+                        help="write into the committed examples/results and examples/figures")
+    parser.add_argument("--results", type=Path, default=None,
+                        help="where the JSON goes (overrides --out and --commit)")
+    parser.add_argument("--figures", type=Path, default=None,
+                        help="where the PNGs go (overrides --out and --commit)")
     parser.add_argument("--only", default=",".join(STUDIES),
                         help=f"comma-separated studies to run ({','.join(STUDIES)})")
     parser.add_argument("--render", action="store_true",
-                        help="run nothing: render the README sections from the JSON")
+                        help="run nothing: render the README sections from the committed JSON "
+                             "(or --results)")
     parser.add_argument("--readme", type=Path, default=None,
-                        help="rewrite the study sections of this README")
-    return parser.parse_args(argv)
+                        help="rewrite the study sections of this README (implies --commit)")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.only.split(",")) - set(STUDIES))
+    if unknown:
+        parser.error(f"--only: unknown studies {', '.join(unknown)}; expected some of "
+                     f"{', '.join(STUDIES)}")
+    committed = args.commit or args.readme is not None or args.render
+    args.results = args.results or (RESULTS if committed else args.out / "results")
+    args.figures = args.figures or (FIGURES if committed else args.out / "figures")
+    for flag, folder in (("--results", args.results), ("--figures", args.figures)):
+        if folder.exists() and not folder.is_dir():
+            parser.error(f"{flag} {folder}: exists and is not a folder; give a folder")
+    return args
 
 
 # --- running --------------------------------------------------------------------------------
@@ -437,8 +458,16 @@ def main(argv: list[str] | None = None) -> None:
         for name in args.only.split(","):
             print(f"running {name} ...", flush=True)
             result = run(name, args.seeds, args.figures)
-            (args.results / f"xor_{name}.json").write_text(json.dumps(result, indent=2) + "\n")
+            text = json.dumps(result, indent=2) + "\n"
+            write_whole(args.results / f"xor_{name}.json", lambda path: path.write_text(text))
             print(f"  {name}: {result['run']['seconds']:.0f} s", flush=True)
+    missing = [name for name in STUDIES if not (args.results / f"xor_{name}.json").exists()]
+    if missing:
+        print(f"\nnot rendering the README sections: they need every study's JSON, and "
+              f"{args.results} has none for {', '.join(missing)}")
+        if args.readme:
+            sys.exit(f"{args.readme} left as it was")
+        return
     rendered = render(load(args.results))
     for name, markdown in rendered.items():
         print(f"\n<!-- {name} -->\n{markdown}")

@@ -85,10 +85,11 @@ MODULES = {
 @pytest.fixture
 def workdir(tmp_path, monkeypatch):
     """The case's folder, the working directory, on sys.path, holding a regular file
-    ``file.txt``, an empty folder ``dir`` and :data:`MODULES`; the modules are forgotten
-    after the case."""
+    ``file.txt``, empty folders ``dir`` and ``c-2-2-1.png`` and :data:`MODULES`; the modules
+    are forgotten after the case."""
     (tmp_path / "file.txt").write_text("a regular file\n")
     (tmp_path / "dir").mkdir()
+    (tmp_path / "c-2-2-1.png").mkdir()  # where --curves c.png writes 2-2-1's, over shapes
     for name, text in MODULES.items():
         (tmp_path / f"{name}.py").write_text(text)
     monkeypatch.chdir(tmp_path)
@@ -348,6 +349,15 @@ CASES = [
     case("--plot", "{tmp}/same.png", r"--gallery .*same\.png.*--plot", "--gallery",
          "{tmp}/same.png", name="plot and gallery the same path"),
     case("--plot", "-", r"--plot writes a PNG file"),
+    case("--plot", "{tmp}/g-2-2-1.png", r"--gallery .*g\.png \(for 2-2-1\) writes .*g-2-2-1\.png,"
+         r" as --plot .*g-2-2-1\.png does", "--gallery", "{tmp}/g.png", "--preset", "widths",
+         name="a gallery's per-shape name is the plot's"),
+    case("--curves", "{tmp}/c.png", r"--curves .*c\.png \(for 2-2-1\) writes .*c-2-2-1\.png, "
+         r"which exists and is not a regular file", "--preset", "widths",
+         name="a per-shape name is a directory"),
+    case("--json", "{tmp}/catalogue_nan_init.py", r"--json .*catalogue_nan_init\.py would "
+         r"overwrite .*catalogue_nan_init\.py, the --import module catalogue_nan_init",
+         "--import", "catalogue_nan_init", name="an output over an --import module's file"),
     *[case(flag, "{tmp}/" + name, rf"{flag} .*{name}: give a file name ending in a format "
                                   r"matplotlib writes", name=f"{flag.lstrip('-')} as {name}")
       for flag, name in (("--plot", "rates"), ("--gallery", "seeds.txt"), ("--curves", "c.np"))],

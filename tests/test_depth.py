@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -226,6 +227,32 @@ def test_a_depth_study_is_a_sweep_of_its_cells_and_reads_back_from_json():
     assert DepthStudy.from_dict(json.loads(overflowed.to_json())) == overflowed
     assert "success rate over 4 seeds" in study.table() and "depths L = 1, 2" in study.report()
     assert plots.depth(study).axes[0].get_xlabel() == "hidden layers of 16 (relu)"
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--json", "{tmp}"], r"--json .*: exists and is not a regular file"),
+    (["--quick", "--figure", "{tmp}/d.jpg.txt"], r"--figure .*d\.jpg\.txt: give a file name "
+                                                  r"ending in \.png"),
+    (["--quick", "--commit"], r"--commit writes a full study"),
+    (["--quick", "--readme", "README.md"], r"--readme renders the committed full studies"),
+])
+def test_bad_outputs_stop_before_training(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as exit:
+        depth_example.main([item.replace("{tmp}", str(tmp_path)) for item in argv])
+    assert exit.value.code == 2
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]  # argparse's usage, then the one error line
+    assert "Traceback" not in err and re.search(message, last), err
+
+
+def test_the_full_study_writes_in_the_working_folder_unless_committed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = depth_example.parse_args(["--activation", "tanh"])
+    assert (args.json, args.figure) == (Path("depth_tanh.json"), Path("depth_tanh.png"))
+    for argv in (["--commit"], ["--readme", "README.md"]):
+        args = depth_example.parse_args(argv)
+        assert args.json == depth_example.RESULTS / "depth_relu.json"
+        assert args.figure == depth_example.FIGURES / "depth_relu.png"
 
 
 def test_the_quick_setting_shows_where_initialization_decides(tmp_path):

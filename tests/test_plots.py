@@ -44,6 +44,30 @@ def test_every_plot_returns_its_figure_and_writes_a_file_only_when_asked(study, 
         (tmp_path / f"{name}.png").unlink()
 
 
+def test_a_figure_replaces_a_symlink_and_never_writes_through_it(study, tmp_path):
+    (tmp_path / "notes.txt").write_text("mine\n")
+    (tmp_path / "boundary.png").symlink_to(tmp_path / "notes.txt")
+    plots.decision_boundary(study.network(0, 0), path=tmp_path / "boundary.png")
+    assert (tmp_path / "notes.txt").read_text() == "mine\n"
+    assert not (tmp_path / "boundary.png").is_symlink()
+    assert (tmp_path / "boundary.png").read_bytes()[:4] == b"\x89PNG"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["boundary.png", "notes.txt"]
+
+
+def test_a_figure_path_needs_a_format_and_is_never_a_folder(study, tmp_path):
+    """Without a suffix matplotlib would write ``figs.png`` beside the ``figs`` asked for."""
+    net = study.network(0, 0)
+    (tmp_path / "figs").mkdir()
+    with pytest.raises(ValueError, match=r"^path must end in a figure format's suffix \(.*png.*"
+                                         r"\), got '.*figs'$"):
+        plots.decision_boundary(net, path=tmp_path / "figs")
+    (tmp_path / "figs.png").mkdir()
+    with pytest.raises(IsADirectoryError, match=r"figs\.png is a directory"):
+        plots.decision_boundary(net, path=tmp_path / "figs.png")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["figs", "figs.png"]
+    assert list((tmp_path / "figs").iterdir()) == []
+
+
 def test_a_decision_boundary_is_the_half_contour_over_the_samples(study):
     X, y = tinynet.data.xor()
     solved = int(np.flatnonzero(study.result(0).outcomes == "solved")[0])

@@ -2,6 +2,7 @@
 
 import importlib
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -72,6 +73,36 @@ def test_the_committed_results_are_what_this_code_computes(study, index, arm, se
     again = run_study([Arm(**fields)], replace(setup, seeds=seeds), progress=False)
     np.testing.assert_array_equal(again.results[0].solved,
                                   decode_solved(result["solved"], result["n"])[:seeds])
+
+
+def test_a_quick_try_writes_elsewhere_and_never_replaces_a_committed_result(tmp_path, capsys,
+                                                                            monkeypatch):
+    """--seeds 8 --only notes, as a learner would try it: the JSON and figure go under
+    ./xor_studies, the committed ones stay as they were, and nothing is rendered (the
+    sections need every study)."""
+    studies = xor_studies()
+    committed = {path: path.read_bytes() for path in RESULTS.glob("xor_*.json")}
+    monkeypatch.chdir(tmp_path)
+    studies.main(["--seeds", "8", "--only", "notes"])
+    assert {path: path.read_bytes() for path in RESULTS.glob("xor_*.json")} == committed
+    assert json.loads((tmp_path / "xor_studies" / "results" / "xor_notes.json").read_text())[
+        "studies"][0]["setup"]["seeds"] == 8
+    assert (tmp_path / "xor_studies" / "figures" / "xor_notes.png").exists()
+    assert "not rendering the README sections" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--only", "nots"], "--only: unknown studies nots"),
+    (["--results", "{tmp}/file"], "--results .*file: exists and is not a folder"),
+])
+def test_bad_arguments_stop_before_any_study_runs(tmp_path, capsys, argv, message):
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit) as exit:
+        xor_studies().main([item.replace("{tmp}", str(tmp_path)) for item in argv])
+    assert exit.value.code == 2
+    err = capsys.readouterr().err
+    last = err.strip().splitlines()[-1]  # argparse's usage, then the one error line
+    assert "Traceback" not in err and re.search(message, last), err
 
 
 @pytest.mark.unrolled

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import data
+from .files import write_whole
 from .network import Network
 from .results import EnsembleResult
 from .validation import as_float_matrix, check_choice, check_float, check_instance, check_int, \
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "figure", "decision_boundary",
            "seed_gallery", "loss_curves", "study_curves", "layer_histograms", "rates", "depth",
-           "signal", "histograms"]
+           "signal", "histograms", "save"]
 
 OUTCOME_COLORS = {"solved": "#2ca02c", "one_wrong": "#ff7f0e", "two_wrong": "#d62728",
                   "three_or_more_wrong": "#9467bd", "diverged": "#000000"}
@@ -94,8 +95,24 @@ def _finish(fig: "Figure", path: str | Path | None, dpi: int, own: bool = True) 
     ``path`` if given, and return it."""
     if own:
         fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=dpi)
+    return save(fig, path, dpi)
+
+
+def save(fig: "Figure", path: str | Path | None, dpi: int = 100) -> "Figure":
+    """Write ``fig`` to ``path`` (if not None) whole or not at all, through
+    :func:`tinynet.files.write_whole`: a symlink at ``path`` is replaced, never written
+    through, and a folder there is refused. The format is the suffix's (``.png``, ``.svg``,
+    ``.pdf``, ...), which ``path`` must have: without one, matplotlib would add ``.png`` and
+    write beside the name asked for. Returns ``fig``."""
+    if path is None:
+        return fig
+    path = Path(path)
+    kinds = fig.canvas.get_supported_filetypes()
+    kind = path.suffix[1:].lower()
+    if kind not in kinds:
+        raise ValueError(f"path must end in a figure format's suffix ({', '.join(sorted(kinds))}"
+                         f"), got {str(path)!r}")
+    write_whole(path, lambda partial: fig.savefig(partial, dpi=dpi, format=kind))
     return fig
 
 
@@ -227,9 +244,7 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     fig.suptitle(f"{study.setup.task.name}, {study.setup.shape}: decision boundaries of "
                  f"trained seeds ({shown})", fontsize=10)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
-    if path is not None:
-        fig.savefig(path, dpi=100)
-    return fig
+    return save(fig, path)
 
 
 def _outcome_legend(fig: "Figure", columns: int) -> None:

@@ -423,6 +423,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         arms, setups = _design(parser, args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
+    _check_derived_outputs(parser, args, [setup.shape for setup in setups])
     if isinstance(args.init, _Every):
         print(args.init.note(), file=sys.stderr)
     written: list[Path] = []
@@ -609,9 +610,43 @@ def _text(path: Path, text: str, written: list[Path]) -> None:
 
 def _per_shape(path: Path, study: Study, sweep: Sweep) -> Path:
     """``path``, or for a sweep of several shapes ``path`` with the shape before its suffix."""
-    if len(sweep.studies) == 1:
-        return path
-    return path.with_name(f"{path.stem}-{study.setup.shape}{path.suffix}")
+    return _shape_path(path, study.setup.shape, len(sweep.studies))
+
+
+def _shape_path(path: Path, shape: str, shapes: int) -> Path:
+    """``path`` for one of ``shapes`` shapes: itself for one, else with the shape before its
+    suffix (``g.png`` -> ``g-2-2-1.png``)."""
+    return path if shapes == 1 else path.with_name(f"{path.stem}-{shape}{path.suffix}")
+
+
+def _check_derived_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                           shapes: list[str]) -> None:
+    """Refuse, before training, outputs that would overwrite each other or an input once the
+    per-shape names are derived (``--gallery g.png`` over several shapes writes
+    ``g-2-2-1.png``, ...): every file to write against every other, and against the files of
+    the --import modules; and a derived name where something other than a file stands."""
+    claimed: dict[Path, str] = {}
+    for name in OUTPUTS:
+        path = getattr(args, name)
+        if path is None or str(path) == "-":
+            continue
+        derived = ([(_shape_path(path, shape, len(shapes)), f" (for {shape})")
+                    for shape in shapes] if name in ("gallery", "curves") and len(shapes) > 1
+                   else [(path, "")])
+        for target, note in derived:
+            what = f"--{name} {path}{note}"
+            if target.resolve() in claimed:
+                parser.error(f"{what} writes {target}, as {claimed[target.resolve()]} does; "
+                             "give each output its own path")
+            if target.exists() and not target.is_file():
+                parser.error(f"{what} writes {target}, which exists and is not a regular "
+                             "file; give the path of a file to write")
+            claimed[target.resolve()] = what
+    for module in args.modules:
+        source = getattr(sys.modules.get(module), "__file__", None)
+        if source is not None and Path(source).resolve() in claimed:
+            parser.error(f"{claimed[Path(source).resolve()]} would overwrite {source}, the "
+                         f"--import module {module}; give the output another path")
 
 
 def _save_failed(study: Study, directory: Path, written: list[Path]) -> None:
