@@ -586,7 +586,10 @@ def test_keras_names_suggest_their_snake_case_entry(keras, suggestion, note):
         assert "Keras's" not in message
     else:
         assert note in message
-    assert message.endswith("Register your own with tinynet.init.register(name, function)")
+    assert message.endswith("register your own with tinynet.init.register(name, function)")
+    shown = ", ".join(sorted(tinynet.init.registry._REGISTRY)[:12])  # long lists: a count
+    assert f"expected one of: {shown}, ... ({len(tinynet.init.registry._REGISTRY)} in all)" \
+        in message and "tinynet.init.available() lists them all" in message
     assert "\n" not in message
 
 

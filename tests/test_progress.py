@@ -87,8 +87,13 @@ def test_a_cold_kernel_is_announced_once_before_it_compiles(tmp_path, monkeypatc
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
-@pytest.mark.parametrize("epochs", [5_000_000, 10**12])  # 10**12: any length stops at Ctrl-C
-def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path, epochs):
+@pytest.mark.parametrize("epochs,stop,status,word", [
+    (5_000_000, signal.SIGINT, 130, "interrupted"),
+    (10**12, signal.SIGINT, 130, "interrupted"),   # 10**12: any length stops at Ctrl-C
+    (10**12, signal.SIGTERM, 143, "terminated"),   # kill, a batch system's time limit
+])
+def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path, epochs, stop, status,
+                                                                 word):
     command = [sys.executable, "-m", "tinynet.xor", "--hidden", "3"]
     # compiled now, not when timed: the same seeds, so the same lanes and the same kernel (a
     # Ctrl-C that lands in numba's compiler is not what this test is about)
@@ -105,9 +110,9 @@ def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path, epoch
     while line and f"of {epochs:,} epochs" not in line:  # the arm's first progress line
         line = process.stderr.readline()
     assert line, "the run ended before it reported progress"
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     stdout, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130
-    assert stderr.strip().splitlines() == ["interrupted: nothing was written"], stderr
+    assert process.returncode == status
+    assert stderr.strip().splitlines() == [f"{word}: nothing was written"], stderr
     assert stdout == ""
     assert list(out.iterdir()) == []

@@ -34,7 +34,7 @@ from .files import write_whole
 from .network import Network
 from .results import EnsembleResult
 from .validation import as_float_matrix, check_choice, check_float, check_instance, check_int, \
-    check_sequence, check_training_data
+    check_sequence, check_training_data, summarised
 from .xor.outcome import FAILURES
 
 if TYPE_CHECKING:
@@ -110,8 +110,8 @@ def save(fig: "Figure", path: str | Path | None, dpi: int = 100) -> "Figure":
     kinds = fig.canvas.get_supported_filetypes()
     kind = path.suffix[1:].lower()
     if kind not in kinds:
-        raise ValueError(f"path must end in a figure format's suffix ({', '.join(sorted(kinds))}"
-                         f"), got {str(path)!r}")
+        raise ValueError(f"path must end in a figure format's suffix "
+                         f"({summarised(sorted(kinds))}), got {str(path)!r}")
     write_whole(path, lambda partial: fig.savefig(partial, dpi=dpi, format=kind))
     return fig
 

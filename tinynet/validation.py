@@ -13,14 +13,14 @@ import functools
 import math
 import numbers
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "TooLargeError", "MAX_SEED",
            "MAX_EPOCHS", "BACKENDS", "check_packed", "check_state", "check_not_masked",
-           "check_memory", "machine_memory", "size_text", "shorten",
+           "check_memory", "machine_memory", "size_text", "shorten", "summarised",
            "check_int", "check_seed", "check_float", "check_bool", "check_probability",
            "check_counts", "check_backend", "check_choice", "as_float_matrix",
            "check_training_data", "check_training_settings", "check_members", "check_instance",
@@ -41,7 +41,7 @@ class UnknownNameError(ValueError):
         close = [suggestion] if suggestion is not None else (
             difflib.get_close_matches(str(name), valid, n=1) or
             [v for v in valid if str(name) and v.startswith(str(name))][:1])
-        message = f"unknown {kind} {name!r}; expected one of: {', '.join(valid)}"
+        message = f"unknown {kind} {name!r}; expected one of: {summarised(valid)}"
         if close:
             message += f" (did you mean {close[0]!r}?)"
         if hint:
@@ -49,6 +49,19 @@ class UnknownNameError(ValueError):
         super().__init__(message)
         self.name = name
         self.valid = valid
+
+
+SHOWN = 16
+"""The most items a message lists in full (:func:`summarised`)."""
+
+
+def summarised(items: Sequence[object], shown: int = SHOWN) -> str:
+    """``items`` joined by commas if there are at most ``shown``, else the first
+    ``shown - 4`` and how many there are in all: a message stays one readable line."""
+    texts = [str(item) for item in items]
+    if len(texts) <= shown:
+        return ", ".join(texts)
+    return f"{', '.join(texts[:shown - 4])}, ... ({len(texts)} in all)"
 
 
 class TooLargeError(ValueError):

@@ -244,7 +244,8 @@ def _unknown(name: str, spec: str) -> UnknownNameError:
     suggestion = target if target in _REGISTRY and target != name else None
     if suggestion is not None and note:
         hints.append(note)
-    hints.append("Register your own with tinynet.init.register(name, function)")
+    hints.append("tinynet.init.available() lists them all (python -m tinynet.init describes "
+                 "them); register your own with tinynet.init.register(name, function)")
     return UnknownNameError("initializer", name, _REGISTRY, ". ".join(hints),
                             suggestion=suggestion)
 

@@ -32,6 +32,7 @@ import os
 import re
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
@@ -48,6 +49,7 @@ from .arms import DEFAULT_SETUP, Arm, Setup
 from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds, code_identity
 from .task import Task
 from ..results import UPDATES
+from ..validation import summarised
 from .presets import PRESETS, get_preset
 from .ranges import SeedRanges, run_seed_ranges
 from .report import Study, finite_or_none
@@ -355,7 +357,7 @@ def _check_image_suffix(parser: argparse.ArgumentParser, flag: str, path: Path) 
     formats = FigureCanvasBase.get_supported_filetypes()
     if path.suffix.lstrip(".").lower() not in formats:
         parser.error(f"{flag}: give a file name ending in a format matplotlib writes, such as "
-                     f".png, .svg or .pdf (one of: {', '.join(sorted(formats))})")
+                     f".png, .svg or .pdf (one of: {summarised(sorted(formats))})")
 
 
 def _design(parser: argparse.ArgumentParser,
@@ -416,7 +418,8 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
 
     Bad arguments exit with status 2 and one line on stderr; a reader of stdout that goes away
     (``| head``) ends the run quietly with status 1; Ctrl-C ends it with status 130 and one
-    line saying which files were written (each file is written whole or not at all).
+    line saying which files were written (each file is written whole or not at all); SIGTERM
+    (``kill``, a batch system's time limit) the same way, with status 143.
     """
     parser, args = parse_args(argv, prog)
     try:
@@ -428,13 +431,14 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         print(args.init.note(), file=sys.stderr)
     written: list[Path] = []
     try:
-        with _cluster(parser, args) as executor:
+        with _cluster(parser, args) as executor, _sigterm_as_interrupt():
             _run(args, arms, setups, written, executor)
-    except KeyboardInterrupt:
-        print("interrupted: " + ("nothing was written" if not written else
-                                 "wrote only " + ", ".join(map(str, written))),
-              file=sys.stderr)
-        sys.exit(130)
+    except KeyboardInterrupt as stop:
+        terminated = isinstance(stop, Terminated)
+        print(("terminated" if terminated else "interrupted") + ": " +
+              ("nothing was written" if not written else
+               "wrote only " + ", ".join(map(str, written))), file=sys.stderr)
+        sys.exit(143 if terminated else 130)
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
@@ -442,6 +446,30 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         parser.exit(1, f"{parser.prog}: error: {error}\n")
     except (ValueError, TypeError, OSError) as error:
         parser.error(f"{type(error).__name__}: {error}")
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C's KeyboardInterrupt would be, so that it stops a run the
+    same way: between chunks, the networks as they were, only whole files written."""
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` (in the main thread only, where
+    Python runs signal handlers); the previous handler is put back after."""
+    if not hasattr(signal, "SIGTERM") or threading.current_thread() is not \
+            threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextmanager
