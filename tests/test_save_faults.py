@@ -340,3 +340,43 @@ def test_saving_over_a_read_only_file_as_its_owner_works_and_keeps_its_mode(tmp_
     assert done.returncode == 0, done.stderr
     assert target.read_text() == "new" and stat.S_IMODE(target.stat().st_mode) == 0o444
     assert [p.name for p in tmp_path.iterdir()] == ["frozen.txt"]
+
+
+def test_a_batch_lists_each_folder_once_and_syncs_once_at_the_end(tmp_path, monkeypatch):
+    """Many files into one folder (--save-failed writes three per failed seed): one listing
+    of the folder for stale temporaries, however many files; no fsync per file; one sync and
+    one fsync of the folder at the end. Outside a batch, a listing per file."""
+    dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True).stdout)
+    stale = tmp_path / f".other.json.{dead}.0123456789abcdef.partial.json"
+    stale.write_text("half")
+    listings, fsyncs, syncs = [], [], []
+    scandir, fsync = os.scandir, os.fsync
+    monkeypatch.setattr(os, "scandir", lambda path: listings.append(path) or scandir(path))
+    monkeypatch.setattr(os, "fsync", lambda fd: fsyncs.append(fd) or fsync(fd))
+    monkeypatch.setattr(os, "sync", lambda: syncs.append(1))
+    with files.batch():
+        for index in range(200):
+            write_whole(tmp_path / f"f{index}.txt", lambda p, i=index: p.write_text(str(i)))
+        assert fsyncs == [] and syncs == []
+    assert len(listings) == 1 and not stale.exists()  # any destination's stale temporary
+    assert len(syncs) == 1 and len(fsyncs) == 1  # the folder's
+    assert sorted(path.name for path in tmp_path.iterdir()) == sorted(
+        f"f{index}.txt" for index in range(200))
+    assert all((tmp_path / f"f{index}.txt").read_text() == str(index) for index in range(200))
+    listings.clear()
+    for index in range(3):
+        write_whole(tmp_path / f"g{index}.txt", lambda p: p.write_text("g"))
+    assert len(listings) == 3
+
+
+def test_a_batch_interrupted_leaves_whole_files_and_no_temporary(tmp_path):
+    def fails(partial):
+        partial.write_text("half")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt), files.batch():
+        write_whole(tmp_path / "a.txt", lambda p: p.write_text("a"))
+        write_whole(tmp_path / "b.txt", fails)
+    assert [path.name for path in tmp_path.iterdir()] == ["a.txt"]
+    assert (tmp_path / "a.txt").read_text() == "a"

@@ -29,6 +29,13 @@ CSV outputs, generated kernels, the README's sections).
   file, or dangling) is itself replaced by the new file, as ``mv`` and most editors do: the
   link is gone, its target untouched.
 
+**Batches.** Writing many files, as ``--save-failed`` does (three per failed seed), each
+write would list its folder for stale temporaries and fsync the folder: quadratic in the
+files of a folder. Within :func:`batch`, a folder is listed once (every stale temporary in it
+removed, whatever its destination), files are renamed into place unsynced, and at the end of
+the batch the data are synced once (``os.sync``) and each folder fsync'ed once. A crash or a
+Ctrl-C still finds each file whole or absent; a power cut is covered once the batch has ended.
+
 A process is judged gone by its pid on this machine: a temporary left in a directory shared
 with another machine or container (another pid namespace) by a writer still running there
 could be taken for stale, and that writer's save then fails (its rename finds no file); the
@@ -38,14 +45,15 @@ destination is never left partial.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import re
 import secrets
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-__all__ = ["write_whole", "put_between"]
+__all__ = ["write_whole", "put_between", "batch"]
 
 _ATTEMPTS = 100
 """Names drawn for a temporary before giving up (a name is taken only if planted)."""
@@ -60,20 +68,49 @@ def write_whole(path: Path, write: Callable[[Path], object]) -> Path:
     file beside ``path``, with the same suffix, that only this call uses. Returns ``path``."""
     path = Path(path)
     mode = _kept_mode(path)
-    _remove_stale_partials(path)
+    folders = _BATCH.get()
+    if folders is None:
+        _remove_stale_partials(path)
+    elif path.parent not in folders:
+        _remove_stale_partials(path, any_destination=True)
+        folders.add(path.parent)
     partial, descriptor = _create_partial(path)
     try:
         with os.fdopen(descriptor, "wb", buffering=0) as file:
             write(partial)
             if mode is not None:  # after writing: a read-only mode would stop the writer
                 os.fchmod(file.fileno(), mode)
-            os.fsync(file.fileno())  # the writer's file is this one, opened again by name
+            if folders is None:
+                os.fsync(file.fileno())  # the writer's file is this one, opened again by name
         os.replace(partial, path)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-    _sync_directory(path.parent)
+    if folders is None:
+        _sync_directory(path.parent)
     return path
+
+
+_BATCH: contextvars.ContextVar[set[Path] | None] = contextvars.ContextVar("batch",
+                                                                          default=None)
+"""The folders written into by the :func:`batch` this context is in, or None outside one."""
+
+
+@contextlib.contextmanager
+def batch() -> Iterator[None]:
+    """Within the block, :func:`write_whole` lists each folder for stale temporaries once and
+    syncs nothing; at the end (normal or not) the data are synced once and each folder
+    written into is fsync'ed once (see the module's docstring)."""
+    folders: set[Path] = set()
+    token = _BATCH.set(folders)
+    try:
+        yield
+    finally:
+        _BATCH.reset(token)
+        if folders and hasattr(os, "sync"):
+            os.sync()
+        for folder in folders:
+            _sync_directory(folder)
 
 
 def _kept_mode(path: Path) -> int | None:
@@ -110,6 +147,11 @@ def _partial_pattern(path: Path) -> re.Pattern[str]:
                       re.escape(f".partial{path.suffix}"))
 
 
+_ANY_PARTIAL = re.compile(r"\..+\.(?P<pid>[0-9]+)\.[0-9a-f]{16}\.partial(\.[^.]*)?")
+"""Every name :func:`_partial_name` gives a temporary of any file (names of other files that
+happen to match are still only removed if regular, and their pid's process is gone)."""
+
+
 def _create_partial(path: Path) -> tuple[Path, int]:
     """A new empty temporary beside ``path``, created exclusively, and its open descriptor.
     As ``tempfile.mkstemp`` does, but with mode 0o666, which the umask then trims as for any
@@ -125,11 +167,12 @@ def _create_partial(path: Path) -> tuple[Path, int]:
                           "random names were all taken")
 
 
-def _remove_stale_partials(path: Path) -> None:
-    """Remove the temporaries of ``path`` left by processes that no longer run (killed while
-    writing), as far as the folder lets us: cleaning never stops a write."""
+def _remove_stale_partials(path: Path, any_destination: bool = False) -> None:
+    """Remove the temporaries of ``path`` (with ``any_destination``, of any file in its
+    folder) left by processes that no longer run (killed while writing), as far as the folder
+    lets us: cleaning never stops a write."""
     try:
-        stale = _stale_partials(path)
+        stale = _stale_partials(path, any_destination)
     except OSError:  # a folder that cannot be listed; the write says if it cannot write there
         return
     for name in stale:
@@ -137,10 +180,11 @@ def _remove_stale_partials(path: Path) -> None:
             os.unlink(name)
 
 
-def _stale_partials(path: Path) -> list[str]:
+def _stale_partials(path: Path, any_destination: bool = False) -> list[str]:
     """The regular files (never symlinks) beside ``path`` named exactly as
-    :func:`_partial_name` names its temporaries, by a process that no longer runs."""
-    pattern = _partial_pattern(path)
+    :func:`_partial_name` names its temporaries (of ``path``, or with ``any_destination`` of
+    any file), by a process that no longer runs."""
+    pattern = _ANY_PARTIAL if any_destination else _partial_pattern(path)
     with os.scandir(path.parent) as entries:  # is_file(follow_symlinks=False): as lstat
         return [entry.path for entry in entries
                 if (match := pattern.fullmatch(entry.name)) and

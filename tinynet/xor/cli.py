@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import data, init, plots
-from ..files import write_whole
+from ..files import batch, write_whole
 from ..activations import ACTIVATIONS
 from ..losses import LOSSES
 from ..optimizers import OPTIMIZERS, Adam, Momentum
@@ -619,7 +619,8 @@ def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
             _whole(_per_shape(args.curves, study, sweep),
                    lambda path: plots.study_curves(study, path=path), written)
         if args.save_failed:
-            _save_failed(study, args.save_failed / study.setup.shape, written)
+            with batch():  # three files a failed seed: one scan and one sync a folder
+                _save_failed(study, args.save_failed / study.setup.shape, written)
 
 
 def _whole(path: Path, write: Callable[[Path], object], written: list[Path]) -> None:
