@@ -3,6 +3,7 @@ seeds, all seeds of an arm in one ensemble call, and the arms are then compared.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -11,6 +12,7 @@ import numpy as np
 
 from .. import reference
 from ..network import Network
+from ..optimizers import get_optimizer
 from ..packing import layout
 from ..results import EnsembleResult
 from ..validation import MAX_EPOCHS, check_instance, check_int, check_memory, check_sequence
@@ -19,39 +21,75 @@ from .blocks import run_blocks, train
 from .outcome import THRESHOLD, ArmResult, wrong_outputs
 from .report import Study, compare
 
-__all__ = ["ArmProgress", "run_study", "bytes_per_seed", "check_study_memory"]
+__all__ = ["ArmProgress", "run_study", "bytes_per_seed", "fixed_bytes", "check_study_memory",
+           "HELD_OUT_CHUNK"]
 
 
-def bytes_per_seed(setup: Setup, arms: int = 1, record_every: int | None = None) -> int:
+HELD_OUT_CHUNK = 64 * 2**20
+"""Bytes the held-out accuracies may use at once: the members are evaluated in chunks of
+about this much (:func:`_accuracies`), however many seeds the study has."""
+
+_LAYER_ARRAYS = 6
+"""How many arrays of (members, samples, width) one layer's forward pass holds at its peak
+(its input, Z, φ(Z) and φ'(Z), and the comparisons and choices of an activation's
+definition), counted for the held-out chunks."""
+
+
+def bytes_per_seed(setup: Setup, arms: int = 1, record_every: int | None = None,
+                   state: int = 0) -> int:
     """About how much memory a study of ``arms`` arms on ``setup`` needs per seed, in bytes.
 
     Each arm keeps, per seed, its trained parameters (8 · P bytes for P parameters), its
-    outputs on the N training samples (8 · N), four numbers of results (32) and, with
-    ``record_every``, its loss every ``record_every`` epochs (8 each). While an arm trains,
-    its initial parameters and the compiled kernels' copy of them add 16 · P, and outputs on
-    held-out samples, if the task has them, 16 · N_held · the widest layer. For 99mlp's 2-2-2-1
-    (P = 15) on XOR's four points: 184 + 240 = 424 bytes a seed for one arm.
+    outputs on the N training samples (8 · N), four numbers of results (32), with
+    ``record_every`` its loss every ``record_every`` epochs (8 each), and with held-out data
+    its accuracy there (8). While an arm trains, its initial parameters and the compiled
+    kernels' copy of them add 16 · P, and an optimizer with ``state`` values per parameter
+    (momentum 1, Adam 3) 16 · state · P more. For 99mlp's 2-2-2-1 (P = 15) on XOR's four
+    points with SGD: 184 + 240 = 424 bytes a seed for one arm. What does not grow with the
+    seeds is :func:`fixed_bytes`.
     """
     parameters = setup.parameters
     kept = 8 * parameters + 8 * setup.task.samples + 32
     if record_every:
         kept += 8 * (setup.epochs // record_every)
-    held_out = setup.task.held_out_data()
-    training = 16 * parameters + (0 if held_out is None else
-                                  16 * len(held_out[0]) * max(setup.sizes))
-    return arms * kept + training
+    if setup.task.held_out_data() is not None:
+        kept += 8
+    return arms * kept + 16 * parameters * (1 + state)
 
 
-def check_study_memory(setups: Sequence[Setup], arms: int,
+def fixed_bytes(setup: Setup, record_every: int | None = None, state: int = 0) -> int:
+    """What a study on ``setup`` needs whatever its seeds, in bytes: each training thread's
+    scratch in the compiled kernels (a block of ``LANES`` networks copied in, with the
+    optimizer's ``state`` values, the records and outputs, and the activations, derivatives
+    and gradients of a batch in every layer: :mod:`tinynet.compiled.lanes`), one per core
+    or per block of seeds if there are fewer, and a chunk of the held-out evaluation
+    (:data:`HELD_OUT_CHUNK`) if the task has held-out data."""
+    from ..compiled.simd import LANES
+
+    parameters, width, layers = setup.parameters, max(setup.sizes), len(setup.sizes) - 1
+    records = setup.epochs // record_every if record_every else 0
+    block = (parameters * 2 * (1 + state) + records + setup.task.samples
+             + (2 * (layers + 1) + 3) * setup.batch_size * width + 2 * width)
+    held_out = 0 if setup.task.held_out_data() is None else HELD_OUT_CHUNK
+    threads = min(os.cpu_count() or 1, -(-setup.seeds // LANES))  # a block a thread at most
+    return 8 * LANES * block * threads + held_out
+
+
+def check_study_memory(setups: Sequence[Setup], arms: Sequence[Arm],
                        record_every: int | None = None) -> None:
     """Raise :class:`~tinynet.validation.TooLargeError` before training if studies of
-    ``arms`` arms on each of ``setups``, all kept (a sweep's), would need more memory than the
-    machine has (:func:`bytes_per_seed`)."""
-    needed = [setup.seeds * bytes_per_seed(setup, arms, record_every) for setup in setups]
-    what = (f"{arms} arm{'s' * (arms > 1)} of {setups[0].seeds:,} seeds of {setups[0].shape} "
-            f"({bytes_per_seed(setups[0], arms, record_every):,} bytes a seed)"
-            if len(setups) == 1 else f"{len(setups)} studies of {arms} arm{'s' * (arms > 1)}")
-    check_memory(what, sum(needed),
+    ``arms`` on each of ``setups``, all kept (a sweep's), would need more memory than the
+    machine has (:func:`bytes_per_seed`, and :func:`fixed_bytes` of the largest)."""
+    state = max(len(get_optimizer(arm.optimizer).state) for arm in arms)
+    count = len(arms)
+    needed = [setup.seeds * bytes_per_seed(setup, count, record_every, state)
+              for setup in setups]
+    fixed = max(fixed_bytes(setup, record_every, state) for setup in setups)
+    what = (f"{count} arm{'s' * (count > 1)} of {setups[0].seeds:,} seeds of {setups[0].shape} "
+            f"({bytes_per_seed(setups[0], count, record_every, state):,} bytes a seed, and "
+            f"{fixed:,} for the kernels' scratch)"
+            if len(setups) == 1 else f"{len(setups)} studies of {count} arm{'s' * (count > 1)}")
+    check_memory(what, sum(needed) + fixed,
                  "use fewer seeds, or run them in ranges of first seeds and add up the counts")
 
 
@@ -119,7 +157,7 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
                          f"it has no use, got block_seeds={block_seeds} and executor=None")
     if record_every is not None:  # checked here, before any work goes out
         check_int("record_every", record_every, minimum=1, maximum=MAX_EPOCHS)
-    check_study_memory([setup], len(arms), record_every)
+    check_study_memory([setup], arms, record_every)
     y = setup.task.training_data()[1]  # the targets the outcomes are judged on
     held_out = setup.task.held_out_data()
     started = time.perf_counter()
@@ -164,7 +202,12 @@ def _accuracies(like: Network, trained: np.ndarray, X: np.ndarray,
     """The accuracy on X (N, 2), y (N, 1) of each network of ``trained`` (S, P, packed
     parameters of networks like ``like``): the fraction of outputs on the same side of the
     threshold as their targets (:func:`wrong_outputs`: NaN outputs count as wrong)."""
-    with np.errstate(all="ignore"):  # a diverged member's outputs overflow to NaN
-        outputs = reference.forward_many(trained, layout(like).table,
-                                         [layer.activation for layer in like.layers], X)
-    return 1.0 - wrong_outputs(outputs, y, THRESHOLD) / y.size
+    table, activations = layout(like).table, [layer.activation for layer in like.layers]
+    step = max(1, HELD_OUT_CHUNK // (8 * _LAYER_ARRAYS * len(X) * max(like.sizes)))
+    wrong = []
+    for start in range(0, len(trained), step):  # each member alone: chunks change no bit
+        with np.errstate(all="ignore"):  # a diverged member's outputs overflow to NaN
+            outputs = reference.forward_many(trained[start:start + step], table, activations,
+                                             X)
+        wrong.append(wrong_outputs(outputs, y, THRESHOLD))
+    return 1.0 - np.concatenate(wrong) / y.size

@@ -77,6 +77,6 @@ def run_sweep(arms: Sequence[Arm], setups: Sequence[Setup],
     ``executor`` in blocks of ``block_seeds``, if given)."""
     setups = check_sequence("setups", setups, Setup, "tinynet.xor Setup")
     arms = check_sequence("arms", arms, Arm, "tinynet.xor Arm")
-    check_study_memory(setups, len(arms), record_every)  # every study is kept
+    check_study_memory(setups, arms, record_every)  # every study is kept
     return Sweep([run_study(arms, setup, progress, record_every, executor, block_seeds)
                   for setup in setups])
