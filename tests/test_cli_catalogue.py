@@ -516,3 +516,8 @@ def test_ctrl_c_stops_fit_and_leaves_the_network_as_it_was(tmp_path):
             run.communicate()
     assert "KeyboardInterrupt, unchanged: True" in out, (out, err)
     assert run.returncode == 0 and "Traceback" not in err, err
+
+
+def test_the_readme_counts_the_catalogue():
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    assert f"garbage, huge, NaN and negative values ({len(CASES)} cases)" in readme
