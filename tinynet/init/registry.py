@@ -20,10 +20,12 @@ keywords (``match``, ``case``, ``type``, ``_``) parse as plain names and are all
 from __future__ import annotations
 
 import ast
+import contextvars
 import inspect
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from keyword import iskeyword
 
@@ -35,7 +37,7 @@ from .keras import KERAS_NAMES
 from .schemes import FunctionInitializer, Initializer
 
 __all__ = ["Entry", "InitError", "register", "get", "available", "entries", "distinct",
-           "parse_spec", "draw", "check_name", "snake_case"]
+           "parse_spec", "draw", "check_name", "snake_case", "replacing"]
 
 
 @dataclass(frozen=True)
@@ -144,13 +146,28 @@ def add_entry(entry: Entry, override: bool = False) -> None:
     """
     check_name(entry.name)
     if entry.name in _REGISTRY:
-        if not override:
+        if not (override or _REPLACING.get()):
             raise ValueError(f"initializer {entry.name!r} is already registered; pass "
                              "override=True to replace it")
         for other in list(_REGISTRY.values()):
             if other.alias_of == entry.name:
                 _REGISTRY[other.name] = replace(other, alias_of="")
     _REGISTRY[entry.name] = entry
+
+
+_REPLACING: contextvars.ContextVar[bool] = contextvars.ContextVar("replacing", default=False)
+
+
+@contextmanager
+def replacing() -> Iterator[None]:
+    """Within the block, registering a name that exists replaces it, as ``override=True``
+    would: how a changed ``--import`` module runs again on a cluster's workers over what its
+    older copy registered."""
+    token = _REPLACING.set(True)
+    try:
+        yield
+    finally:
+        _REPLACING.reset(token)
 
 
 MAX_SPEC_LENGTH = 1000

@@ -547,14 +547,16 @@ def _compare_code(parser: argparse.ArgumentParser, client: object, where: str,
         shown = "; ".join(f"{worker} {why}" for worker, why in list(problems.items())[:SHOWN])
         more = f"; and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
         parser.error(f"{where}: {len(problems)} of {len(there)} workers cannot train as this "
-                     f"process would: {shown}{more}; give every worker this tinynet (and the "
-                     "--import modules, restarting workers that imported older ones)")
+                     f"process would: {shown}{more}; give every worker this tinynet and the "
+                     "--import modules")
 
 
 def _send_modules(parser: argparse.ArgumentParser, client: object, modules: list[str]) -> None:
     """Have every worker, now and joining later, import the --import modules too (from their
     source, sent along), so that the initializers they register are known where the networks
-    are built. Importing is idempotent: a module a worker has already imported is kept."""
+    are built. A worker that already has a module with this very source keeps it; one whose
+    copy differs (an older version, on a cluster that outlived an edit) runs the new source
+    instead, its initializers registered over the old ones."""
     if not modules:
         return
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -573,15 +575,25 @@ def _send_modules(parser: argparse.ArgumentParser, client: object, modules: list
             self.sources = sources
 
         def setup(self, worker) -> None:
+            import types
+
+            from tinynet.init.registry import replacing
+
             folder = Path(worker.local_directory) / "tinynet-import"
             folder.mkdir(exist_ok=True)
             for module, text in self.sources.items():
-                if module not in sys.modules:
-                    (folder / f"{module}.py").write_text(text)
-            if str(folder) not in sys.path:
-                sys.path.insert(0, str(folder))
-            for module in self.sources:
-                importlib.import_module(module)
+                loaded = sys.modules.get(module)
+                source = getattr(loaded, "__file__", None)
+                if source is not None and Path(source).is_file() and \
+                        Path(source).read_text() == text:
+                    continue                       # this very source, imported already
+                path = folder / f"{module}.py"
+                path.write_text(text)
+                fresh = types.ModuleType(module)   # run from the text: no stale bytecode
+                fresh.__file__ = str(path)
+                sys.modules[module] = fresh
+                with replacing():                  # over what an older copy registered
+                    exec(compile(text, str(path), "exec"), fresh.__dict__)
 
     client.register_plugin(ImportModules(sources))
 
