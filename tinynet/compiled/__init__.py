@@ -91,7 +91,7 @@ from pathlib import Path
 from types import ModuleType
 
 from .caches import (CACHED_SOURCES, CacheUnwritableError, cache_error, guard_loaded,
-                     numba_cache_problem, untrusted)
+                     numba_cache_problem, numba_user_cache, untrusted)
 
 __all__ = ["load", "CacheUnwritableError"]
 
@@ -128,8 +128,8 @@ def load() -> ModuleType:
 
 
 def _trusted_numba_cache() -> None:
-    """If the folder numba would cache the package's kernels in (``$NUMBA_CACHE_DIR``, else
-    the package's ``__pycache__`` folders) cannot be trusted with code
+    """If a folder numba would cache the package's kernels in (``$NUMBA_CACHE_DIR``, else the
+    package's ``__pycache__`` folders and numba's user cache) cannot be trusted with code
     (:func:`~tinynet.compiled.caches.untrusted`), say why in one line and point numba at a
     private folder instead, before the kernels are defined (numba reads its cache folder
     then)."""
@@ -139,10 +139,12 @@ def _trusted_numba_cache() -> None:
 
     if config.CACHE_DIR:
         folders = {f"NUMBA_CACHE_DIR={config.CACHE_DIR}": Path(config.CACHE_DIR)}
-    else:
+    else:  # the package's __pycache__, or numba's user cache where that is read-only
         package = Path(__file__).resolve().parent.parent
         folders = {str(folder): folder for folder in
                    sorted({(package / name).parent / "__pycache__" for name in CACHED_SOURCES})}
+        user = Path(numba_user_cache())
+        folders[str(user)] = user
     for what, folder in folders.items():
         reason = untrusted(folder)
         if reason is not None:

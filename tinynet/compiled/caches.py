@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 __all__ = ["CacheUnwritableError", "NO_LOCATOR", "CACHED_SOURCES", "numba_cache_problem",
-           "cache_error", "untrusted", "say", "guard", "guard_loaded"]
+           "cache_error", "untrusted", "say", "guard", "guard_loaded", "numba_user_cache"]
 
 
 class CacheUnwritableError(OSError):
@@ -62,14 +62,14 @@ def numba_cache_problem(advice: Callable[[], str]) -> str | None:
         except (AttributeError, TypeError, ValueError):  # the API moved: let the import say
             return None
         tried = [f"NUMBA_CACHE_DIR={config.CACHE_DIR}"] if config.CACHE_DIR else []
-        tried += [str(source.parent / "__pycache__"), _numba_user_cache()]
+        tried += [str(source.parent / "__pycache__"), numba_user_cache()]
         listed = (f"neither {tried[0]} nor {tried[1]} is" if len(tried) == 2 else
                   f"none of {', '.join(tried)} is")
         return f"numba cannot cache the compiled kernels: {listed} writable; {advice()}"
     return None
 
 
-def _numba_user_cache() -> str:
+def numba_user_cache() -> str:
     """Numba's user-wide cache directory (``$XDG_CACHE_HOME/numba``, default
     ``~/.cache/numba``), where it caches a module whose own ``__pycache__`` is read-only."""
     try:
