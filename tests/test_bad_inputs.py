@@ -441,7 +441,8 @@ CATALOGUE = [
      r"one network of 2-100000000000000000000-1 \(its parameters and their gradients\) would "
      r"need .*; use narrower hidden layers"),
     ("study of more seeds than memory", lambda: run_study([Arm("normal")], Setup(seeds=10**15)),
-     TooLargeError, r"1 arm of 1,000,000,000,000,000 seeds of 2-2-2-1 \(424 bytes a seed\) "
+     TooLargeError, r"1 arm of 1,000,000,000,000,000 seeds of 2-2-2-1 \(424 bytes a seed, and "
+                    r"[0-9,]+ for the kernels' scratch\) "
                     r"would need .*; use fewer seeds"),
     ("sweep of more seeds than memory",
      lambda: tinynet.xor.run_sweep([Arm("normal")], [Setup(seeds=10**14)] * 20), TooLargeError,

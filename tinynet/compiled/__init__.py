@@ -87,11 +87,10 @@ cache entry is compiled again (:func:`~tinynet.compiled.caches.guard`), each wit
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 from types import ModuleType
 
-from .caches import (CACHED_SOURCES, CacheUnwritableError, cache_error, guard_loaded,
-                     numba_cache_problem, numba_user_cache, untrusted)
+from .caches import (CacheUnwritableError, cache_error, guard_loaded, numba_cache_problem,
+                     trust_numba_cache)
 
 __all__ = ["load", "CacheUnwritableError"]
 
@@ -107,7 +106,7 @@ def load() -> ModuleType:
     global _checked
     try:
         if not _checked:
-            _trusted_numba_cache()
+            trust_numba_cache()
             problem = numba_cache_problem(_what_to_set)
             if problem is not None:
                 raise CacheUnwritableError(problem)
@@ -125,31 +124,6 @@ def load() -> ModuleType:
         if unwritable is None:                                     # know, a race with a chmod)
             raise
         raise unwritable from error
-
-
-def _trusted_numba_cache() -> None:
-    """If a folder numba would cache the package's kernels in (``$NUMBA_CACHE_DIR``, else the
-    package's ``__pycache__`` folders and numba's user cache) cannot be trusted with code
-    (:func:`~tinynet.compiled.caches.untrusted`), say why in one line and point numba at a
-    private folder instead, before the kernels are defined (numba reads its cache folder
-    then)."""
-    from numba.core import config
-
-    from . import sources
-
-    if config.CACHE_DIR:
-        folders = {f"NUMBA_CACHE_DIR={config.CACHE_DIR}": Path(config.CACHE_DIR)}
-    else:  # the package's __pycache__, or numba's user cache where that is read-only
-        package = Path(__file__).resolve().parent.parent
-        folders = {str(folder): folder for folder in
-                   sorted({(package / name).parent / "__pycache__" for name in CACHED_SOURCES})}
-        user = Path(numba_user_cache())
-        folders[str(user)] = user
-    for what, folder in folders.items():
-        reason = untrusted(folder)
-        if reason is not None:
-            config.CACHE_DIR = str(sources.private_dir("numba", what, reason))
-            return
 
 
 def _what_to_set() -> str:

@@ -18,11 +18,13 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 __all__ = ["CacheUnwritableError", "NO_LOCATOR", "CACHED_SOURCES", "numba_cache_problem",
-           "cache_error", "untrusted", "say", "guard", "guard_loaded", "numba_user_cache"]
+           "cache_error", "untrusted", "say", "guard", "guard_loaded", "numba_user_cache",
+           "trust_numba_cache", "private_dir", "writable"]
 
 
 class CacheUnwritableError(OSError):
@@ -202,3 +204,64 @@ def guard_loaded() -> None:
     for name, module in list(sys.modules.items()):
         if module is not None and (name.startswith(("tinynet.", "tinynet_kernel_"))):
             guard(vars(module).values())
+
+
+def trust_numba_cache() -> None:
+    """If a folder numba would cache the package's kernels in (``$NUMBA_CACHE_DIR``, else the
+    package's ``__pycache__`` folders and numba's user cache) cannot be trusted with code
+    (:func:`~tinynet.compiled.caches.untrusted`), say why in one line and point numba at a
+    private folder instead, before the kernels are defined (numba reads its cache folder
+    then)."""
+    from numba.core import config
+
+    if config.CACHE_DIR:
+        folders = {f"NUMBA_CACHE_DIR={config.CACHE_DIR}": Path(config.CACHE_DIR)}
+    else:  # the package's __pycache__, or numba's user cache where that is read-only
+        package = Path(__file__).resolve().parent.parent
+        folders = {str(folder): folder for folder in
+                   sorted({(package / name).parent / "__pycache__" for name in CACHED_SOURCES})}
+        user = Path(numba_user_cache())
+        folders[str(user)] = user
+    for what, folder in folders.items():
+        reason = untrusted(folder)
+        if reason is not None:
+            config.CACHE_DIR = str(private_dir("numba", what, reason))
+            return
+
+
+def private_dir(kind: str, refused: str | None = None, reason: str | None = None) -> Path:
+    """A folder of this user's own for ``kind`` (``"kernels"``, ``"numba"``) in the temporary
+    folder: ``tinynet-<kind>-<uid>``, made private if new and used if it can be trusted, else
+    a new one with a random name (not cached beyond this process: every run compiles). With
+    ``refused``, first one line on stderr saying which folder was not used and ``reason``."""
+    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    shared = Path(tempfile.gettempdir()) / f"tinynet-{kind}-{user}"
+    usable = untrusted(shared) is None and writable(shared)
+    if refused is not None:
+        say(f"not using {refused}: {reason}; compiling into "
+            f"{shared if usable else 'a new private folder'} instead")
+    if usable:
+        return shared
+    try:
+        fresh = Path(tempfile.mkdtemp(prefix=f"tinynet-{kind}-"))
+    except OSError:
+        raise CacheUnwritableError(f"cannot write generated kernels: no folder for them is "
+                                   f"writable (tried {shared}); set TINYNET_KERNEL_DIR to a "
+                                   "writable directory") from None
+    say(f"{shared} cannot be trusted ({untrusted(shared) or 'not writable'}); using {fresh}, "
+        "which lasts this run only")
+    return fresh
+
+
+def writable(directory: Path) -> bool:
+    """Whether ``directory`` exists or can be made (private: mode 700, and so is each folder
+    made above it), and a file can be created in it (tried, as numba tries its cache
+    directories)."""
+    try:
+        for folder in [*reversed(directory.parents), directory]:
+            if not folder.exists():
+                folder.mkdir(mode=0o700, exist_ok=True)
+        tempfile.TemporaryFile(dir=directory).close()
+    except OSError:
+        return False
+    return True

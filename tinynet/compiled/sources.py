@@ -16,15 +16,14 @@ import hashlib
 import importlib.util
 import os
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 
 from ..files import write_whole
-from .caches import CacheUnwritableError, cache_error, guard_loaded, say, untrusted
+from .caches import (CacheUnwritableError, cache_error, guard_loaded, private_dir, untrusted,
+                     writable)
 
-__all__ = ["kernel_dir", "private_dir", "COMPILED_IN", "fingerprint", "load_module",
-           "announce_compiling"]
+__all__ = ["kernel_dir", "COMPILED_IN", "fingerprint", "load_module", "announce_compiling"]
 
 
 _LOADED: dict[str, ModuleType] = {}
@@ -57,7 +56,7 @@ def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) ->
                                        f"{chosen!r}")
         reason = untrusted(directory)
         if reason is None:
-            if _writable(directory):
+            if writable(directory):
                 return directory
             raise CacheUnwritableError(f"cannot write generated kernels: TINYNET_KERNEL_DIR="
                                        f"{chosen} is not a writable directory; set "
@@ -69,49 +68,11 @@ def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) ->
         directory = Path(os.path.expanduser("~")) / ".cache" / "tinynet" / "kernels"
     if directory.is_absolute():      # "~" if there is no home
         reason = untrusted(directory)
-        if reason is None and _writable(directory):
+        if reason is None and writable(directory):
             return directory
         if reason is not None:
             return private_dir("kernels", str(directory), reason)
     return private_dir("kernels")
-
-
-def private_dir(kind: str, refused: str | None = None, reason: str | None = None) -> Path:
-    """A folder of this user's own for ``kind`` (``"kernels"``, ``"numba"``) in the temporary
-    folder: ``tinynet-<kind>-<uid>``, made private if new and used if it can be trusted, else
-    a new one with a random name (not cached beyond this process: every run compiles). With
-    ``refused``, first one line on stderr saying which folder was not used and ``reason``."""
-    user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    shared = Path(tempfile.gettempdir()) / f"tinynet-{kind}-{user}"
-    usable = untrusted(shared) is None and _writable(shared)
-    if refused is not None:
-        say(f"not using {refused}: {reason}; compiling into "
-            f"{shared if usable else 'a new private folder'} instead")
-    if usable:
-        return shared
-    try:
-        fresh = Path(tempfile.mkdtemp(prefix=f"tinynet-{kind}-"))
-    except OSError:
-        raise CacheUnwritableError(f"cannot write generated kernels: no folder for them is "
-                                   f"writable (tried {shared}); set TINYNET_KERNEL_DIR to a "
-                                   "writable directory") from None
-    say(f"{shared} cannot be trusted ({untrusted(shared) or 'not writable'}); using {fresh}, "
-        "which lasts this run only")
-    return fresh
-
-
-def _writable(directory: Path) -> bool:
-    """Whether ``directory`` exists or can be made (private: mode 700, and so is each folder
-    made above it), and a file can be created in it (tried, as numba tries its cache
-    directories)."""
-    try:
-        for folder in [*reversed(directory.parents), directory]:
-            if not folder.exists():
-                folder.mkdir(mode=0o700, exist_ok=True)
-        tempfile.TemporaryFile(dir=directory).close()
-    except OSError:
-        return False
-    return True
 
 
 COMPILED_IN = ("compiled/lanes.py", "compiled/single.py", "compiled/scalars.py",
