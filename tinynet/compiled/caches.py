@@ -236,7 +236,7 @@ def private_dir(kind: str, refused: str | None = None, reason: str | None = None
     ``refused``, first one line on stderr saying which folder was not used and ``reason``."""
     user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
     shared = Path(tempfile.gettempdir()) / f"tinynet-{kind}-{user}"
-    usable = untrusted(shared) is None and writable(shared)
+    usable = untrusted(shared) is None and writable(shared) and untrusted(shared) is None
     if refused is not None:
         say(f"not using {refused}: {reason}; compiling into "
             f"{shared if usable else 'a new private folder'} instead")

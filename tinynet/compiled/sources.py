@@ -56,8 +56,11 @@ def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) ->
                                        f"{chosen!r}")
         reason = untrusted(directory)
         if reason is None:
-            if writable(directory):
-                return directory
+            if writable(directory):  # made now if new: asked again after, in case of a race
+                reason = untrusted(directory)
+                if reason is None:
+                    return directory
+                return private_dir("kernels", f"TINYNET_KERNEL_DIR={chosen}", reason)
             raise CacheUnwritableError(f"cannot write generated kernels: TINYNET_KERNEL_DIR="
                                        f"{chosen} is not a writable directory; set "
                                        "TINYNET_KERNEL_DIR to one")
@@ -69,7 +72,9 @@ def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) ->
     if directory.is_absolute():      # "~" if there is no home
         reason = untrusted(directory)
         if reason is None and writable(directory):
-            return directory
+            reason = untrusted(directory)  # made now if new: asked again, in case of a race
+            if reason is None:
+                return directory
         if reason is not None:
             return private_dir("kernels", str(directory), reason)
     return private_dir("kernels")
