@@ -16,6 +16,8 @@ from matplotlib.figure import Figure
 import tinynet
 from tinynet import data, plots
 
+from outputs import add_out, out_folder  # examples/, beside this script
+
 FIGURE = "datasets.png"
 
 
@@ -23,15 +25,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--epochs", type=int, default=2000, help="epochs of per-sample SGD")
-    parser.add_argument("--out", type=Path, default=Path("."),
-                        help="folder for the PNG figure")
-    parser.add_argument("--commit", action="store_true",
-                        help="write into the committed examples/figures instead of --out")
+    add_out(parser, Path("."))
     args = parser.parse_args()
-    if args.commit:
-        args.out = Path(__file__).parent / "figures"
-    if args.out.exists() and not args.out.is_dir():
-        parser.error(f"--out {args.out}: exists and is not a folder; give a folder")
+    args.out = out_folder(parser, args)
     args.out.mkdir(parents=True, exist_ok=True)
     fig = Figure(figsize=(16.0, 3.6))
     for ax, (name, generate) in zip(fig.subplots(1, len(data.DATASETS)), data.DATASETS.items()):

@@ -21,6 +21,8 @@ import tinynet
 from tinynet import plots
 from tinynet.xor import Arm, Setup, run_study
 
+from outputs import add_out, out_folder  # examples/, beside this script
+
 FIGURES = ("look_boundaries.png", "look_gallery.png", "look_failed.png", "look_curves.png")
 """The files written, in --out."""
 
@@ -30,15 +32,9 @@ def parse_args() -> argparse.Namespace:
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--seeds", type=int, default=100, help="seeds per arm")
     parser.add_argument("--epochs", type=int, default=20_000, help="epochs")
-    parser.add_argument("--out", type=Path, default=Path("look_inside"),
-                        help="folder for the PNG figures")
-    parser.add_argument("--commit", action="store_true",
-                        help="write into the committed examples/figures instead of --out")
+    add_out(parser, Path("look_inside"))
     args = parser.parse_args()
-    if args.commit:
-        args.out = Path(__file__).parent / "figures"
-    if args.out.exists() and not args.out.is_dir():
-        parser.error(f"--out {args.out}: exists and is not a folder; give a folder")
+    args.out = out_folder(parser, args)
     return args
 
 

@@ -201,10 +201,9 @@ def test_an_eps_that_rounds_away_is_refused(eps):
         gradcheck(net, X, y, eps=eps)
 
 
-@pytest.mark.parametrize("eps", [1e-14, 1e-12, 1e-10])
-def test_a_broken_backward_never_passes_at_a_tiny_eps(monkeypatch, eps):
-    """Every dW doubled: at these eps n is noise beside the gradients, so the elements a
-    comparison cannot judge are inconclusive, and the others fail; none passes."""
+@pytest.fixture
+def doubled_dW(monkeypatch):
+    """A broken backward pass: every dW doubled (db right)."""
     real = dense.backward_parameters
 
     def doubled(dZ, X, dW, db):
@@ -212,6 +211,12 @@ def test_a_broken_backward_never_passes_at_a_tiny_eps(monkeypatch, eps):
         dW *= 2.0
 
     monkeypatch.setattr(dense, "backward_parameters", doubled)
+
+
+@pytest.mark.parametrize("eps", [1e-14, 1e-12, 1e-10])
+def test_a_broken_backward_never_passes_at_a_tiny_eps(doubled_dW, eps):
+    """Every dW doubled: at these eps n is noise beside the gradients, so the elements a
+    comparison cannot judge are inconclusive, and the others fail; none passes."""
     net, X, y = tanh_then_identity()
     report = gradcheck(net, X, y, eps=eps)
     assert report.status in ("inconclusive", "failed") and not report.passed
@@ -221,14 +226,7 @@ def test_a_broken_backward_never_passes_at_a_tiny_eps(monkeypatch, eps):
                     & (np.abs(check.analytic - check.numerical) > 1e-3)).any()
 
 
-def test_a_broken_backward_fails_at_the_default_eps(monkeypatch):
-    real = dense.backward_parameters
-
-    def doubled(dZ, X, dW, db):
-        real(dZ, X, dW, db)
-        dW *= 2.0
-
-    monkeypatch.setattr(dense, "backward_parameters", doubled)
+def test_a_broken_backward_fails_at_the_default_eps(doubled_dW):
     net, X, y = tanh_then_identity()
     report = gradcheck(net, X, y)
     assert report.failed and not any(check.inconclusive.any()

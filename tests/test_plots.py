@@ -58,8 +58,8 @@ def test_a_figure_path_needs_a_format_and_is_never_a_folder(study, tmp_path):
     """Without a suffix matplotlib would write ``figs.png`` beside the ``figs`` asked for."""
     net = study.network(0, 0)
     (tmp_path / "figs").mkdir()
-    with pytest.raises(ValueError, match=r"^path must end in a figure format's suffix \(.*png.*"
-                                         r"\), got '.*figs'$"):
+    with pytest.raises(ValueError, match=r"^path='.*figs': give a file name ending in a format "
+                                         r"matplotlib writes, such as \.png, .*\)$"):
         plots.decision_boundary(net, path=tmp_path / "figs")
     (tmp_path / "figs.png").mkdir()
     with pytest.raises(IsADirectoryError, match=r"figs\.png is a directory"):

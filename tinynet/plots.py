@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "figure", "decision_boundary",
            "seed_gallery", "loss_curves", "study_curves", "layer_histograms", "rates", "depth",
-           "signal", "histograms", "save"]
+           "signal", "histograms", "save", "figure_format"]
 
 OUTCOME_COLORS = {"solved": "#2ca02c", "one_wrong": "#ff7f0e", "two_wrong": "#d62728",
                   "three_or_more_wrong": "#9467bd", "diverged": "#000000"}
@@ -106,14 +106,22 @@ def save(fig: "Figure", path: str | Path | None, dpi: int = 100) -> "Figure":
     write beside the name asked for. Returns ``fig``."""
     if path is None:
         return fig
-    path = Path(path)
-    kinds = fig.canvas.get_supported_filetypes()
-    kind = path.suffix[1:].lower()
-    if kind not in kinds:
-        raise ValueError(f"path must end in a figure format's suffix "
-                         f"({summarised(sorted(kinds))}), got {str(path)!r}")
-    write_whole(path, lambda partial: fig.savefig(partial, dpi=dpi, format=kind))
+    kind = figure_format(path, f"path={str(path)!r}")
+    write_whole(Path(path), lambda partial: fig.savefig(partial, dpi=dpi, format=kind))
     return fig
+
+
+def figure_format(path: str | Path, what: str) -> str:
+    """The format matplotlib writes ``path`` in, read from its suffix; a ValueError starting
+    with ``what`` (the argument, as the caller names it) if the suffix names none."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    kind = Path(path).suffix[1:].lower()
+    if kind not in formats:
+        raise ValueError(f"{what}: give a file name ending in a format matplotlib writes, such "
+                         f"as .png, .svg or .pdf (one of: {summarised(sorted(formats))})")
+    return kind
 
 
 def _colors() -> list[str]:

@@ -55,13 +55,13 @@ SHOWN = 16
 """The most items a message lists in full (:func:`summarised`)."""
 
 
-def summarised(items: Sequence[object], shown: int = SHOWN) -> str:
-    """``items`` joined by commas if there are at most ``shown``, else the first
+def summarised(items: Sequence[object], shown: int = SHOWN, sep: str = ", ") -> str:
+    """``items`` joined by ``sep`` if there are at most ``shown``, else the first
     ``shown - 4`` and how many there are in all: a message stays one readable line."""
     texts = [str(item) for item in items]
     if len(texts) <= shown:
-        return ", ".join(texts)
-    return f"{', '.join(texts[:shown - 4])}, ... ({len(texts)} in all)"
+        return sep.join(texts)
+    return f"{sep.join(texts[:shown - 4])}{sep}... ({len(texts)} in all)"
 
 
 class TooLargeError(ValueError):

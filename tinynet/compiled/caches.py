@@ -16,6 +16,7 @@ no Numba.
 from __future__ import annotations
 
 import os
+import pickle
 import stat
 import sys
 import tempfile
@@ -24,7 +25,7 @@ from pathlib import Path
 
 __all__ = ["CacheUnwritableError", "NO_LOCATOR", "CACHED_SOURCES", "numba_cache_problem",
            "cache_error", "untrusted", "say", "guard", "guard_loaded", "numba_user_cache",
-           "trust_numba_cache", "private_dir", "writable"]
+           "trust_numba_cache", "private_dir", "unusable", "writable"]
 
 
 class CacheUnwritableError(OSError):
@@ -143,9 +144,9 @@ def say(line: str) -> None:
         print(f"tinynet: {line}", file=sys.stderr, flush=True)
 
 
-DAMAGE = (EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, KeyError)
-"""What unpickling a damaged cache file raises (``pickle.UnpicklingError`` is a ValueError's
-sibling: it is added in :func:`guard`)."""
+DAMAGE = (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError,
+          IndexError, KeyError)
+"""What unpickling a damaged cache file raises."""
 
 
 def guard(dispatchers: Iterable[object]) -> None:
@@ -153,9 +154,6 @@ def guard(dispatchers: Iterable[object]) -> None:
     and compiled again; a cache that cannot be written (a full disk, a folder gone read-only)
     is skipped, the kernel compiled and run uncached. Each with one line on stderr. Does
     nothing for a dispatcher without numba's cache (or if numba's private API moved)."""
-    import pickle
-
-    damage = (*DAMAGE, pickle.UnpicklingError)
     for dispatcher in dispatchers:
         cache = getattr(dispatcher, "_cache", None)
         files = getattr(cache, "_cache_file", None)
@@ -167,14 +165,14 @@ def guard(dispatchers: Iterable[object]) -> None:
         def load_overload(sig, target_context, load=load, files=files):
             try:
                 return load(sig, target_context)
-            except damage as error:
+            except DAMAGE as error:
                 _remove_entry(files, error)
                 return None
 
         def save_overload(sig, data, save=save, files=files):
             try:
                 save(sig, data)
-            except damage as error:
+            except DAMAGE as error:
                 _remove_entry(files, error)
             except OSError as error:
                 why = error.strerror or str(error)
@@ -236,7 +234,7 @@ def private_dir(kind: str, refused: str | None = None, reason: str | None = None
     ``refused``, first one line on stderr saying which folder was not used and ``reason``."""
     user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
     shared = Path(tempfile.gettempdir()) / f"tinynet-{kind}-{user}"
-    usable = untrusted(shared) is None and writable(shared) and untrusted(shared) is None
+    usable = unusable(shared) is None
     if refused is not None:
         say(f"not using {refused}: {reason}; compiling into "
             f"{shared if usable else 'a new private folder'} instead")
@@ -248,9 +246,19 @@ def private_dir(kind: str, refused: str | None = None, reason: str | None = None
         raise CacheUnwritableError(f"cannot write generated kernels: no folder for them is "
                                    f"writable (tried {shared}); set TINYNET_KERNEL_DIR to a "
                                    "writable directory") from None
-    say(f"{shared} cannot be trusted ({untrusted(shared) or 'not writable'}); using {fresh}, "
+    say(f"{shared} cannot be trusted ({unusable(shared)}); using {fresh}, "
         "which lasts this run only")
     return fresh
+
+
+def unusable(folder: Path) -> str | None:
+    """Why ``folder`` cannot hold kernels, or None if it can: it must be trusted
+    (:func:`untrusted`) and :func:`writable`, and trusted still once made (a folder planted
+    between the check and the making is not used)."""
+    reason = untrusted(folder)
+    if reason is None and not writable(folder):
+        return f"{folder} is not a writable folder"
+    return reason or untrusted(folder)
 
 
 def writable(directory: Path) -> bool:

@@ -16,14 +16,16 @@ import hashlib
 import importlib.util
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
 from ..files import write_whole
-from .caches import (CacheUnwritableError, cache_error, guard_loaded, private_dir, untrusted,
-                     writable)
+from .caches import (CacheUnwritableError, cache_error, guard_loaded, private_dir, unusable,
+                     untrusted)
 
-__all__ = ["kernel_dir", "COMPILED_IN", "fingerprint", "load_module", "announce_compiling"]
+__all__ = ["kernel_dir", "COMPILED_IN", "fingerprint", "sources_hash", "load_module",
+           "announce_compiling"]
 
 
 _LOADED: dict[str, ModuleType] = {}
@@ -54,13 +56,10 @@ def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) ->
         if not directory.is_absolute():
             raise CacheUnwritableError(f"TINYNET_KERNEL_DIR must be an absolute path, got "
                                        f"{chosen!r}")
-        reason = untrusted(directory)
+        reason = unusable(directory)
         if reason is None:
-            if writable(directory):  # made now if new: asked again after, in case of a race
-                reason = untrusted(directory)
-                if reason is None:
-                    return directory
-                return private_dir("kernels", f"TINYNET_KERNEL_DIR={chosen}", reason)
+            return directory
+        if untrusted(directory) is None:  # trusted, but not a folder that can be written
             raise CacheUnwritableError(f"cannot write generated kernels: TINYNET_KERNEL_DIR="
                                        f"{chosen} is not a writable directory; set "
                                        "TINYNET_KERNEL_DIR to one")
@@ -69,15 +68,14 @@ def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) ->
     directory = user_cache / "tinynet" / "kernels"
     if not directory.is_absolute():  # a relative XDG_CACHE_HOME is ignored, as the spec says
         directory = Path(os.path.expanduser("~")) / ".cache" / "tinynet" / "kernels"
-    if directory.is_absolute():      # "~" if there is no home
-        reason = untrusted(directory)
-        if reason is None and writable(directory):
-            reason = untrusted(directory)  # made now if new: asked again, in case of a race
-            if reason is None:
-                return directory
-        if reason is not None:
-            return private_dir("kernels", str(directory), reason)
-    return private_dir("kernels")
+    if not directory.is_absolute():  # "~" if there is no home
+        return private_dir("kernels")
+    reason = unusable(directory)
+    if reason is None:
+        return directory
+    if untrusted(directory) is None:  # only not writable: the private folder, quietly
+        return private_dir("kernels")
+    return private_dir("kernels", str(directory), reason)
 
 
 COMPILED_IN = ("compiled/lanes.py", "compiled/single.py", "compiled/scalars.py",
@@ -93,9 +91,14 @@ def fingerprint() -> str:
     file, so each generated source names this hash: when one of them changes, the kernels get
     new files and are compiled anew, not loaded stale. (A change of the generators changes
     the generated text, and so its file name, by itself.)"""
+    return sources_hash(COMPILED_IN)
+
+
+def sources_hash(names: Iterable[str]) -> str:
+    """A hash of the package's source files ``names`` (paths under ``tinynet/``), in order."""
     root = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256()
-    for name in COMPILED_IN:
+    for name in names:
         digest.update((root / name).read_bytes())
     return digest.hexdigest()[:16]
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import compiled
 from ..compiled.simd import LANES
+from ..compiled.sources import sources_hash
 from ..packing import draw
 from ..results import EnsembleResult
 from ..training import fit_packed
@@ -100,13 +101,11 @@ def code_identity(modules: tuple[str, ...] = ()) -> dict[str, str]:
 
 @functools.cache
 def _package_hash() -> str:
-    """A hash of every source file of the tinynet package, by its path in the package."""
+    """A hash of every source file of the tinynet package
+    (:func:`tinynet.compiled.sources.sources_hash`)."""
     package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    return sources_hash(sorted(path.relative_to(package).as_posix()
+                               for path in package.rglob("*.py")))
 
 
 def _file_hash(path: str) -> str:

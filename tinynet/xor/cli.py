@@ -53,7 +53,7 @@ from ..validation import summarised
 from .presets import PRESETS, get_preset
 from .ranges import SeedRanges, run_seed_ranges
 from .report import Study, finite_or_none
-from .sweep import Sweep, run_sweep
+from .sweep import run_sweep
 
 __all__ = ["main", "parse_args", "split_specs"]
 
@@ -65,9 +65,6 @@ CONNECT_TIMEOUT = "10s"
 
 WORKERS_TIMEOUT = 30.0
 """How long, in seconds, --scheduler waits for a first worker before it gives up."""
-
-SHOWN = 3
-"""How many workers a message about the workers names before it counts the rest."""
 
 DASK_MISSING = ('--scheduler and --workers run the study on Dask, which is not installed: '
                 'pip install "dask[distributed]" (in a tinynet checkout: pip install ".[dask]")')
@@ -316,7 +313,8 @@ OUTPUTS = ("json", "csv", "plot", "gallery", "curves")
 def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Refuse, before training, an output that could not be written or would be lost: a
     folder that cannot be written into, a path that exists but is not a regular file (a
-    folder, or a device such as /dev/full), or two flags naming one file."""
+    folder, or a device such as /dev/full). Two outputs naming one file are refused once the
+    shapes are known (:func:`_check_output_names`)."""
     named: dict[Path, str] = {}
     for name in OUTPUTS:
         path = getattr(args, name)
@@ -332,9 +330,6 @@ def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
                          "to write")
         if name in ("plot", "gallery", "curves"):
             _check_image_suffix(parser, flag, path)
-        if path.resolve() in named:
-            parser.error(f"{flag}: {named[path.resolve()]} writes the same file; give each "
-                         "output its own path")
         named[path.resolve()] = f"--{name}"
     if args.save_failed is not None:
         target = args.save_failed.resolve()
@@ -352,12 +347,10 @@ def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
 def _check_image_suffix(parser: argparse.ArgumentParser, flag: str, path: Path) -> None:
     """Refuse an image path whose suffix names no format matplotlib writes (it would fail
     only after training)."""
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    formats = FigureCanvasBase.get_supported_filetypes()
-    if path.suffix.lstrip(".").lower() not in formats:
-        parser.error(f"{flag}: give a file name ending in a format matplotlib writes, such as "
-                     f".png, .svg or .pdf (one of: {summarised(sorted(formats))})")
+    try:
+        plots.figure_format(path, flag)
+    except ValueError as error:
+        parser.error(str(error))
 
 
 def _design(parser: argparse.ArgumentParser,
@@ -426,7 +419,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         arms, setups = _design(parser, args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
-    _check_derived_outputs(parser, args, [setup.shape for setup in setups])
+    _check_output_names(parser, args, [setup.shape for setup in setups])
     if isinstance(args.init, _Every):
         print(args.init.note(), file=sys.stderr)
     written: list[Path] = []
@@ -510,9 +503,9 @@ def _check_workers(parser: argparse.ArgumentParser, client: object, where: str,
                    modules: list[str]) -> None:
     """Before anything is sent: at least one worker within :data:`WORKERS_TIMEOUT`, and every
     worker able to import tinynet and running the same tinynet code as this process
-    (:func:`~tinynet.xor.blocks.code_identity`); then the --import modules, sent, and the
-    same source of each on every worker (a worker that imported an older one keeps it). Else
-    one line, exit 2."""
+    (:func:`~tinynet.xor.blocks.code_identity`); then the --import modules, sent
+    (:func:`_send_modules`), and the same source of each on every worker. Else one line,
+    exit 2."""
     try:
         client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
     except TimeoutError:
@@ -544,10 +537,9 @@ def _compare_code(parser: argparse.ArgumentParser, client: object, where: str,
                                                                           "not from a file")
                 else name for name in differ)
     if problems:
-        shown = "; ".join(f"{worker} {why}" for worker, why in list(problems.items())[:SHOWN])
-        more = f"; and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+        named = summarised([f"{worker} {why}" for worker, why in problems.items()], 7, "; ")
         parser.error(f"{where}: {len(problems)} of {len(there)} workers cannot train as this "
-                     f"process would: {shown}{more}; give every worker this tinynet and the "
+                     f"process would: {named}; give every worker this tinynet and the "
                      "--import modules")
 
 
@@ -625,10 +617,10 @@ def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
         _whole(args.plot, lambda path: plots.rates(sweep.studies, path), written)
     for study in sweep.studies:
         if args.gallery:
-            _whole(_per_shape(args.gallery, study, sweep),
+            _whole(_shape_path(args.gallery, study.setup.shape, len(sweep.studies)),
                    lambda path: plots.seed_gallery(study, path=path), written)
         if args.curves:
-            _whole(_per_shape(args.curves, study, sweep),
+            _whole(_shape_path(args.curves, study.setup.shape, len(sweep.studies)),
                    lambda path: plots.study_curves(study, path=path), written)
         if args.save_failed:
             with batch():  # three files a failed seed: one scan and one sync a folder
@@ -649,23 +641,19 @@ def _text(path: Path, text: str, written: list[Path]) -> None:
         _whole(path, lambda partial: partial.write_text(text), written)
 
 
-def _per_shape(path: Path, study: Study, sweep: Sweep) -> Path:
-    """``path``, or for a sweep of several shapes ``path`` with the shape before its suffix."""
-    return _shape_path(path, study.setup.shape, len(sweep.studies))
-
-
 def _shape_path(path: Path, shape: str, shapes: int) -> Path:
     """``path`` for one of ``shapes`` shapes: itself for one, else with the shape before its
     suffix (``g.png`` -> ``g-2-2-1.png``)."""
     return path if shapes == 1 else path.with_name(f"{path.stem}-{shape}{path.suffix}")
 
 
-def _check_derived_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace,
+def _check_output_names(parser: argparse.ArgumentParser, args: argparse.Namespace,
                            shapes: list[str]) -> None:
     """Refuse, before training, outputs that would overwrite each other or an input once the
     per-shape names are derived (``--gallery g.png`` over several shapes writes
     ``g-2-2-1.png``, ...): every file to write against every other, and against the files of
-    the --import modules; and a derived name where something other than a file stands."""
+    the --import modules; and a derived name where something other than a file stands (the
+    flags' own names are checked with the arguments, :func:`_check_outputs`)."""
     claimed: dict[Path, str] = {}
     for name in OUTPUTS:
         path = getattr(args, name)
@@ -679,7 +667,7 @@ def _check_derived_outputs(parser: argparse.ArgumentParser, args: argparse.Names
             if target.resolve() in claimed:
                 parser.error(f"{what} writes {target}, as {claimed[target.resolve()]} does; "
                              "give each output its own path")
-            if target.exists() and not target.is_file():
+            if note and target.exists() and not target.is_file():
                 parser.error(f"{what} writes {target}, which exists and is not a regular "
                              "file; give the path of a file to write")
             claimed[target.resolve()] = what

@@ -1,0 +1,27 @@
+"""Where an example writes its figures: a folder of the user's (``--out``) by default, the
+committed ``examples/figures/`` only when asked (``--commit``), so that a trial run never
+replaces what the README shows."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+COMMITTED_FIGURES = Path(__file__).resolve().parent / "figures"
+"""The figures the README shows."""
+
+
+def add_out(parser: argparse.ArgumentParser, default: Path) -> None:
+    """``--out FOLDER`` (default ``default``) and ``--commit``."""
+    parser.add_argument("--out", type=Path, default=default, help="folder for the figures")
+    parser.add_argument("--commit", action="store_true",
+                        help="write into the committed examples/figures instead of --out")
+
+
+def out_folder(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Path:
+    """The folder to write into: the committed one with ``--commit``, else ``--out``; an
+    argument error if that exists and is not a folder."""
+    folder = COMMITTED_FIGURES if args.commit else args.out
+    if folder.exists() and not folder.is_dir():
+        parser.error(f"--out {folder}: exists and is not a folder; give a folder")
+    return folder
