@@ -102,3 +102,43 @@ def train(theta: np.ndarray, table: np.ndarray, X: np.ndarray, Y: np.ndarray, ep
     lanes = np.ascontiguousarray(theta.T)
     _train(lanes, table, X, Y, epochs, lr)
     return lanes.T.copy()
+
+
+@njit(cache=True, error_model="numpy")
+def _train_one(W1, b1, W2, b2, X, Y, epochs, lr):
+    """One network n_in-H-1 (LeakyReLU alpha 0.01, then a sigmoid), per-sample SGD on MSE,
+    samples in data order: scalar loops over the units, as one writes it for one network."""
+    hidden = W1.shape[0]
+    a = np.empty(hidden)
+    slope = np.empty(hidden)
+    for _ in range(epochs):
+        for t in range(X.shape[0]):
+            z_out = b2[0]
+            for j in range(hidden):
+                z = b1[j]
+                for i in range(X.shape[1]):
+                    z += W1[j, i] * X[t, i]
+                a[j] = z if z > 0 else 0.01 * z
+                slope[j] = 1.0 if z > 0 else 0.01
+                z_out += W2[0, j] * a[j]
+            s = 1.0 / (1.0 + math.exp(-z_out))
+            delta = 2.0 * (s - Y[t, 0]) * s * (1.0 - s)
+            for j in range(hidden):
+                back = delta * W2[0, j] * slope[j]
+                W2[0, j] -= lr * delta * a[j]
+                for i in range(X.shape[1]):
+                    W1[j, i] -= lr * back * X[t, i]
+                b1[j] -= lr * back
+            b2[0] -= lr * delta
+
+
+def train_one(theta: np.ndarray, sizes: list[int], X: np.ndarray, Y: np.ndarray, epochs: int,
+              lr: float) -> np.ndarray:
+    """Train one n_in-H-1 network packed as tinynet packs it (W1, b1, W2, b2 in that order)
+    with the scalar loop; return its trained parameters."""
+    n_in, hidden, _ = sizes
+    cut = np.cumsum([hidden * n_in, hidden, hidden])
+    W1, b1, W2, b2 = (part.copy() for part in np.split(np.asarray(theta, float), cut))
+    W1, W2 = W1.reshape(hidden, n_in), W2.reshape(1, hidden)
+    _train_one(W1, b1, W2, b2, X, Y, epochs, lr)
+    return np.concatenate([W1.ravel(), b1, W2.ravel(), b2])

@@ -52,11 +52,12 @@ def close(a, b):
 
 
 def same_history(a, b):
-    """Every field of two Histories equal, bit for bit."""
+    """Every field of two Histories equal, bit for bit, NaN equal to NaN (a diverged run)."""
     np.testing.assert_array_equal(a.loss, b.loss)
-    assert (a.final_loss, a.diverged_epoch, a.last_wrong_epoch, a.epochs, a.record_every,
-            a.threshold) == (b.final_loss, b.diverged_epoch, b.last_wrong_epoch, b.epochs,
-                             b.record_every, b.threshold)
+    np.testing.assert_array_equal([a.final_loss, a.diverged_epoch, a.last_wrong_epoch, a.epochs,
+                                   a.record_every, a.threshold],
+                                  [b.final_loss, b.diverged_epoch, b.last_wrong_epoch, b.epochs,
+                                   b.record_every, b.threshold])
 
 
 def same_parameters(net_a, net_b):

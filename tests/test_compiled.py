@@ -10,9 +10,9 @@ import pytest
 
 import tinynet
 from tinynet.activations import ACTIVATIONS, get_activation
-from tinynet.compiled import kit, orders, render, scalars, single
+from tinynet.compiled import kit, lanes, orders, render, scalars, single
 from tinynet.losses import MSE
-from tinynet.shuffle import epoch_order
+from tinynet.shuffle import epoch_order, epoch_orders
 
 
 def compiled(act):
@@ -85,12 +85,23 @@ def test_dense_kernels_match_the_layer(batch, n_in, n_out, name):
         np.testing.assert_allclose(ours, reference, rtol=1e-13, atol=1e-14)
 
 
-@pytest.mark.parametrize("n", [1, 4, 33])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 33])
 def test_epoch_order_kernel_is_the_numpy_order(n):
     keys, order = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64)
     for epoch in range(5):
         orders.epoch_order_into(123, epoch, keys, order)
         np.testing.assert_array_equal(order, epoch_order(123, epoch, n))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 32, 33])
+def test_lane_orders_are_the_numpy_orders(n):
+    """Each lane of lanes.lane_orders (keys two at a time, ranked by counting up to 32 samples
+    and sorted above) is shuffle.epoch_orders of its seed, odd n included."""
+    seeds = np.array([0, 7, 123, 2**40 + 5, 2**63 + 1], dtype=np.uint64)
+    seed_hashes, keys, rank, order = lanes.order_scratch(seeds, n)
+    for epoch in (0, 1, 19_999):
+        lanes.lane_orders(seed_hashes, epoch, keys, rank, order)
+        np.testing.assert_array_equal(order.T, epoch_orders(seeds, epoch, n))
 
 
 @pytest.mark.parametrize("update", ["after_backward", "during_backward"])

@@ -53,6 +53,17 @@ def _sample(layout: Layout, maths: Maths, during: bool) -> list[str]:
                     for old, new in zip(state_names(maths, p), state_names(maths, p, new=True))]
 
 
+def _pairwise_sum(terms: list[str]) -> str:
+    """``terms`` added as a balanced tree, ``(a + b) + (c + d)``: the divergence check is a
+    sum of every parameter times 0 (NaN if one is NaN or ±inf, else 0, in any order), and as
+    one chain of additions its latency, 4 cycles an addition, held up every epoch of a small
+    fit (2-8-1: 34 terms; measured in ``benchmarks/bench_small.py``)."""
+    while len(terms) > 1:
+        odd = terms[-1:] if len(terms) % 2 else []
+        terms = [f"({a} + {b})" for a, b in zip(terms[::2], terms[1::2])] + odd
+    return terms[0]
+
+
 def _state(maths: Maths, count: int) -> list[tuple[str, str]]:
     """``(local, element)``: each parameter's optimizer state and where it is in ``state``."""
     return [(name, f"state[{slot}, {p}]") for p in range(count)
@@ -65,7 +76,7 @@ def source(layout: Layout, maths: Maths, during: bool) -> str:
     shuffle and hyperparameters are the arrays' and settings' when it runs."""
     count = n_params(layout)
     loads = parameter_loads(layout, maths)
-    check = " + ".join(["loss * 0.0"] + [f"p{p} * 0.0" for p in range(count)])
+    check = _pairwise_sum(["loss * 0.0"] + [f"p{p} * 0.0" for p in range(count)])
     header = codegen.module_header("tinynet.compiled.fused", layout, maths, during,
                                    ["lane_orders", "order_scratch"])
     state = _state(maths, count)

@@ -47,12 +47,15 @@ def lane_orders(seed_hashes, epoch, keys, rank, order):
     n, lanes = order.shape
     for l in range(lanes):
         rank[l] = splitmix64(seed_hashes[l] + np.uint64(epoch))  # the epoch's base, for now
-    for i in range(n):
+    for pair in range((n + 1) // 2):  # keys[i] = orders.sort_key(base, i), two at a time
+        high, low = 2 * pair, min(2 * pair + 1, n - 1)
         for l in range(lanes):
-            keys[i, l] = splitmix64(rank[l] + np.uint64(i))
+            hashed = rank[l] if pair == 0 else splitmix64(rank[l] + np.uint64(pair))
+            keys[low, l] = (hashed << np.uint64(32)) + np.uint64(low)  # n odd: low == high,
+            keys[high, l] = (hashed >> np.uint64(32) << np.uint64(32)) + np.uint64(high)  # kept
     if n > 32:
         for l in range(lanes):
-            order[:, l] = np.argsort(keys[:, l], kind="mergesort")
+            order[:, l] = np.argsort(keys[:, l])
         return
     for i in range(n):  # rank by counting: the keys are distinct, and nothing is allocated
         for l in range(lanes):

@@ -1,0 +1,216 @@
+"""Small layouts at the hardware's pace: tinynet's generated kernels against hand-written Numba
+loops of the same jobs, interleaved in one process, and against the machine's FMA peak.
+
+    python benchmarks/bench_small.py            # about three minutes
+
+Ensembles: 2-2-1, 2-8-1 and 2-2-2-1 (LeakyReLU hidden, alpha 0.01, a sigmoid output, MSE,
+per-sample SGD at lr 0.01, XOR's four points in data order) of 100 and 1,000 seeds, at 2 numba
+threads and at 1. tinynet trains them with ``tinynet.fit_packed`` (the kernel generated for the
+layout, :mod:`tinynet.compiled.unrolled`); the bar is ``benchmarks/handwritten.py``'s ``train``,
+the seeds innermost in blocks of 64, a ``prange`` over the blocks (SIMD loops, with
+``math.exp``, which Numba calls once per lane). Single fits: one 2-2-1 and one 2-8-1 network,
+``tinynet.fit(net, ..., backend="numba")`` (:mod:`tinynet.compiled.fused`) against a scalar loop
+(``handwritten.train_one``). Each pair is compiled and checked to train the same networks before
+anything is timed, then run alternately, ``REPEATS`` times each; the table gives each one's
+fastest run and the ratio (hand-written seconds over tinynet's: above 1, tinynet is faster).
+
+The physical limit: flops per sample step are counted by :func:`flops_per_step` (its docstring
+gives the count), the machine's peak by :func:`fma_peak` (independent fused multiply-adds on
+every core), and the table gives the fraction of that peak each tinynet ensemble reaches.
+
+Thread settings: BLAS threads 1; numba threads as the table says; the CPU features Numba
+compiled for (512-bit vectors where the CPU has AVX-512, :mod:`tinynet.compiled.target`) and
+the load average are printed with the table. Results: benchmarks/results/bench_small.json, .md.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import platform
+import sys
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numba  # noqa: E402
+import numpy as np  # noqa: E402
+from numba import njit, prange  # noqa: E402
+
+import tinynet  # noqa: E402
+from tinynet.compiled import load, scalars  # noqa: E402
+from tinynet.packing import draw, layout  # noqa: E402
+
+load()  # sets the vector width before anything below compiles
+
+from handwritten import train as handwritten  # noqa: E402
+from handwritten import train_one as handwritten_one  # noqa: E402
+from readme_block import publish  # noqa: E402
+
+LAYOUTS = {"2-2-1": [2, 2, 1], "2-8-1": [2, 8, 1], "2-2-2-1": [2, 2, 2, 1]}
+SEED_COUNTS = (100, 1_000)
+THREADS = (2, 1)
+EPOCHS = {100: 20_000, 1_000: 4_000}   # the notes' job at 100 seeds; 4e6 member-epochs at 1,000
+SINGLE = {"2-2-1": [2, 2, 1], "2-8-1": [2, 8, 1]}
+SINGLE_EPOCHS = 200_000  # ten times the notes' job: 20,000 epochs take 3-6 ms
+REPEATS = 3
+LR = 0.01
+
+EXP_FLOPS = 30
+"""Floating-point operations of one :func:`tinynet.compiled.scalars.vector_exp`, counted in its
+source (an fma counted as 2)."""
+
+
+def flops_per_step(sizes: list[int]) -> int:
+    """Floating-point operations of one per-sample SGD step of a LeakyReLU-hidden, sigmoid-
+    output MSE network, an fma or multiply-add counted as 2: forward 2·W + B; each hidden unit
+    2 (value and slope), each output unit EXP_FLOPS + 6 (the sigmoid and its slope) + 4 (the
+    loss and its gradient); backward, δ = g · φ' (1 per unit), dX = δ W for every layer after the
+    first (2 W); the update 2 per weight (lr · δ_j once per unit, 1) and 2 per bias."""
+    weights = sum(a * b for a, b in zip(sizes, sizes[1:]))
+    first = sizes[0] * sizes[1]
+    hidden, outputs = sum(sizes[1:-1]), sizes[-1]
+    units = hidden + outputs
+    forward = 2 * weights + units + 2 * hidden + (EXP_FLOPS + 6 + 4) * outputs
+    backward = units + 2 * (weights - first)
+    update = 2 * weights + units + 2 * units
+    return forward + backward + update
+
+
+@njit(cache=True, error_model="numpy")
+def _fma_block(acc, multiplier, addend, rounds):
+    """``rounds`` fused multiply-adds on each of the 64 accumulators, which sit in a local array
+    (in registers: with ``acc`` itself the loop measured a quarter of this, a store and a load
+    per fma)."""
+    local = np.empty(64)
+    for l in range(64):
+        local[l] = acc[l]
+    for _ in range(rounds):
+        for l in range(64):
+            local[l] = scalars.fma(local[l], multiplier, addend)
+    for l in range(64):
+        acc[l] = local[l]
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _fma_all(accumulators, multiplier, addend, rounds):
+    for core in prange(accumulators.shape[0]):
+        _fma_block(accumulators[core], multiplier, addend, rounds)
+
+
+def fma_peak(rounds: int = 4_000_000) -> float:
+    """Flops per second of independent fused multiply-adds on every numba thread: 64
+    accumulators per thread (eight 512-bit registers, enough chains to hide the fma's latency on
+    two ports), best of 5."""
+    threads = numba.get_num_threads()
+    lanes = 64
+    acc = np.ones((threads, lanes))
+    _fma_all(acc, 0.999999, 1e-7, 10)
+    best = np.inf
+    for _ in range(5):
+        start = time.perf_counter()
+        _fma_all(acc, 0.999999, 1e-7, rounds)
+        best = min(best, time.perf_counter() - start)
+    return 2.0 * threads * lanes * rounds / best
+
+
+def ensemble(like, theta, X, y, epochs):
+    trained = theta.copy()
+    tinynet.fit_packed(like, trained, X, y, seeds=range(len(theta)), epochs=epochs, lr=LR,
+                       shuffle=False)
+    return trained
+
+
+def single(net, X, y, epochs):
+    trained = copy.deepcopy(net)
+    tinynet.fit(trained, X, y, epochs=epochs, lr=LR, shuffle=False, backend="numba")
+    return tinynet.packing.pack(trained)
+
+
+def interleaved(first, second) -> tuple[float, float]:
+    """The fastest of REPEATS runs of each, alternately."""
+    times = ([], [])
+    for _ in range(REPEATS):
+        for run, kept in ((first, times[0]), (second, times[1])):
+            start = time.perf_counter()
+            run()
+            kept.append(time.perf_counter() - start)
+    return min(times[0]), min(times[1])
+
+
+def ensemble_rows(X, y) -> list[dict]:
+    rows = []
+    for threads in THREADS:
+        numba.set_num_threads(threads)
+        peak = fma_peak()
+        for name, sizes in LAYOUTS.items():
+            for seeds in SEED_COUNTS:
+                like = tinynet.mlp(sizes, seed=0)
+                theta, table = draw(like, range(seeds)), layout(like).table
+                ours = ensemble(like, theta, X, y, 20)         # compile both, and check
+                theirs = handwritten(theta, table, X, y, 20, LR)
+                np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
+                epochs = EPOCHS[seeds]
+                tinynet_s, hand_s = interleaved(
+                    lambda: ensemble(like, theta, X, y, epochs),
+                    lambda: handwritten(theta, table, X, y, epochs, LR))
+                flops = flops_per_step(sizes) * seeds * epochs * len(X)
+                rows.append({"job": f"ensemble {name}", "seeds": seeds, "threads": threads,
+                             "epochs": epochs, "tinynet_s": tinynet_s, "handwritten_s": hand_s,
+                             "ratio": hand_s / tinynet_s,
+                             "flops_per_step": flops_per_step(sizes),
+                             "peak_flops": peak, "fraction_of_peak": flops / tinynet_s / peak})
+                print(rows[-1], file=sys.stderr)
+    numba.set_num_threads(max(THREADS))
+    return rows
+
+
+def single_rows(X, y) -> list[dict]:
+    rows = []
+    for name, sizes in SINGLE.items():
+        net = tinynet.mlp(sizes, seed=3)
+        theta = tinynet.packing.pack(net)
+        ours = single(net, X, y, 20)
+        theirs = handwritten_one(theta, sizes, X, y, 20, LR)
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
+        tinynet_s, hand_s = interleaved(lambda: single(net, X, y, SINGLE_EPOCHS),
+                                        lambda: handwritten_one(theta, sizes, X, y,
+                                                                SINGLE_EPOCHS, LR))
+        rows.append({"job": f"single fit {name}", "seeds": 1, "threads": 1,
+                     "epochs": SINGLE_EPOCHS, "tinynet_s": tinynet_s, "handwritten_s": hand_s,
+                     "ratio": hand_s / tinynet_s})
+        print(rows[-1], file=sys.stderr)
+    return rows
+
+
+def main() -> None:
+    X, y = tinynet.data.xor()
+    rows = ensemble_rows(X, y) + single_rows(X, y)
+    load_average = os.getloadavg()[0]
+    features = os.environ.get("NUMBA_CPU_FEATURES", "the host's (numba's default)")
+    wide = "-prefer-256-bit" in features
+    lines = [f"Small layouts, tinynet against hand-written Numba loops of the same jobs "
+             f"(benchmarks/handwritten.py), alternately in one process, fastest of {REPEATS}; "
+             f"XOR in data order, per-sample SGD. Ensembles against the SIMD loop (seeds "
+             f"innermost, math.exp), single fits against a scalar loop. Python "
+             f"{platform.python_version()}, numba {numba.__version__}, 1 BLAS thread, "
+             f"{os.cpu_count()} cores, {'512' if wide else '256'}-bit vectors allowed, "
+             f"1-minute load average {load_average:.1f} at the end. Peak: independent fused "
+             f"multiply-adds on every thread, measured in this run; flops per sample step "
+             f"counted by flops_per_step.", "",
+             "| job | seeds | threads | epochs | tinynet (s) | hand-written (s) | "
+             "hand-written / tinynet | flops per step | peak (Gflop/s) | tinynet's fraction "
+             "of peak |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        limit = (f"{r['flops_per_step']} | {r['peak_flops'] / 1e9:.1f} | "
+                 f"{100 * r['fraction_of_peak']:.1f} % |" if "peak_flops" in r else "| | |")
+        lines.append(f"| {r['job']} | {r['seeds']:,} | {r['threads']} | {r['epochs']:,} | "
+                     f"{r['tinynet_s']:.3f} | {r['handwritten_s']:.3f} | {r['ratio']:.2f}x | "
+                     + limit)
+    publish("bench_small", {"rows": rows, "load": load_average, "features": features},
+            "\n".join(lines) + "\n", None, "", "")
+
+
+if __name__ == "__main__":
+    main()

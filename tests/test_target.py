@@ -1,0 +1,72 @@
+"""The vector width of the kernels (tinynet.compiled.target): 512-bit vectors where the CPU has
+AVX-512, the user's own Numba target left alone, and cached kernels keyed by the CPU features,
+so that a cache built for one CPU is compiled again, not run, under another."""
+
+import json
+import os
+import platform
+import subprocess
+import sys
+
+import llvmlite.binding as llvm
+import pytest
+
+from tinynet.compiled.target import WIDE
+
+HOST = llvm.get_host_cpu_features()
+AVX512 = bool(HOST.get("avx512f"))
+
+REPORT = """
+import json, os, sys
+import numpy as np
+from tinynet.compiled import scalars
+scalars.power_of_two(np.float64(3.0))
+from numba.core.registry import cpu_target
+print(json.dumps({"env": os.environ.get("NUMBA_CPU_FEATURES"),
+                  "tuple": list(cpu_target.target_context.codegen().magic_tuple()),
+                  "hits": sum(scalars.power_of_two.stats.cache_hits.values()),
+                  "misses": sum(scalars.power_of_two.stats.cache_misses.values())}))
+"""
+
+
+def report(cache_dir, **env) -> dict:
+    """Import the kernels in a fresh Python with ``env`` (None: unset) and report the features
+    Numba compiled for and whether power_of_two came from the cache."""
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("NUMBA_CPU_FEATURES", "NUMBA_CPU_NAME", "NUMBA_DISABLE_JIT")}
+    environment["NUMBA_CACHE_DIR"] = str(cache_dir)
+    environment.update({k: v for k, v in env.items() if v is not None})
+    done = subprocess.run([sys.executable, "-c", REPORT], capture_output=True, text=True,
+                          env=environment, timeout=300, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_wide_vectors_where_the_cpu_has_avx512(tmp_path):
+    seen = report(tmp_path)
+    features = seen["tuple"][2]
+    if AVX512:
+        assert seen["env"] == HOST.flatten() + "," + WIDE
+        assert features.endswith("," + WIDE)
+    else:  # nothing to gain: numba's default target, untouched
+        assert seen["env"] is None
+        assert WIDE not in features
+
+
+def test_the_users_own_target_is_left_alone(tmp_path):
+    own = HOST.flatten()
+    seen = report(tmp_path, NUMBA_CPU_FEATURES=own)
+    assert seen["env"] == own
+    assert seen["tuple"][2] == own
+
+
+@pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
+                    reason="the other CPU below is described by x86 feature names")
+def test_a_cache_built_for_other_cpu_features_is_compiled_again(tmp_path):
+    first = report(tmp_path)
+    assert first["misses"] == 1 and first["hits"] == 0   # compiled, and saved
+    again = report(tmp_path)
+    assert again["hits"] == 1 and again["misses"] == 0   # the same CPU: loaded
+    other = HOST.flatten().replace("+avx2", "-avx2") + ",-avx512f"   # an AVX-only CPU, say
+    elsewhere = report(tmp_path, NUMBA_CPU_FEATURES=other)
+    assert elsewhere["tuple"][2] == other
+    assert elsewhere["misses"] == 1 and elsewhere["hits"] == 0   # not the first one's code
