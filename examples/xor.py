@@ -10,7 +10,7 @@ The same as ``python -m tinynet.xor``: the command lives in tinynet.xor.cli, the
 in tinynet.xor (studies, sweeps and presets, usable from Python).
 """
 
-from tinynet.xor.cli import main
+from tinynet.xor.cli import command
 
 if __name__ == "__main__":
-    main()
+    command()

@@ -1,6 +1,6 @@
 """tinynet.stats beyond the known values (those are with the XOR harness tests): the Wilson
-interval SciPy computes is the textbook formula, the power formula delivers its power, and
-SciPy stays out of ``import tinynet``."""
+interval is the textbook formula and equals SciPy's, the power formula delivers its power, and
+SciPy's stats stay out of ``import tinynet`` and of the default study."""
 
 import math
 import os
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.stats import binom, norm
+from scipy.stats import binom, binomtest, norm
 
 from tinynet import stats
 
@@ -83,12 +83,50 @@ def test_seeds_needed_gives_the_power_it_promises(rate_a, rate_b, alpha, power):
     assert probability[reject].sum() == pytest.approx(power, abs=0.015)
 
 
-def test_importing_tinynet_does_not_load_scipy_stats():
-    code = ("import sys, tinynet, tinynet.stats; assert 'scipy.stats' not in sys.modules; "
-            "tinynet.stats.wilson_interval(3, 10); assert 'scipy.stats' in sys.modules")
+WILSON_LEVELS = [1e-9, 0.01, 0.5, 0.8, 0.95, 0.99, 0.999, 1 - 1e-9]
+
+
+def wilson_cases():
+    """(k, n) with k = 0, k = n and n = 1 among them, small n exhaustively, large n sampled."""
+    cases = [(k, n) for n in range(1, 21) for k in range(n + 1)]
+    rng = np.random.default_rng(27)
+    for n in [97, 100, 1000, 10_000, 123_457, 10**6, 10**9]:
+        cases += [(k, n) for k in {0, 1, 2, n // 2, n - 2, n - 1, n}]
+        cases += [(int(k), n) for k in rng.integers(0, n + 1, size=8)]
+    return cases
+
+
+@pytest.mark.parametrize("confidence_level", WILSON_LEVELS)
+def test_wilson_interval_equals_scipys(confidence_level):
+    for k, n in wilson_cases():
+        expected = binomtest(k, n).proportion_ci(confidence_level=confidence_level,
+                                                 method="wilson")
+        low, high = stats.wilson_interval(k, n, confidence_level)
+        assert abs(low - expected.low) <= 1e-12 and abs(high - expected.high) <= 1e-12, (k, n)
+        assert (low == 0.0) == (expected.low == 0.0) and (high == 1.0) == (expected.high == 1.0)
+
+
+def test_neither_tinynet_nor_the_default_study_loads_scipy_stats():
+    # The warm default CLI job is held to 1 s, and SciPy's stats take 0.5-1 s to load: the
+    # Wilson interval is computed by its formula; only a Fisher or chi-squared test loads them.
+    code = "\n".join([
+        "import sys, tinynet, tinynet.stats",
+        "assert 'scipy.stats' not in sys.modules, 'import tinynet'",
+        "tinynet.stats.wilson_interval(3, 10)",
+        "tinynet.stats.seeds_needed(0.4, 0.5); tinynet.stats.holm([0.01, 0.2])",
+        "assert 'scipy.stats' not in sys.modules, 'wilson_interval'",
+        "from tinynet.xor.cli import main",
+        "main(['--init', 'he_leaky', '--shuffle', '--hidden', '2', '--seeds', '8',",
+        "      '--epochs', '50'])",
+        "assert 'scipy.stats' not in sys.modules, 'the default CLI job'",
+        "tinynet.stats.fisher_exact_p(3, 10, 5, 10)",
+        "assert 'scipy.stats' in sys.modules, 'fisher_exact_p'"])
     root = str(Path(__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=root, env=env)
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "he_leaky, shuffled" in done.stdout
 
 
 # --- known values ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """``python -m tinynet.xor``: the XOR bench from a shell (see :mod:`tinynet.xor.cli`)."""
 
-from .cli import main
+from .cli import command
 
 if __name__ == "__main__":
-    main(prog="python -m tinynet.xor")
+    command(prog="python -m tinynet.xor")
