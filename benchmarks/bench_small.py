@@ -1,7 +1,7 @@
 """Small layouts at the hardware's pace: tinynet's generated kernels against hand-written Numba
 loops of the same jobs, interleaved in one process, and against the machine's FMA peak.
 
-    python benchmarks/bench_small.py            # about three minutes
+    python benchmarks/bench_small.py --readme README.md    # about three minutes
 
 Ensembles: 2-2-1, 2-8-1 and 2-2-2-1 (LeakyReLU hidden, alpha 0.01, a sigmoid output, MSE,
 per-sample SGD at lr 0.01, XOR's four points in data order) of 100 and 1,000 seeds, at 2 numba
@@ -20,16 +20,19 @@ every core), and the table gives the fraction of that peak each tinynet ensemble
 
 Thread settings: BLAS threads 1; numba threads as the table says; the CPU features Numba
 compiled for (512-bit vectors where the CPU has AVX-512, :mod:`tinynet.compiled.target`) and
-the load average are printed with the table. Results: benchmarks/results/bench_small.json, .md.
+the load average are printed with the table. Results: benchmarks/results/bench_small.json, .md,
+and with ``--readme`` between the README's small markers (``tests/test_readme.py``).
 """
 
 from __future__ import annotations
 
 import copy
+import argparse
 import os
 import platform
 import sys
 import time
+from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -46,6 +49,8 @@ load()  # sets the vector width before anything below compiles
 from handwritten import train as handwritten  # noqa: E402
 from handwritten import train_one as handwritten_one  # noqa: E402
 from readme_block import publish  # noqa: E402
+
+README_START, README_END = "<!-- small: start -->", "<!-- small: end -->"
 
 LAYOUTS = {"2-2-1": [2, 2, 1], "2-8-1": [2, 8, 1], "2-2-2-1": [2, 2, 2, 1]}
 SEED_COUNTS = (100, 1_000)
@@ -184,6 +189,10 @@ def single_rows(X, y) -> list[dict]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--readme", type=Path, default=None,
+                        help="also put the table between the small markers of this README")
+    readme = parser.parse_args().readme
     X, y = tinynet.data.xor()
     rows = ensemble_rows(X, y) + single_rows(X, y)
     load_average = os.getloadavg()[0]
@@ -209,7 +218,7 @@ def main() -> None:
                      f"{r['tinynet_s']:.3f} | {r['handwritten_s']:.3f} | {r['ratio']:.2f}x | "
                      + limit)
     publish("bench_small", {"rows": rows, "load": load_average, "features": features},
-            "\n".join(lines) + "\n", None, "", "")
+            "\n".join(lines) + "\n", readme, README_START, README_END)
 
 
 if __name__ == "__main__":

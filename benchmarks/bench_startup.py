@@ -1,7 +1,7 @@
 """Warm start: how long the default CLI job takes in a new process once every cache is warm,
 and where that time goes.
 
-    python benchmarks/bench_startup.py          # about half a minute
+    python benchmarks/bench_startup.py --readme README.md   # about half a minute
 
 The jobs: ``python examples/xor.py --init he_leaky --shuffle --hidden 2`` (100 seeds of 2-2-1
 for 20,000 epochs, held to 1 s by issue 27) and the README's first command, the same without
@@ -25,12 +25,14 @@ runs it, timing each step inside (median of ``RUNS``):
 The children import the tinynet beside this file (PYTHONPATH) and inherit the thread
 settings (unset: numba on every core, OpenBLAS its default), which the table's note states
 with the Python and numba versions and the 1-minute load average at the start and the end.
-Results go to benchmarks/results/bench_startup.json and .md.
+Results go to benchmarks/results/bench_startup.json and .md, and with ``--readme`` between
+the README's startup markers (``tests/test_readme.py`` keeps the two equal).
 """
 
 from __future__ import annotations
 
 import json
+import argparse
 import os
 import platform
 import statistics
@@ -40,6 +42,8 @@ import time
 from pathlib import Path
 
 from readme_block import publish
+
+README_START, README_END = "<!-- startup: start -->", "<!-- startup: end -->"
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 9
@@ -112,6 +116,10 @@ def median_of(rows: list[dict], key: str) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--readme", type=Path, default=None,
+                        help="also put the table between the startup markers of this README")
+    readme = parser.parse_args().readme
     load_at_start = os.getloadavg()[0]
     env = environment()
     python = [sys.executable]
@@ -169,7 +177,7 @@ def main() -> None:
                               "load": load, "threads": threads,
                               "python": platform.python_version(), **versions,
                               "cores": os.cpu_count(), "target_s": TARGET_S},
-            "\n".join(lines) + "\n", None, "", "")
+            "\n".join(lines) + "\n", readme, README_START, README_END)
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ RESULTS = ROOT / "examples" / "results"
     ("seeds", "bench_seeds.md", "| packed | 1,000,000 |"),
     ("depth-bench", "bench_depth.md", "| 2-16x32-1 |"),
     ("cluster", "bench_cluster.md", "| Dask, 2 workers x 1 thread | 16,384 |"),
+    ("small", "bench_small.md", "| single fit 2-8-1 |"),
+    ("startup", "bench_startup.md", "| 2-2-2-1 (README's first command) |"),
 ])
 def test_the_benchmark_tables_are_the_committed_runs(marker, committed, part):
     readme = (ROOT / "README.md").read_text()
