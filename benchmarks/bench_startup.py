@@ -71,12 +71,11 @@ def timed_train(*args, **kwargs):
     finally:
         trained.append(time.perf_counter() - start)
 bench.train = timed_train
-command = getattr(cli, "command", None)  # absent before issue 27: main alone then
 def run(args):  # as examples/xor.py runs it: cli.command(), which reads sys.argv
     sys.argv, out = ["xor.py", *args], io.StringIO()
     start = time.perf_counter()
     with contextlib.redirect_stdout(out):
-        command() if command else cli.main(args)
+        cli.command()
     return time.perf_counter() - start, out.getvalue()
 tiny_first, _ = run(argv + tiny)
 tiny_again, _ = run(argv + tiny)

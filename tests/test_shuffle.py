@@ -75,3 +75,29 @@ def test_orders_drawn_in_blocks_are_the_epochs_orders():
         drawn = orders_from(seeds, 37, n)
         for epoch in range(37, 37 + epochs):
             np.testing.assert_array_equal(next(drawn), epoch_orders(seeds, epoch, n))
+
+
+def _splitmix64(x: int) -> int:
+    """SplitMix64's finaliser on Python integers, from its definition."""
+    mask = (1 << 64) - 1
+    z = (x + 0x9E3779B97F4A7C15) & mask
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+    return z ^ (z >> 31)
+
+
+def _order_by_definition(seed: int, epoch: int, n: int) -> list[int]:
+    """The order as tinynet.shuffle's docstring defines it, on Python integers: the words of
+    base = h(h(seed) + epoch), h(base + 1), ..., high half first; key_i = (w_i << 32) + i."""
+    mask = (1 << 64) - 1
+    base = _splitmix64((_splitmix64(seed) + epoch) & mask)
+    hashes = [base] + [_splitmix64((base + c) & mask) for c in range(1, (n + 1) // 2)]
+    words = [half for h in hashes for half in (h >> 32, h & 0xFFFFFFFF)]
+    keys = [(words[i] << 32) + i for i in range(n)]
+    return sorted(range(n), key=keys.__getitem__)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 8, 33, 100])
+def test_orders_follow_the_documented_definition(n):
+    for seed, epoch in ((0, 0), (7, 19_999), (2**63 + 5, 3), (2**64 - 1, 2**62)):
+        assert epoch_order(seed, epoch, n).tolist() == _order_by_definition(seed, epoch, n)

@@ -8,10 +8,11 @@ hash, with wrapping 64-bit arithmetic: ``base = h(h(seed) + e)``, then ``h(base 
 order: a random sort, ties (equal words) broken by the sample's index, and every key distinct.
 
 The order is uniform over permutations up to those ties: two of n words are equal with
-probability below n²/2^33 (7e-10 for XOR's four samples), which no test can see (the chi-squared
-tests in ``tests/test_shuffle.py``). An epoch costs ⌈n/2⌉ hashes: two for XOR, where one hash
-per sample and one for the epoch cost five. It needs no stored tables, and any backend (NumPy,
-a Numba kernel, a seed ensemble) computes exactly the same order from the same two integers.
+probability below n(n − 1)/2^33 (1.4e-9 for XOR's four samples), which no test can see (the
+chi-squared tests in ``tests/test_shuffle.py``). An epoch costs ⌈n/2⌉ hashes: two for XOR,
+where one hash per sample and one for the epoch cost five. It needs no stored tables, and any
+backend (NumPy, a Numba kernel, a seed ensemble) computes exactly the same order from the
+same two integers.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def _keys(seeds: np.ndarray, epochs: np.ndarray, n: int) -> np.ndarray:
     base = splitmix64(hashed + epochs.reshape(-1, 1, 1))          # (E, S, 1)
     pairs = np.arange(1, (n + 1) // 2, dtype=np.uint64)
     hashes = np.concatenate([base, splitmix64(base + pairs)], axis=2)[..., :(n + 1) // 2]
+    # (the slice matters only for n = 0, where even base is one hash too many)
     words = np.stack([hashes >> _S32, hashes & _LOW32], axis=3).reshape(*base.shape[:2], -1)
     return (words[..., :n] << _S32) + np.arange(n, dtype=np.uint64)
 

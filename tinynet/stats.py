@@ -26,7 +26,8 @@ def wilson_interval(successes: int, n: int,
     the same as centre (p + z²/2n) / (1 + z²/n), half-width z·sqrt(p(1−p)/n + z²/4n²) /
     (1 + z²/n). Unlike p ± z·sqrt(p(1−p)/n) it stays inside [0, 1] and keeps its coverage
     near 0 and 1. Computed by this formula in the form and order SciPy's ``binomtest(k,
-    n).proportion_ci(method="wilson")`` uses (Newcombe 1998), and equal to it (tested); like
+    n).proportion_ci(method="wilson")`` uses (Newcombe 1998), and equal to it to 1e-12 (tested:
+    z from the standard library differs from SciPy's in the last bits); like
     SciPy it gives exactly 0 at k = 0 and exactly 1 at k = n. Written out so that the default
     study does not load SciPy's stats (0.5-1 s).
     """

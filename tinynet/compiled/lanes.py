@@ -47,12 +47,12 @@ def lane_orders(seed_hashes, epoch, keys, rank, order):
     n, lanes = order.shape
     for l in range(lanes):
         rank[l] = splitmix64(seed_hashes[l] + np.uint64(epoch))  # the epoch's base, for now
-    for pair in range((n + 1) // 2):  # keys[i] = orders.sort_key(base, i), two at a time
-        high, low = 2 * pair, min(2 * pair + 1, n - 1)
-        for l in range(lanes):
-            hashed = rank[l] if pair == 0 else splitmix64(rank[l] + np.uint64(pair))
-            keys[low, l] = (hashed << np.uint64(32)) + np.uint64(low)  # n odd: low == high,
-            keys[high, l] = (hashed >> np.uint64(32) << np.uint64(32)) + np.uint64(high)  # kept
+    for pair in range((n + 1) // 2):  # keys[i] = orders.sort_key(base, i), two at a time:
+        even, odd = 2 * pair, min(2 * pair + 1, n - 1)  # the high word to the even sample,
+        for l in range(lanes):                           # the low one to the odd (n odd: the
+            hashed = rank[l] if pair == 0 else splitmix64(rank[l] + np.uint64(pair))  # last
+            keys[odd, l] = (hashed << np.uint64(32)) + np.uint64(odd)  # is even, written last)
+            keys[even, l] = (hashed >> np.uint64(32) << np.uint64(32)) + np.uint64(even)
     if n > 32:
         for l in range(lanes):
             order[:, l] = np.argsort(keys[:, l])

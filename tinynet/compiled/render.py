@@ -18,7 +18,7 @@ what the compiled backend cannot build: nothing unknown ever runs as something e
 
 The arithmetic is kept as written, operation by operation: a kernel built from a definition
 rounds as the NumPy backend does, but for the exp (:func:`tinynet.compiled.scalars.vector_exp`,
-within 1 ulp of NumPy's) and the C library's functions.
+within 1 ulp of the correctly rounded exp) and the C library's functions.
 """
 
 from __future__ import annotations

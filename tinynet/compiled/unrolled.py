@@ -11,11 +11,11 @@ register. Member k is bit-identical to a numba fit of the same network.
 
 The step is cut at each sigmoid layer's exps into loops of their own over the lanes: the
 values needed across a cut go through a small ``spill`` array (parameters and inputs are
-reloaded from where they are). The exp is a chain of some 30 dependent operations
+reloaded from where they are). The exp is a chain of about a dozen dependent operations
 (:func:`~tinynet.compiled.scalars.vector_exp`); inside the whole step, the processor cannot
 look far enough ahead to overlap the chains of neighbouring lanes, in a loop of exps alone it
-can. Measured on the 2-2-1 XOR kernel (56 lanes, one core), cutting made a block 1.5x
-faster. The exp loops are vector code with no call to ``exp`` (``tests/test_unrolled.py``
+can. Measured on the 100-seed XOR ensembles (``benchmarks/results/bench_jit_vs_numpy.md``,
+targets), cutting makes 2-2-1 and 2-2-2-1 1.25-1.28x as fast, and 2-8-1 1.00x. The exp loops are vector code with no call to ``exp`` (``tests/test_unrolled.py``
 checks the assembly). Tanh still calls ``math.tanh``, which does not vectorise.
 
 Generated sources are cached as :mod:`~tinynet.compiled.codegen` describes.
