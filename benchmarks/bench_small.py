@@ -58,7 +58,7 @@ THREADS = (2, 1)
 EPOCHS = {100: 20_000, 1_000: 4_000}   # the notes' job at 100 seeds; 4e6 member-epochs at 1,000
 SINGLE = {"2-2-1": [2, 2, 1], "2-8-1": [2, 8, 1]}
 SINGLE_EPOCHS = 200_000  # ten times the notes' job: 20,000 epochs take 3-6 ms
-REPEATS = 3
+REPEATS = 5
 LR = 0.01
 
 EXP_FLOPS = 44

@@ -15,8 +15,9 @@ reloaded from where they are). The exp is a chain of about a dozen dependent ope
 (:func:`~tinynet.compiled.scalars.vector_exp`); inside the whole step, the processor cannot
 look far enough ahead to overlap the chains of neighbouring lanes, in a loop of exps alone it
 can. Measured on the 100-seed XOR ensembles (``benchmarks/results/bench_jit_vs_numpy.md``,
-targets), cutting makes 2-2-1 and 2-2-2-1 1.25-1.28x as fast, and 2-8-1 1.00x. The exp loops are vector code with no call to ``exp`` (``tests/test_unrolled.py``
-checks the assembly). Tanh still calls ``math.tanh``, which does not vectorise.
+targets), cutting makes 2-2-1 and 2-2-2-1 1.25-1.28x as fast, and 2-8-1 1.00x. The exp
+loops are vector code with no call to ``exp`` (``tests/test_unrolled.py`` checks the
+assembly). Tanh still calls ``math.tanh``, which does not vectorise.
 
 Generated sources are cached as :mod:`~tinynet.compiled.codegen` describes.
 """
