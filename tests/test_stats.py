@@ -184,3 +184,13 @@ def test_equal_proportions_edge_cases_and_errors():
         stats.equal_proportions_p([3], [10])
     with pytest.raises(ValueError, match=r"successes\[1\] must be at most n\[1\]"):
         stats.equal_proportions_p([3, 11], [10, 10])
+
+
+def test_a_confidence_level_that_rounds_to_one_is_refused_by_name():
+    """1 − 2^-53, the largest float below 1, puts the quantile at 0.5 + 0.5 · level = 1 after
+    rounding (an infinite z); 1 − 2^-52 still has a finite one."""
+    with pytest.raises(ValueError, match=r"confidence_level must be a probability below 1 "
+                                         r"by more than rounding.*0\.9999999999999999"):
+        stats.wilson_interval(5, 10, np.nextafter(1.0, 0.0))
+    low, high = stats.wilson_interval(5, 10, 1.0 - 2.0 ** -52)
+    assert 0.0 < low < 0.5 < high < 1.0

@@ -33,7 +33,11 @@ def wilson_interval(successes: int, n: int,
     """
     successes, n = check_counts(successes, n)
     confidence_level = check_probability("confidence_level", confidence_level, strict=True)
-    z = _normal_quantile(0.5 + 0.5 * confidence_level)
+    upper_tail = 0.5 + 0.5 * confidence_level
+    if upper_tail == 1.0:  # rounds to 1: the quantile is infinite
+        raise ValueError(f"confidence_level must be a probability below 1 by more than "
+                         f"rounding (1 − 2^-52 at most), got {confidence_level!r}")
+    z = _normal_quantile(upper_tail)
     p = successes / n
     denominator = 2 * (n + z ** 2)
     centre = (2 * n * p + z ** 2) / denominator
