@@ -39,12 +39,13 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import njit, prange  # noqa: E402
+from numba.core.registry import cpu_target  # noqa: E402
 
 import tinynet  # noqa: E402
-from tinynet.compiled import load, scalars  # noqa: E402  (sets the vector width: before
-from tinynet.packing import draw, layout  # noqa: E402     the hand-written loops compile)
+from tinynet.compiled import load, scalars, target  # noqa: E402
+from tinynet.packing import draw, layout  # noqa: E402
 
-load()
+load()  # (importing scalars chose the vector width, before the hand-written loops compile)
 
 from handwritten import train as handwritten  # noqa: E402
 from handwritten import train_one as handwritten_one  # noqa: E402
@@ -198,8 +199,8 @@ def main() -> None:
     X, y = tinynet.data.xor()
     rows = ensemble_rows(X, y) + single_rows(X, y)
     load_average = os.getloadavg()[0]
-    features = os.environ.get("NUMBA_CPU_FEATURES", "the host's (numba's default)")
-    wide = "-prefer-256-bit" in features
+    features = cpu_target.target_context.codegen().magic_tuple()[2]  # what was compiled for
+    wide = target.WIDE in features.split(",")
     lines = [f"Small layouts, tinynet against hand-written Numba loops of the same jobs "
              f"(benchmarks/handwritten.py), alternately in one process, fastest of {REPEATS}; "
              f"XOR in data order, per-sample SGD. Ensembles against the SIMD loop (seeds "

@@ -3,7 +3,7 @@ loop, the seeds innermost and contiguous, as someone who knows Numba would write
 network family (LeakyReLU hidden layers, alpha 0.01, a sigmoid output, MSE, per-sample SGD,
 samples in data order). No tinynet code runs in it; blocks of seeds go to the cores in a
 ``prange``. It trains what ``tinynet.fit_packed(..., shuffle=False)`` trains, to rounding
-(``benchmarks/bench_wide.py`` checks that before it times anything)."""
+(``benchmarks/bench_wide.py`` and ``bench_small.py`` check that before they time anything)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["BLOCK", "train"]
+__all__ = ["BLOCK", "train", "train_one"]
 
 BLOCK = 64
 """Seeds per block: the innermost loops run over them."""

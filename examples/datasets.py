@@ -1,7 +1,8 @@
 """The generated data sets of tinynet.data, each learned by a small MLP and drawn with its
-decision boundary. Writes examples/figures/datasets.png.
+decision boundary: datasets.png.
 
-    python examples/datasets.py
+    python examples/datasets.py                         # into the current folder
+    python examples/datasets.py --commit                # into examples/figures/ (the README's)
     python examples/datasets.py --epochs 200 --out /tmp/figures
 """
 

@@ -198,7 +198,7 @@ def test_kernel_dir_refuses_what_it_cannot_write(tmp_path, monkeypatch, capsys):
     assert fresh != shared and fresh.parent == tmp_path and fresh.name.startswith("tinynet-")
     assert fresh.stat().st_mode & 0o077 == 0
     line = capsys.readouterr().err
-    assert line == (f"tinynet: {shared} cannot be trusted ({shared} is writable by others "
+    assert line == (f"tinynet: {shared} cannot be used ({shared} is writable by others "
                     f"(mode 777)); using {fresh}, which lasts this run only\n")
     shared.chmod(0o700)
     assert sources._kernel_dir(None, str(tmp_path / "file"), "again") == shared

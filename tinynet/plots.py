@@ -1,9 +1,10 @@
 """Pictures of networks and experiments, drawn with matplotlib's object API.
 
 Every function returns its :class:`matplotlib.figure.Figure`: in Jupyter it shows inline as
-the cell's value, with no ``plt.show()``. ``path`` (optional) also writes it to a file, PNG
-by default. No screen is needed, and pyplot's global backend and figure list are left alone.
-Functions that draw one panel take ``ax``, an Axes to draw into (its figure is returned).
+the cell's value, with no ``plt.show()``. ``path`` (optional) also writes it to a file, in
+the format its suffix names (.png, .svg, .pdf, ...). No screen is needed, and pyplot's
+global backend and figure list are left alone. Functions that draw one panel take ``ax``,
+an Axes to draw into (its figure is returned).
 
 What each draws (:func:`figure` gives an empty one, for pictures of your own):
 

@@ -53,8 +53,7 @@ def _keys(seeds: np.ndarray, epochs: np.ndarray, n: int) -> np.ndarray:
     hashed = splitmix64(np.asarray(seeds, dtype=np.uint64).reshape(1, -1, 1))
     base = splitmix64(hashed + epochs.reshape(-1, 1, 1))          # (E, S, 1)
     pairs = np.arange(1, (n + 1) // 2, dtype=np.uint64)
-    hashes = np.concatenate([base, splitmix64(base + pairs)], axis=2)[..., :(n + 1) // 2]
-    # (the slice matters only for n = 0, where even base is one hash too many)
+    hashes = np.concatenate([base, splitmix64(base + pairs)], axis=2)
     words = np.stack([hashes >> _S32, hashes & _LOW32], axis=3).reshape(*base.shape[:2], -1)
     return (words[..., :n] << _S32) + np.arange(n, dtype=np.uint64)
 

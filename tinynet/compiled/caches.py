@@ -129,9 +129,28 @@ def _untrusted_entry(path: Path, me: int, above_ok: bool = False) -> str | None:
         return f"{path} belongs to user {status.st_uid}"
     if stat.S_ISLNK(status.st_mode) and not above_ok:
         return f"{path} is a symbolic link"
-    if status.st_mode & 0o022 and not (above_ok and status.st_mode & stat.S_ISVTX):
+    others_write = status.st_mode & 0o002 or (status.st_mode & 0o020
+                                               and not _own_group(status.st_gid))
+    if others_write and not (above_ok and status.st_mode & stat.S_ISVTX):
         return f"{path} is writable by others (mode {stat.S_IMODE(status.st_mode):o})"
     return None
+
+
+def _own_group(gid: int) -> bool:
+    """Whether group ``gid`` is this user's own: their primary group, with no other member
+    listed (a user private group, as under ``umask 002``, where every file tinynet or Numba
+    makes is group-writable). Unknown groups, or groups of several, are not."""
+    if gid != os.getegid():
+        return False
+    try:
+        import grp
+        import pwd
+
+        members = set(grp.getgrgid(gid).gr_mem)
+        me = pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError):
+        return False
+    return members <= {me}
 
 
 _SAID: set[str] = set()
@@ -234,7 +253,8 @@ def private_dir(kind: str, refused: str | None = None, reason: str | None = None
     ``refused``, first one line on stderr saying which folder was not used and ``reason``."""
     user = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
     shared = Path(tempfile.gettempdir()) / f"tinynet-{kind}-{user}"
-    usable = unusable(shared) is None
+    why_not = unusable(shared)
+    usable = why_not is None
     if refused is not None:
         say(f"not using {refused}: {reason}; compiling into "
             f"{shared if usable else 'a new private folder'} instead")
@@ -243,11 +263,12 @@ def private_dir(kind: str, refused: str | None = None, reason: str | None = None
     try:
         fresh = Path(tempfile.mkdtemp(prefix=f"tinynet-{kind}-"))
     except OSError:
-        raise CacheUnwritableError(f"cannot write generated kernels: no folder for them is "
-                                   f"writable (tried {shared}); set TINYNET_KERNEL_DIR to a "
-                                   "writable directory") from None
-    say(f"{shared} cannot be trusted ({unusable(shared)}); using {fresh}, "
-        "which lasts this run only")
+        what, variable = (("generated kernels", "TINYNET_KERNEL_DIR") if kind == "kernels"
+                          else ("numba's cache", "NUMBA_CACHE_DIR"))
+        raise CacheUnwritableError(f"cannot write {what}: no folder for them is writable "
+                                   f"(tried {shared}); set {variable} to a writable "
+                                   "directory") from None
+    say(f"{shared} cannot be used ({why_not}); using {fresh}, which lasts this run only")
     return fresh
 
 
@@ -256,9 +277,11 @@ def unusable(folder: Path) -> str | None:
     (:func:`untrusted`) and :func:`writable`, and trusted still once made (a folder planted
     between the check and the making is not used)."""
     reason = untrusted(folder)
-    if reason is None and not writable(folder):
+    if reason is not None:
+        return reason
+    if not writable(folder):
         return f"{folder} is not a writable folder"
-    return reason or untrusted(folder)
+    return untrusted(folder)  # again: what writable() made, or found made meanwhile
 
 
 def writable(directory: Path) -> bool:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .orders import splitmix64
+from .orders import high_key, low_key, pair_hash, splitmix64
 from .simd import LANES
 
 __all__ = ["LANES", "activate_lanes", "fit_block_of_members", "lane_orders", "order_scratch",
@@ -47,12 +47,12 @@ def lane_orders(seed_hashes, epoch, keys, rank, order):
     n, lanes = order.shape
     for l in range(lanes):
         rank[l] = splitmix64(seed_hashes[l] + np.uint64(epoch))  # the epoch's base, for now
-    for pair in range((n + 1) // 2):  # keys[i] = orders.sort_key(base, i), two at a time:
-        even, odd = 2 * pair, min(2 * pair + 1, n - 1)  # the high word to the even sample,
-        for l in range(lanes):                           # the low one to the odd (n odd: the
-            hashed = rank[l] if pair == 0 else splitmix64(rank[l] + np.uint64(pair))  # last
-            keys[odd, l] = (hashed << np.uint64(32)) + np.uint64(odd)  # is even, written last)
-            keys[even, l] = (hashed >> np.uint64(32) << np.uint64(32)) + np.uint64(even)
+    for pair in range((n + 1) // 2):  # one hash for each pair of samples
+        for l in range(lanes):
+            hashed = pair_hash(rank[l], pair)
+            keys[2 * pair, l] = high_key(hashed, 2 * pair)
+            if 2 * pair + 1 < n:
+                keys[2 * pair + 1, l] = low_key(hashed, 2 * pair + 1)
     if n > 32:
         for l in range(lanes):
             order[:, l] = np.argsort(keys[:, l])

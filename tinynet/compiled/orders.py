@@ -1,6 +1,6 @@
-"""Epoch orders in compiled code: :func:`tinynet.shuffle.epoch_order`, the same hash, the same
-keys and the same sort, so every backend visits the samples in the same order for the same
-(seed, epoch)."""
+"""Epoch orders in compiled code: :func:`tinynet.shuffle.epoch_order`, the same hash and the
+same keys, all distinct (so any sort ranks them alike): every backend visits the samples in
+the same order for the same (seed, epoch)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .target import prefer_wide_vectors
 
 prefer_wide_vectors()  # before anything is compiled
 
-__all__ = ["splitmix64", "sort_key", "epoch_order_into"]
+__all__ = ["splitmix64", "pair_hash", "high_key", "low_key", "epoch_order_into"]
 
 if numba.config.DISABLE_JIT:
     def splitmix64(x):
@@ -25,22 +25,40 @@ else:
     splitmix64 = njit(cache=True, error_model="numpy")(shuffle.splitmix64)  # the NumPy path's
 
 
+_HIGH = np.uint64(0xFFFFFFFF00000000)
+_32 = np.uint64(32)
+
+
 @njit(cache=True, error_model="numpy", inline="always")
-def sort_key(base, i):
-    """Sample i's key in the epoch whose stream starts at ``base`` = h(h(seed) + epoch):
-    (w_i << 32) + i, with w_i the i-th 32-bit word of base, h(base + 1), h(base + 2), ...
-    (high half first), as :mod:`tinynet.shuffle` defines it."""
-    pair = np.uint64(i >> 1)
-    hashed = base if pair == 0 else splitmix64(base + pair)
-    word = hashed >> np.uint64(32) if i & 1 == 0 else hashed & np.uint64(0xFFFFFFFF)
-    return (word << np.uint64(32)) + np.uint64(i)
+def pair_hash(base, pair):
+    """The hash that holds the words of samples 2·pair (its high half) and 2·pair + 1 (its low
+    half) in the epoch whose stream starts at ``base`` = h(h(seed) + epoch): base itself for
+    pair 0, else h(base + pair), as :mod:`tinynet.shuffle` defines it. Sample i's key is
+    (w_i << 32) + i."""
+    return base if pair == 0 else splitmix64(base + np.uint64(pair))
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def high_key(hashed, i):
+    """The key of the even sample ``i`` of a pair, from the pair's hash."""
+    return (hashed & _HIGH) + np.uint64(i)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def low_key(hashed, i):
+    """The key of the odd sample ``i`` of a pair, from the pair's hash."""
+    return (hashed << _32) + np.uint64(i)
 
 
 @njit(cache=True, error_model="numpy")
 def epoch_order_into(seed, epoch, keys, order):
     """Write :func:`tinynet.shuffle.epoch_order` (seed, epoch, n = len(order)) into ``order``,
-    using ``keys`` (n,) uint64 as scratch."""
+    using ``keys`` (n,) uint64 as scratch: one hash for each pair of samples."""
     base = splitmix64(splitmix64(np.uint64(seed)) + np.uint64(epoch))
-    for i in range(keys.size):
-        keys[i] = sort_key(base, i)
+    n = keys.size
+    for pair in range((n + 1) // 2):
+        hashed = pair_hash(base, pair)
+        keys[2 * pair] = high_key(hashed, 2 * pair)
+        if 2 * pair + 1 < n:
+            keys[2 * pair + 1] = low_key(hashed, 2 * pair + 1)
     order[:] = np.argsort(keys)

@@ -34,7 +34,7 @@ def truncated_variance_factor(c: float) -> float:
     """γ(c) = Var(z | |z| <= c) for z ~ N(0, 1): 1 − 2c·φ(c) / (2Φ(c) − 1).
 
     Equal to ``scipy.stats.truncnorm(-c, c).var()`` (tested); written out so that importing
-    tinynet does not load SciPy's stats (0.4 s).
+    tinynet does not load SciPy's stats (0.5-1 s).
     """
     density = math.exp(-0.5 * c * c) / math.sqrt(2.0 * math.pi)
     return 1.0 - 2.0 * c * density / math.erf(c / math.sqrt(2.0))

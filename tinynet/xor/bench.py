@@ -52,7 +52,7 @@ def bytes_per_seed(setup: Setup, arms: int = 1, record_every: int | None = None,
     kept = 8 * parameters + 8 * setup.task.samples + 32
     if record_every:
         kept += 8 * (setup.epochs // record_every)
-    if setup.task.held_out_data() is not None:
+    if setup.task.has_held_out:
         kept += 8
     return arms * kept + 16 * parameters * (1 + state)
 
@@ -70,7 +70,7 @@ def fixed_bytes(setup: Setup, record_every: int | None = None, state: int = 0) -
     records = setup.epochs // record_every if record_every else 0
     block = (parameters * 2 * (1 + state) + records + setup.task.samples
              + (2 * (layers + 1) + 3) * setup.batch_size * width + 2 * width)
-    held_out = 0 if setup.task.held_out_data() is None else HELD_OUT_CHUNK
+    held_out = HELD_OUT_CHUNK if setup.task.has_held_out else 0
     threads = min(os.cpu_count() or 1, -(-setup.seeds // LANES))  # a block a thread at most
     return 8 * LANES * block * threads + held_out
 

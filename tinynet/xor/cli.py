@@ -65,7 +65,8 @@ CONNECT_TIMEOUT = "10s"
 """How long --scheduler tries to reach the scheduler."""
 
 WORKERS_TIMEOUT = 30.0
-"""How long, in seconds, --scheduler waits for a first worker before it gives up."""
+"""How long, in seconds, --scheduler or --workers waits for a first worker before it gives
+up."""
 
 GC_THRESHOLD = 10_000
 """How many new container objects start a collection of Python's cyclic garbage collector's
@@ -279,7 +280,8 @@ def parse_args(argv: list[str] | None = None,
                              "processes, started for this run and closed after it")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
                         help="train on the Dask cluster whose scheduler is at ADDRESS, such as "
-                             "tcp://host:8786 (its workers need tinynet installed)")
+                             "tcp://host:8786 (its workers need the same tinynet code; "
+                             "--import modules are sent to them)")
     parser.add_argument("--block-seeds", type=int, default=None, metavar="N",
                         help="with --workers or --scheduler: seeds per task, a multiple of 64 "
                              f"(default: two tasks per worker thread, at most {BLOCK_SEEDS})")
@@ -600,6 +602,10 @@ def _send_modules(parser: argparse.ArgumentParser, client: object, modules: list
 
             folder = Path(worker.local_directory) / "tinynet-import"
             folder.mkdir(exist_ok=True)
+            for module, text in self.sources.items():  # all written first: one may import
+                (folder / f"{module}.py").write_text(text)  # another
+            if str(folder) not in sys.path:
+                sys.path.insert(0, str(folder))
             for module, text in self.sources.items():
                 loaded = sys.modules.get(module)
                 source = getattr(loaded, "__file__", None)
@@ -607,7 +613,6 @@ def _send_modules(parser: argparse.ArgumentParser, client: object, modules: list
                         Path(source).read_text() == text:
                     continue                       # this very source, imported already
                 path = folder / f"{module}.py"
-                path.write_text(text)
                 fresh = types.ModuleType(module)   # run from the text: no stale bytecode
                 fresh.__file__ = str(path)
                 sys.modules[module] = fresh
