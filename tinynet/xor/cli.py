@@ -602,24 +602,30 @@ def _send_modules(parser: argparse.ArgumentParser, client: object, modules: list
 
             folder = Path(worker.local_directory) / "tinynet-import"
             folder.mkdir(exist_ok=True)
-            for module, text in self.sources.items():  # all written first: one may import
-                (folder / f"{module}.py").write_text(text)  # another
+            stale = [module for module, text in self.sources.items()
+                     if not _imported_from(module, text)]
+            for module in stale:  # all written and forgotten first: one may import another
+                (folder / f"{module}.py").write_text(self.sources[module])
+                sys.modules.pop(module, None)
             if str(folder) not in sys.path:
                 sys.path.insert(0, str(folder))
-            for module, text in self.sources.items():
-                loaded = sys.modules.get(module)
-                source = getattr(loaded, "__file__", None)
-                if source is not None and Path(source).is_file() and \
-                        Path(source).read_text() == text:
-                    continue                       # this very source, imported already
-                path = folder / f"{module}.py"
-                fresh = types.ModuleType(module)   # run from the text: no stale bytecode
-                fresh.__file__ = str(path)
-                sys.modules[module] = fresh
-                with replacing():                  # over what an older copy registered
-                    exec(compile(text, str(path), "exec"), fresh.__dict__)
+            with replacing():                      # over what an older copy registered
+                for module in stale:
+                    if module in sys.modules:      # imported meanwhile by another of them
+                        continue
+                    path = folder / f"{module}.py"
+                    fresh = types.ModuleType(module)  # run from the text: no stale bytecode
+                    fresh.__file__ = str(path)
+                    sys.modules[module] = fresh
+                    exec(compile(self.sources[module], str(path), "exec"), fresh.__dict__)
 
     client.register_plugin(ImportModules(sources))
+
+
+def _imported_from(module: str, text: str) -> bool:
+    """Whether ``module`` is imported in this process from a file whose source is ``text``."""
+    source = getattr(sys.modules.get(module), "__file__", None)
+    return source is not None and Path(source).is_file() and Path(source).read_text() == text
 
 
 def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
