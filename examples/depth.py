@@ -1,6 +1,6 @@
 """Where initialization decides: success rate against depth, per initializer.
 
-    python examples/depth.py --readme README.md   # the full study (about 5 minutes on 2
+    python examples/depth.py --readme README.md   # the full study (about 30 minutes on 2
                                                   # cores), its JSON, figure and README section
     python examples/depth.py --quick              # depths 1 and 8, 64 seeds: about 15 s
     python examples/depth.py --activation tanh --readme README.md   # tanh hidden layers
@@ -8,7 +8,7 @@
     python examples/depth.py --render --readme README.md   # the section from the JSON alone
 
 MLPs of hidden layers of 16 units, 1 to 32 of them, learn two concentric circles by minibatch
-SGD from 128 seeds per initializer and depth (:func:`tinynet.xor.depth.run_depth_study`); beside
+SGD from 1,024 seeds per initializer and depth (:func:`tinynet.xor.depth.run_depth_study`); beside
 the success rates stands the second moment of the last hidden layer at initialisation that
 :mod:`tinynet.diagnostics` predicts. With ``--readme`` (or ``--commit``) the full study writes
 the committed ``examples/results/depth_<act>.json`` and ``examples/figures/depth_<act>.png``,
@@ -22,12 +22,13 @@ rewrites the README's section between
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 from dataclasses import replace
 from pathlib import Path
 
-from tinynet import plots
+from tinynet import plots, stats
 from tinynet.files import put_between, write_whole
 from tinynet.activations import ACTIVATIONS
 from tinynet.xor.depth import (DEPTH_SETUP, DEPTHS, QUICK_DEPTHS, QUICK_SETUP, DepthStudy,
@@ -137,6 +138,32 @@ def per_layer(study: DepthStudy, arm: str) -> float:
     return (m2 / m1) ** (1 / (d2 - d1))
 
 
+def deepest_best(study: DepthStudy) -> str:
+    """Which initializer solves most seeds at the deepest depth, and more than which others:
+    Fisher exact tests of every pair of initializers at that depth, Holm over all of them (the
+    best is picked from the same counts, so every pair it could have been compared with is in
+    the family). Where a test is not significant, the sentence says the two cannot be told
+    apart."""
+    d, deepest = len(study.depths) - 1, study.depths[-1]
+    count = {arm: study.successes[study.arms.index(arm)][d] for arm in study.arms}
+    best = max(study.arms, key=count.get)
+    if count[best] == 0:
+        return f"At depth {deepest} no initializer solves a seed."
+    pairs = list(itertools.combinations(study.arms, 2))
+    p_holm = dict(zip(pairs, stats.holm([stats.fisher_exact_p(count[a], study.n, count[b],
+                                                              study.n) for a, b in pairs])))
+    against = {(b if a == best else a): p for (a, b), p in p_holm.items() if best in (a, b)}
+    ahead = [arm for arm, p in against.items() if p < 0.05]
+    level = [arm for arm, p in against.items() if p >= 0.05]
+    text = f"At depth {deepest}, {best} solves most seeds, {cell(study, best, deepest)}: "
+    family = f"Fisher, Holm over all {len(pairs)} pairs at this depth"
+    if not level:
+        return text + f"more than every other initializer ({family})."
+    return text + ((f"more than {', '.join(ahead)}, but " if ahead else "")
+                   + f"it cannot be told apart from {', '.join(level)} at {study.n:,} seeds "
+                     f"({family}; p " + ", ".join(f"{against[arm]:.2g}" for arm in level) + ").")
+
+
 def xor_contrast(results: Path) -> str:
     """The widths study's rates on XOR's 2-2-2-1, where every fan_in is 2."""
     widths = json.loads((results / "xor_widths.json").read_text())
@@ -162,7 +189,6 @@ def render_study(data: dict, results: Path) -> str:
                                     (row[-1] for row in study.moments)) if 0 < p < math.inf]
     keeps = [arm for arm in study.arms if failing[arm] is None]
     held_out = [h for row in study.held_out for h in row if h is not None]
-    best = max(study.arms, key=lambda arm: study.successes[study.arms.index(arm)][-1])
     lines += [
         "",
         f"![{activation}: success rate against depth per initializer, and the predicted second "
@@ -194,7 +220,7 @@ def render_study(data: dict, results: Path) -> str:
         + (f"; at no depth up to {deepest}: {', '.join(keeps)}" if keeps else "")
         + (f". Below 50 % with a single hidden layer, in {setup.epochs} epochs: "
            + ", ".join(shallow) if shallow else "")
-        + f". At depth {deepest}, {best} trains best: {cell(study, best, deepest)}. "
+        + f". {deepest_best(study)} "
           f"On XOR's 2-2-2-1, where every fan_in is 2, the initializers are at "
           f"{xor_contrast(results)}.",
     ]

@@ -387,6 +387,7 @@ def render_widths(data: dict) -> str:
                  for shape, rates in ((shape, list(by_shape[shape].values()))
                                       for shape in ("2-2-1", "2-3-1", "2-4-1")))
     scaled = [name for name in names if name != "normal"]
+    pairs = len(studies[0]["comparisons"])
     wide = [(shape, failing(shape, "normal"),
              ", ".join(failing(shape, name) for name in scaled)) for shape in ("2-8-1", "2-16-1")]
     lines += [
@@ -397,13 +398,42 @@ def render_widths(data: dict) -> str:
         paragraph(
         "Up to width 4 the four schemes draw weights of about the same size (the hidden layer's "
         f"fan_in is 2 and the output's at most 4), and their rates differ by {narrow:.1f} "
-        "points at most. From a fan_in of 8 on (the output layer of 2-8-1), N(0,1) falls "
-        "behind, where its output pre-activation starts with a second moment of 8·E[a²] "
+        "points at most. From a fan_in of 8 on (the output layer of 2-8-1), N(0,1) "
+        + "; ".join(f"at {shape} {normal_standing(studies, shape)}"
+                    for shape in ("2-8-1", "2-16-1"))
+        + f" (Fisher, Holm over each shape's {pairs} pairs), where its output pre-activation "
+          "starts with a second moment of 8·E[a²] "
         f"against about 2·E[a²] or less for the others. At {wide[0][0]}, {wide[0][1]} of "
         f"N(0,1) seeds fail against {wide[0][2]} for {', '.join(scaled)}; at {wide[1][0]}, "
         f"{wide[1][1]} against {wide[1][2]}."),
     ]
     return "\n".join(lines) + "\n"
+
+
+def normal_standing(studies: list[dict], shape: str) -> str:
+    """How N(0,1) stands against each other initializer at ``shape`` of the widths sweep, from
+    the study's Holm-adjusted Fisher tests: 'falls behind each of the others', or which it
+    falls behind, is ahead of, and cannot be told apart from."""
+    study = next((s for s in studies if "-".join(map(str, [2, *s["setup"]["hidden"], 1]))
+                  == shape), None)
+    if study is None:
+        raise ValueError(f"the widths sweep has no study of {shape}")
+    standing: dict[str, list[str]] = {"behind": [], "ahead": [], "level": []}
+    for c in study["comparisons"]:
+        if "normal" not in (c["a"], c["b"]):
+            continue
+        other, normal_rate, other_rate = ((c["b"], c["rate_a"], c["rate_b"]) if c["a"] == "normal"
+                                          else (c["a"], c["rate_b"], c["rate_a"]))
+        kind = "level" if c["p_holm"] >= 0.05 else \
+            ("behind" if normal_rate < other_rate else "ahead")
+        standing[kind].append(other)
+    if not standing["ahead"] and not standing["level"]:
+        return "falls behind each of the others"
+    parts = [f"falls behind {', '.join(standing['behind'])}" if standing["behind"] else "",
+             f"is ahead of {', '.join(standing['ahead'])}" if standing["ahead"] else "",
+             f"cannot be told apart from {', '.join(standing['level'])}"
+             if standing["level"] else ""]
+    return ", ".join(part for part in parts if part)
 
 
 def render_regenerate(data: dict) -> str:

@@ -276,7 +276,7 @@ def test_the_committed_full_studies_have_the_textbook_picture(activation, trains
     """The committed default runs: at these depths N(0,1) and N(0, 0.01²) fail where He (relu)
     or Xavier (tanh) trains, 95 % intervals apart."""
     study = read_study(ROOT / "examples" / "results" / f"depth_{activation}.json")
-    assert study.depths == list(DEPTHS) and study.n >= 100
+    assert study.depths == list(DEPTHS) and study.n >= 1_000  # the issue: >= 1,000 a cell
     assert study.setup == replace(DEPTH_SETUP, activation=activation)
     good, normal, small = (study.arms.index(arm) for arm in (trains, "N(0,1)", "N(0,0.01²)"))
     for depth in depths:

@@ -24,6 +24,7 @@ SMALL = {  # settings that keep each run to a few seconds
     "04_depth": {"DEPTHS": (1, 2), "SEEDS": 64, "EPOCHS": 20, "SIGNAL_DEPTH": 4,
                  "SPREAD_SEEDS": 50},
     "05_distributions_and_fans": {"SAMPLES": 10_000, "LAYERS": 6},
+    "06_what_fixes_99mlp": {"SEEDS": 64, "SWEEP_SEEDS": 16, "EPOCHS": 300},
 }
 
 EXERCISES = [  # (lesson, what the exercise says, settings it changes, (line, changed line))
@@ -49,6 +50,13 @@ EXERCISES = [  # (lesson, what the exercise says, settings it changes, (line, ch
     ("05_distributions_and_fans", "Set `N = 1024`", {"N": 1024}, None),
     ("05_distributions_and_fans", "Set `CUT = 1.0`", {"CUT": 1.0}, None),
     ("05_distributions_and_fans", 'Set `ACTIVATION = "relu"`', {"ACTIVATION": "relu"}, None),
+    ("06_what_fixes_99mlp", "Set `SEEDS = 2000`", {"SEEDS": 2000}, None),
+    ("06_what_fixes_99mlp",
+     '`[*preset.arms, Arm("normal", loss="bce", optimizer="adam", lr=0.01, label="Adam + BCE")]`',
+     {}, ("arms = list(preset.arms)", 'arms = [*preset.arms, Arm("normal", loss="bce", '
+                                     'optimizer="adam", lr=0.01, label="Adam + BCE")]')),
+    ("06_what_fixes_99mlp", '`tuned = change("momentum")`', {},
+     ('tuned = change("adam")', 'tuned = change("momentum")')),
 ]
 
 QUOTED = {  # per lesson: (what its text says, what its default run printed), both verbatim
@@ -86,9 +94,9 @@ def run_script(text: str, name: str, folder: Path) -> subprocess.CompletedProces
     return run_python([name], folder)
 
 
-def test_there_are_five_lessons_each_with_small_settings_and_a_readme_figure():
+def test_there_are_six_lessons_each_with_small_settings_and_a_readme_figure():
     names = list(LESSONS)
-    assert len(names) == 5 and names == sorted(names)
+    assert len(names) == 6 and names == sorted(names)
     assert set(SMALL) == set(names) == set(make_notebooks.README_FIGURES) == set(QUOTED)
 
 

@@ -185,7 +185,7 @@ def test_study_files_agree_with_the_study():
 
 def test_presets_give_their_arms_and_setups():
     setup = Setup(seeds=7, epochs=11, lr=0.1)
-    assert sorted(PRESETS) == ["candidates", "depth", "notes", "widths"]
+    assert sorted(PRESETS) == ["candidates", "depth", "fixes", "notes", "widths"]
     arms, setups = get_preset("notes").design(setup)
     assert arms == NOTES_ARMS and setups == [setup]
     arms, setups = get_preset("widths").design(setup, shuffle=True)
@@ -205,6 +205,10 @@ def test_presets_refuse_what_they_set_and_unknown_names():
         get_preset("widths").design(shuffle="no")
     with pytest.raises(tinynet.UnknownNameError, match="unknown preset 'width'.*'widths'"):
         get_preset("width")
+    with pytest.raises(ValueError, match=r"hidden cannot be chosen for preset 'widths', which "
+                                         r"sets it itself; expected the preset's \(2, 2\), "
+                                         r"got \(3,\)"):
+        get_preset("widths").design(Setup(hidden=(3,)))
 
 
 def test_sweep_csv_has_one_header_and_a_row_per_shape_and_arm():

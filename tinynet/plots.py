@@ -15,6 +15,8 @@ What each draws (:func:`figure` gives an empty one, for pictures of your own):
 * :func:`loss_curves`: many seeds' loss against the epoch, on a log scale, with the plateaus
   failed XOR seeds sit on (1/8, 1/6 and 1/4) marked; :func:`study_curves`, a panel per arm;
 * :func:`rates`: success rates with their 95 % intervals, per arm and shape;
+* :func:`against_baseline`: every arm's rate and interval beside a baseline's, marked by
+  whether its test against the baseline is significant;
 * :func:`depth`: success rate against depth per initializer, beside the second moment of the
   last hidden layer at initialisation (:mod:`tinynet.xor.depth`);
 * :func:`layer_histograms`: a study's weights or layer outputs, per layer and arm;
@@ -377,6 +379,45 @@ def rates(studies: "list[Study]", path: str | Path | None = None, *,
     ax.set_title(f"{name} success rate, {studies[0].setup.seeds} seeds per bar, 95 % intervals")
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize="small")
+    return _finish(ax.figure, path, 110, own)
+
+
+def against_baseline(study: "Study", path: str | Path | None = None, *,
+                     ax: "Axes | None" = None) -> "Figure":
+    """A row per arm: its success rate with the 95 % Wilson interval, the baseline's rate as a
+    dashed line and its interval as a band; a filled dot where the arm's test against the
+    baseline is significant at the 5 % level after Holm's correction, a hollow one where it is
+    not. ``study`` compares every arm with one (``run_study(..., against=i)``)."""
+    from .xor import Study
+    check_instance("study", study, Study, "a tinynet.xor Study")
+    if study.baseline is None:
+        raise ValueError("study must compare its arms with a baseline (run_study(..., "
+                         "against=index)); this one compares every pair")
+    significant = {c.b: c.p_holm < 0.05 for c in study.comparisons}
+    results = study.results
+    own = ax is None
+    ax = _axes(ax, figsize=(8.0, 1.2 + 0.45 * len(results)))
+    base = study.result(study.baseline)
+    ax.axvspan(100 * base.interval[0], 100 * base.interval[1], color="0.88", zorder=0)
+    ax.axvline(100 * base.rate, color="0.4", linestyle="--", linewidth=1, zorder=1)
+    for row, r in enumerate(results):
+        y = len(results) - 1 - row
+        is_base = r.arm.name == study.baseline
+        ax.errorbar(100 * r.rate, y, xerr=[[100 * (r.rate - r.interval[0])],
+                                           [100 * (r.interval[1] - r.rate)]],
+                    fmt="o", color="0.3" if is_base else "C0", capsize=3, markersize=7,
+                    markerfacecolor="0.3" if is_base else
+                    ("C0" if significant[r.arm.name] else "white"), zorder=2)
+    names = [f"{r.arm.name} (baseline)" if r.arm.name == study.baseline else r.arm.name
+             for r in results]
+    ax.set_yticks(range(len(results)), names[::-1])
+    ax.set_xlim(-1, 101)  # a dot at 0 % or 100 % shows whole
+    ax.set_ylim(-0.7, len(results) - 0.3)
+    name = study.setup.task.name
+    ax.set_xlabel(f"seeds that learn {name} (%), 95 % intervals")
+    ax.set_title(f"{name}: each arm against the baseline, {study.setup.seeds:,} seeds each\n"
+                 "filled: significant after Holm; hollow: cannot be told apart",
+                 fontsize="medium")
     return _finish(ax.figure, path, 110, own)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 __all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "TooLargeError", "MAX_SEED",
            "MAX_EPOCHS", "BACKENDS", "check_packed", "check_state", "check_not_masked",
-           "check_memory", "machine_memory", "size_text", "shorten", "summarised",
+           "check_hidden", "check_memory", "machine_memory", "size_text", "shorten", "summarised",
            "check_int", "check_seed", "check_float", "check_bool", "check_probability",
            "check_counts", "check_backend", "check_choice", "as_float_matrix",
            "check_training_data", "check_training_settings", "check_members", "check_instance",
@@ -84,6 +84,15 @@ def check_int(name: str, value: object, *, minimum: int, maximum: int | None = N
     if value < minimum or (maximum is not None and value > maximum):
         raise ValueError(f"{name} must be {expected}, got {value!r}")
     return int(value)
+
+
+def check_hidden(hidden: object) -> tuple[int, ...]:
+    """``hidden`` as a tuple of layer widths, each at least 1 (it may be empty: no hidden
+    layer); a string or a non-sequence is refused."""
+    if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Iterable):
+        raise TypeError(f"hidden must be a sequence of layer widths such as (2, 2), got "
+                        f"{hidden!r}")
+    return tuple(check_int(f"hidden[{i}]", width, minimum=1) for i, width in enumerate(hidden))
 
 
 MAX_SEED = 2**63 - 1

@@ -48,6 +48,7 @@ README_FIGURES = {
     "03_when_he_is_normal": ("03_widths.png", "success rate against width, N(0,1) and He"),
     "04_depth": ("04_depth.png", "success rate against depth, six initializers"),
     "05_distributions_and_fans": ("05_fans.png", "second moments through m → n → m stacks"),
+    "06_what_fixes_99mlp": ("06_fixes.png", "each change against the notes' network"),
 }
 """Per lesson, the figure it writes that the README shows, and what it shows."""
 

@@ -17,16 +17,19 @@ accuracy on a held-out draw.
 A *sweep* runs the same arms on several shapes (:func:`run_sweep`); the *presets* are the
 designs the notes call for (:func:`get_preset`); :func:`run_seed_ranges` checks that disjoint
 ranges of seeds give the same rate; :func:`run_depth_study` finds where initialization decides
-(:mod:`~tinynet.xor.depth`). Each takes an ``executor`` (a ``concurrent.futures`` executor or
-a Dask client) to train in blocks of seeds elsewhere, bit for bit the same
-(:mod:`~tinynet.xor.blocks`). From a shell: ``python -m tinynet.xor --help``.
+(:mod:`~tinynet.xor.depth`); :mod:`~tinynet.xor.fixes` tries what else could fix 99mlp (a
+loss, an optimizer, a learning rate, a width), each change at its best learning rate and
+compared with the notes' network (``run_study(arms, setup, against=0)``). Each takes an
+``executor`` (a ``concurrent.futures`` executor or a Dask client) to train in blocks of seeds
+elsewhere, bit for bit the same (:mod:`~tinynet.xor.blocks`). From a shell:
+``python -m tinynet.xor --help``.
 
 Modules: :mod:`~tinynet.xor.task` (what is learned), :mod:`~tinynet.xor.arms` (what a study
 compares), :mod:`~tinynet.xor.outcome`
 (success and failure), :mod:`~tinynet.xor.report` (comparisons, tables, files),
 :mod:`~tinynet.xor.bench` (running a study), :mod:`~tinynet.xor.blocks` (in seed blocks),
 :mod:`~tinynet.xor.sweep`, :mod:`~tinynet.xor.presets`, :mod:`~tinynet.xor.ranges`,
-:mod:`~tinynet.xor.depth` and :mod:`~tinynet.xor.cli`.
+:mod:`~tinynet.xor.depth`, :mod:`~tinynet.xor.fixes` and :mod:`~tinynet.xor.cli`.
 """
 
 from .arms import DEFAULT_SETUP, Arm, Setup, build_network

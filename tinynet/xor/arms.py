@@ -5,8 +5,7 @@ to refuse. :func:`build_network` makes an arm's network from a seed."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import init, packing
 from ..activations import ACTIVATIONS
@@ -15,7 +14,8 @@ from ..network import Network, mlp
 from ..optimizers import get_optimizer
 from ..results import UPDATES
 from ..validation import MAX_EPOCHS, check_backend, check_bool, check_choice, \
-    check_float, check_instance, check_int, check_memory, check_probability, check_seed
+    check_float, check_hidden, check_instance, check_int, check_memory, check_probability, \
+    check_seed
 from .task import XOR, Task
 
 __all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network"]
@@ -25,7 +25,8 @@ __all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network"]
 class Arm:
     """One configuration of a study: the hidden layers' initializer, the output layer's
     initializer (None: the same), whether every epoch shuffles the samples, how the biases
-    start, when each layer is updated, the loss and the optimizer.
+    start, when each layer is updated, the loss and the optimizer; and, where an arm differs
+    from the study's setup in them, its learning rate and hidden layers.
 
     Initializers are registered names, with parameters if needed (``"normal(std=0.5)"``).
     ``bias_init`` is None for zero biases (as in the notes) or an initializer name that draws
@@ -34,7 +35,10 @@ class Arm:
     :data:`tinynet.losses.LOSSES`: ``"mse"`` (the notes') or ``"bce"``; ``optimizer`` an
     optimizer spec (:func:`tinynet.optimizers.get_optimizer`): ``"sgd"`` (the notes'),
     ``"momentum"``, ``"adam"``, or one with hyperparameters, ``"momentum(momentum=0.95)"``,
-    written as its ``repr`` writes it. ``label`` names the arm in
+    written as its ``repr`` writes it. ``lr`` and ``hidden``, if given, replace the setup's
+    learning rate and hidden layer widths for this arm alone (:meth:`Setup.for_arm`), so that
+    one study can compare, say, Adam at its own learning rate, or a wider network, with the
+    setup's network (None: the setup's). ``label`` names the arm in
     reports (default: made from the settings); ``reported_rate`` is the success rate the notes
     reported for this arm, if any.
     """
@@ -48,6 +52,8 @@ class Arm:
     update: str = "after_backward"
     loss: str = "mse"
     optimizer: str = "sgd"
+    lr: float | None = None
+    hidden: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         specs = {"init": self.init}
@@ -63,6 +69,11 @@ class Arm:
         check_choice("update", self.update, UPDATES)
         check_choice("loss", self.loss, LOSSES)
         object.__setattr__(self, "optimizer", repr(get_optimizer(self.optimizer)))
+        if self.lr is not None:
+            object.__setattr__(self, "lr", check_float("lr", self.lr, minimum=0.0,
+                                                       inclusive=False))
+        if self.hidden is not None:
+            object.__setattr__(self, "hidden", check_hidden(self.hidden))
         if not isinstance(self.label, str):
             raise TypeError(f"label must be a string, got {self.label!r}")
         if self.reported_rate is not None:
@@ -82,6 +93,11 @@ class Arm:
             name += f", {self.loss} loss"
         if self.optimizer != "sgd":
             name += f", {self.optimizer}"
+        if self.lr is not None:
+            name += f", lr {self.lr:g}"
+        if self.hidden is not None:
+            name += f", hidden {','.join(map(str, self.hidden))}" if self.hidden else \
+                ", no hidden layer"
         return name + (", shuffled" if self.shuffle else "")
 
 
@@ -105,13 +121,8 @@ class Setup:
     batch_size: int = 1
 
     def __post_init__(self) -> None:
-        if isinstance(self.hidden, (str, bytes)) or not isinstance(self.hidden, Iterable):
-            raise TypeError(f"hidden must be a sequence of layer widths such as (2, 2), got "
-                            f"{self.hidden!r}")
-        hidden = tuple(check_int(f"hidden[{i}]", width, minimum=1)
-                       for i, width in enumerate(self.hidden))
         checked = dict(
-            hidden=hidden,
+            hidden=check_hidden(self.hidden),
             activation=check_choice("activation", self.activation, ACTIVATIONS),
             output=check_choice("output", self.output, ACTIVATIONS, kind="output activation"),
             alpha=check_float("alpha", self.alpha, minimum=0.0, inclusive=True),
@@ -138,6 +149,13 @@ class Setup:
         if isinstance(values.get("task"), dict):
             values["task"] = Task(**values["task"])
         return cls(**values)
+
+    def for_arm(self, arm: "Arm") -> "Setup":
+        """This setup as ``arm`` trains on it: with the arm's learning rate and hidden layers
+        where it gives them (:attr:`Arm.lr`, :attr:`Arm.hidden`)."""
+        changed = {name: getattr(arm, name) for name in ("lr", "hidden")
+                   if getattr(arm, name) is not None}
+        return replace(self, **changed) if changed else self
 
     @property
     def seed_range(self) -> range:
@@ -176,7 +194,9 @@ DEFAULT_SETUP = Setup()
 
 
 def build_network(setup: Setup, arm: Arm, seed: int) -> Network:
-    """The network ``arm`` trains from ``seed`` in a study of ``setup``, as initialised."""
+    """The network ``arm`` trains from ``seed`` in a study of ``setup``, as initialised (its
+    shape :meth:`Setup.for_arm`'s)."""
+    setup = setup.for_arm(arm)
     return mlp(setup.sizes, activation=setup.activation, output=setup.output, init=arm.init,
                output_init=arm.output_init, alpha=setup.alpha,
                bias_init=0.0 if arm.bias_init is None else arm.bias_init, seed=seed)

@@ -42,19 +42,29 @@ def bytes_per_seed(setup: Setup, arms: int = 1, record_every: int | None = None,
     Each arm keeps, per seed, its trained parameters (8 · P bytes for P parameters), its
     outputs on the N training samples (8 · N), four numbers of results (32), with
     ``record_every`` its loss every ``record_every`` epochs (8 each), and with held-out data
-    its accuracy there (8). While an arm trains, its initial parameters and the compiled
-    kernels' copy of them add 16 · P, and an optimizer with ``state`` values per parameter
-    (momentum 1, Adam 3) 16 · state · P more. For 99mlp's 2-2-2-1 (P = 15) on XOR's four
-    points with SGD: 184 + 240 = 424 bytes a seed for one arm. What does not grow with the
-    seeds is :func:`fixed_bytes`.
+    its accuracy there (8): :func:`kept_per_seed`. While an arm trains, its initial parameters
+    and the compiled kernels' copy of them add 16 · P, and an optimizer with ``state`` values
+    per parameter (momentum 1, Adam 3) 16 · state · P more: :func:`training_per_seed`. For
+    99mlp's 2-2-2-1 (P = 15) on XOR's four points with SGD: 184 + 240 = 424 bytes a seed for
+    one arm. What does not grow with the seeds is :func:`fixed_bytes`.
     """
-    parameters = setup.parameters
-    kept = 8 * parameters + 8 * setup.task.samples + 32
+    return arms * kept_per_seed(setup, record_every) + training_per_seed(setup, state)
+
+
+def kept_per_seed(setup: Setup, record_every: int | None = None) -> int:
+    """What one arm keeps per seed once trained, in bytes (see :func:`bytes_per_seed`)."""
+    kept = 8 * setup.parameters + 8 * setup.task.samples + 32
     if record_every:
         kept += 8 * (setup.epochs // record_every)
     if setup.task.has_held_out:
         kept += 8
-    return arms * kept + 16 * parameters * (1 + state)
+    return kept
+
+
+def training_per_seed(setup: Setup, state: int = 0) -> int:
+    """What the arm being trained needs per seed besides, in bytes (see
+    :func:`bytes_per_seed`)."""
+    return 16 * setup.parameters * (1 + state)
 
 
 def fixed_bytes(setup: Setup, record_every: int | None = None, state: int = 0) -> int:
@@ -82,12 +92,15 @@ def check_study_memory(setups: Sequence[Setup], arms: Sequence[Arm],
     machine has (:func:`bytes_per_seed`, and :func:`fixed_bytes` of the largest)."""
     state = max(len(get_optimizer(arm.optimizer).state) for arm in arms)
     count = len(arms)
-    needed = [setup.seeds * bytes_per_seed(setup, count, record_every, state)
-              for setup in setups]
-    fixed = max(fixed_bytes(setup, record_every, state) for setup in setups)
+    # Every arm's results are kept; one arm trains at a time (arms may differ in shape).
+    per_seed = [sum(kept_per_seed(setup.for_arm(arm), record_every) for arm in arms)
+                + max(training_per_seed(setup.for_arm(arm), state) for arm in arms)
+                for setup in setups]
+    needed = [setup.seeds * bytes for setup, bytes in zip(setups, per_seed)]
+    fixed = max(fixed_bytes(setup.for_arm(arm), record_every, state)
+                for setup in setups for arm in arms)
     what = (f"{count} arm{'s' * (count > 1)} of {setups[0].seeds:,} seeds of {setups[0].shape} "
-            f"({bytes_per_seed(setups[0], count, record_every, state):,} bytes a seed, and "
-            f"{fixed:,} for the kernels' scratch)"
+            f"({per_seed[0]:,} bytes a seed, and {fixed:,} for the kernels' scratch)"
             if len(setups) == 1 else f"{len(setups)} studies of {count} arm{'s' * (count > 1)}")
     check_memory(what, sum(needed) + fixed,
                  "use fewer seeds, or run them in ranges of first seeds and add up the counts")
@@ -129,7 +142,8 @@ class ArmProgress:
 
 def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
               progress: bool | None = None, record_every: int | None = None,
-              executor: object | None = None, block_seeds: int | None = None) -> Study:
+              executor: object | None = None, block_seeds: int | None = None,
+              against: int | None = None) -> Study:
     """Train every arm on ``setup.seeds`` seeds on the setup's task and compare the arms.
 
     By default in this process, on every core. With ``executor`` (a ``dask.distributed.Client``
@@ -145,6 +159,9 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
     ``record_every=k`` keeps every seed's loss every k epochs
     (``study.result(arm).ensemble.loss``: 8 bytes per seed and record; off by default). The
     trained parameters are kept either way (``study.network(arm, seed)``).
+
+    The arms are compared pairwise (Fisher, Holm over the pairs), or with ``against``, the index
+    of a baseline arm, each other arm against it (Holm over those: :func:`compare`).
     """
     arms = check_sequence("arms", arms, Arm, "tinynet.xor Arm")
     check_instance("setup", setup, Setup, "a tinynet.xor Setup")
@@ -158,6 +175,9 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
     if record_every is not None:  # checked here, before any work goes out
         check_int("record_every", record_every, minimum=1, maximum=MAX_EPOCHS)
     check_study_memory([setup], arms, record_every)
+    if against is not None:  # checked before the training, which compare would follow
+        against = check_int("against (the index of the baseline arm)", against, minimum=0,
+                            maximum=len(arms) - 1)
     y = setup.task.training_data()[1]  # the targets the outcomes are judged on
     held_out = setup.task.held_out_data()
     started = time.perf_counter()
@@ -179,7 +199,8 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
         if progress or (progress is None and time.perf_counter() - started > 1.0):
             print(f"{label}: {results[-1].successes}/{setup.seeds} solved ({seconds:.1f} s)",
                   file=sys.stderr)
-    return Study(setup, results, compare(results))
+    return Study(setup, results, compare(results, against),
+                 None if against is None else arms[against].name)
 
 
 def _train_here(arm: Arm, setup: Setup, record_every: int | None, label: str,

@@ -55,7 +55,9 @@ def train(arm: Arm, setup: Setup, record_every: int | None = None,
     members) and the trained parameters (S, P), row s the packed parameters of the s-th
     seed. The seeds' initial parameters are drawn straight into that array
     (:func:`tinynet.packing.draw`), bit for bit those of :func:`build_network`; no Network is
-    built per seed."""
+    built per seed. The arm trains with its own learning rate and hidden layers where it
+    gives them (:meth:`~tinynet.xor.Setup.for_arm`)."""
+    setup = setup.for_arm(arm)
     like = build_network(setup, arm, setup.first_seed)
     theta = draw(like, setup.seed_range)
     X, y = setup.task.training_data()

@@ -639,8 +639,9 @@ def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
         return
     record_every = (max(1, setups[0].epochs // 200) if args.curves or args.save_failed
                     else None)
+    against = None if args.preset is None else get_preset(args.preset).against
     sweep = run_sweep(arms, setups, progress=args.progress, record_every=record_every,
-                      **blocks)
+                      against=against, **blocks)
     report = sys.stderr if "-" in (str(args.json), str(args.csv)) else sys.stdout
     for study in sweep.studies:
         print(study.report(), end="\n\n", file=report)

@@ -6,6 +6,10 @@
   could have given the notes higher rates than tinynet's (:data:`CANDIDATE_ARMS`).
 * ``widths``: shapes :data:`WIDTHS` x initializers :data:`WIDTH_INITS`, to see where
   initialization starts to matter.
+* ``fixes``: what fixes 99mlp: the notes' network against one change at a time (a loss, an
+  optimizer, a learning rate, a width, an initializer, shuffling) and the best two together,
+  each tuned change at its best learning rate (:mod:`tinynet.xor.fixes`); every arm is
+  compared with the notes' network.
 * ``depth``: the depth study (:mod:`tinynet.xor.depth`) on its own setup, circles learned by
   1 to 32 hidden layers of 16, per initializer (``examples/depth.py`` adds the second moments
   and the figure).
@@ -22,6 +26,7 @@ from dataclasses import dataclass, replace
 from ..validation import check_choice
 from .arms import DEFAULT_SETUP, Arm, Setup
 from .depth import DEPTH_SETUP, DEPTHS, WIDTH, depth_arms
+from .fixes import fixes_arms
 from .sweep import Sweep, run_sweep
 
 __all__ = ["NOTES_ARMS", "CANDIDATE_ARMS", "WIDTHS", "WIDTH_INITS", "Preset", "PRESETS",
@@ -60,11 +65,14 @@ WIDTH_INITS = ["normal", "he_leaky", "xavier_normal", "lecun_normal"]
 @dataclass(frozen=True)
 class Preset:
     """A named design: ``arms``, each trained on every shape of ``shapes`` (none: on the shape
-    of the setup it is given). ``sets`` names the settings the preset chooses itself, of
-    init, output_init, shuffle and hidden; the rest come from the setup. ``setup`` is the
-    preset's own (None: 99mlp's, :data:`DEFAULT_SETUP`), used when none is given.
+    of the setup it is given). ``sets`` names the settings the preset chooses itself (of
+    init, output_init, shuffle, bias_init, update, loss, optimizer, lr and hidden), which
+    neither the CLI's flags nor the setup given may change; the rest come from the setup.
+    ``setup`` is the preset's own (None: 99mlp's, :data:`DEFAULT_SETUP`), used when none is
+    given.
     ``arms_for``, if given, makes the arms from the setup's hidden activation instead (``arms``
-    are then those of the preset's own setup)."""
+    are then those of the preset's own setup). ``against``, if given, is the index of the arm
+    every other is compared with (otherwise every pair is)."""
 
     name: str
     summary: str
@@ -73,6 +81,7 @@ class Preset:
     shapes: tuple[tuple[int, ...], ...] = ()
     setup: Setup | None = None
     arms_for: Callable[[str], list[Arm]] | None = None
+    against: int | None = None
 
     @property
     def base(self) -> Setup:
@@ -99,6 +108,11 @@ class Preset:
                 raise ValueError(f"{name} cannot be chosen for preset {self.name!r}, which sets "
                                  f"it per arm; expected None, got {value!r}")
         setup = self.base if setup is None else setup
+        for name in ("lr", "hidden"):
+            if name in self.sets and getattr(setup, name) != getattr(self.base, name):
+                raise ValueError(f"{name} cannot be chosen for preset {self.name!r}, which sets "
+                                 f"it itself; expected the preset's "
+                                 f"{getattr(self.base, name)!r}, got {getattr(setup, name)!r}")
         arms = self.arms if self.arms_for is None else self.arms_for(setup.activation)
         arms = [replace(arm, **chosen) for arm in arms]
         setups = [replace(setup, hidden=shape) for shape in self.shapes] or [setup]
@@ -112,7 +126,8 @@ class Preset:
         """Run the :meth:`design`: a sweep of one study per setup (on ``executor`` in blocks
         of ``block_seeds``, if given: :func:`~tinynet.xor.run_study`)."""
         return run_sweep(*self.design(setup, shuffle, bias_init, update, loss, optimizer),
-                         progress, executor=executor, block_seeds=block_seeds)
+                         progress, executor=executor, block_seeds=block_seeds,
+                         against=self.against)
 
     def __repr__(self) -> str:
         return f"Preset({self.name!r}: {self.summary})"
@@ -128,6 +143,10 @@ PRESETS = {preset.name: preset for preset in [
                      f" x {', '.join(WIDTH_INITS)}",
            tuple(Arm(name) for name in WIDTH_INITS), shapes=tuple(WIDTHS),
            sets=("init", "output_init", "hidden")),
+    Preset("fixes", "the notes' network against binary cross-entropy, momentum, Adam, a larger "
+                    "lr, 2-3-3-1, He-leaky + Xavier, shuffling, and the best two together",
+           tuple(fixes_arms()), sets=("init", "output_init", "shuffle", "loss", "optimizer", "lr",
+                                      "hidden"), against=0),
     Preset("depth", f"circles learned by 1 to {DEPTHS[-1]} hidden layers of {WIDTH} x N(0,1), "
                     "N(0,0.01²), LeCun, Xavier, He, orthogonal (its own setup: see "
                     "tinynet.xor.depth)",

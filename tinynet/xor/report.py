@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import stats
 from ..text import table
+from ..validation import check_int
 from ..network import Network
 from ..packing import unpack
 from .arms import Setup, build_network
@@ -48,9 +49,16 @@ class Comparison:
                 "with the same correction for multiple comparisons)")
 
 
-def compare(results: list[ArmResult]) -> list[Comparison]:
-    """Fisher exact tests between every pair of arms, Holm-adjusted."""
-    pairs = list(itertools.combinations(results, 2))
+def compare(results: list[ArmResult], against: int | None = None) -> list[Comparison]:
+    """Fisher exact tests between every pair of arms, Holm-adjusted over the pairs; or, with
+    ``against`` (an index into ``results``), of every other arm against that one (a
+    baseline), Holm-adjusted over those tests alone."""
+    if against is None:
+        pairs = list(itertools.combinations(results, 2))
+    else:
+        against = check_int("against (the index of the baseline arm)", against, minimum=0,
+                            maximum=len(results) - 1)
+        pairs = [(results[against], r) for i, r in enumerate(results) if i != against]
     p_values = [stats.fisher_exact_p(a.successes, a.n, b.successes, b.n) for a, b in pairs]
     # Seeds needed at the level the family of comparisons is held to (Bonferroni's α/m, which
     # Holm's first step uses), so that the advice agrees with the Holm-adjusted verdict.
@@ -61,7 +69,7 @@ def compare(results: list[ArmResult]) -> list[Comparison]:
 
 
 CSV_COLUMNS = ["arm", "init", "output_init", "shuffle", "bias_init", "update", "loss",
-               "optimizer", "hidden", "seeds", "first_seed", "successes", "rate",
+               "optimizer", "lr", "hidden", "seeds", "first_seed", "successes", "rate",
                "ci_low", "ci_high", "reported_rate", "solved_epoch_median", "one_wrong",
                "two_wrong", "three_or_more_wrong", "diverged", "data", "accuracy",
                "held_out_median"]
@@ -96,6 +104,8 @@ class Study:
     setup: Setup
     results: list[ArmResult]
     comparisons: list[Comparison] = field(default_factory=list)
+    baseline: str | None = None
+    """The name of the arm every other was compared with (None: every pair was compared)."""
 
     def table(self) -> str:
         """A fixed-width table, one row per arm (the notes' rates only if any arm has one, the
@@ -141,14 +151,18 @@ class Study:
                   if self.setup.task.four_points else  # the plateaus are XOR's
                   f"below criterion: training accuracy below {self.setup.task.criterion:.0%}; "
                   f"diverged: {FAILURES['diverged'][1]}")
-        lines = [self.setup.describe(), "", self.table(), "", "failures: " + legend]
+        lines = [self.setup.describe(shape=self.shape), "", self.table(), "",
+                 "failures: " + legend]
+        if any(r.arm.lr is not None for r in self.results):
+            lines[0] += " (arms named with an lr train at it)"
         if len(self.results) == 1:
             lines += ["", f"At n = {self.setup.seeds} the 95 % interval is the measure of "
                           "precision; to compare initializers, name several and read the "
                           "pairwise tests."]
         if self.comparisons:
-            lines += ["", "Pairwise (Fisher exact, two-sided; Holm-adjusted over "
-                          f"{len(self.comparisons)} comparisons):"]
+            lines += ["", ("Pairwise" if self.baseline is None else
+                           f"Against {self.baseline}") + " (Fisher exact, two-sided; "
+                          f"Holm-adjusted over {len(self.comparisons)} comparisons):"]
             lines += [f"  {c.verdict(self.setup.seeds)}" for c in self.comparisons]
         return "\n".join(lines)
 
@@ -161,7 +175,8 @@ class Study:
                     "solved": None if r.solved is None else encode_solved(r.solved)}
                    for r in self.results]
         return finite_or_none({"setup": asdict(self.setup), "results": results,
-                                "comparisons": [asdict(c) for c in self.comparisons]})
+                                "comparisons": [asdict(c) for c in self.comparisons],
+                                "baseline": self.baseline})
 
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON text."""
@@ -173,11 +188,12 @@ class Study:
         success needs, the median held-out accuracy of the successes."""
         rows = []
         for r in self.results:
+            arm_setup = self.setup.for_arm(r.arm)
             median = None if r.solved_epoch_quartiles is None else r.solved_epoch_quartiles[1]
             rows.append([r.arm.name, r.arm.init, r.arm.output_init or "", r.arm.shuffle,
                          r.arm.bias_init or "", r.arm.update, r.arm.loss, r.arm.optimizer,
-                         "-".join(map(str, self.setup.hidden)), r.n, self.setup.first_seed,
-                         r.successes,
+                         arm_setup.lr, "-".join(map(str, arm_setup.hidden)), r.n,
+                         self.setup.first_seed, r.successes,
                          f"{r.rate:.4f}", f"{r.interval[0]:.4f}", f"{r.interval[1]:.4f}",
                          "" if r.arm.reported_rate is None else r.arm.reported_rate,
                          "" if median is None else median, *r.failures.values(),
@@ -188,6 +204,13 @@ class Study:
     def to_csv(self) -> str:
         """:meth:`csv_rows` as CSV text, with a header."""
         return write_csv(self.csv_rows())
+
+    @property
+    def shape(self) -> str:
+        """The layer sizes the arms trained, ``"2-2-2-1"``; several joined by ``" / "`` where
+        arms give their own hidden layers."""
+        shapes = dict.fromkeys(self.setup.for_arm(r.arm).shape for r in self.results)
+        return " / ".join(shapes)
 
     @property
     def seeds(self) -> range:

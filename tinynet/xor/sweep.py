@@ -72,11 +72,20 @@ def _arm_names(study: Study) -> list[str]:
 
 def run_sweep(arms: Sequence[Arm], setups: Sequence[Setup],
               progress: bool | None = None, record_every: int | None = None,
-              executor: object | None = None, block_seeds: int | None = None) -> Sweep:
+              executor: object | None = None, block_seeds: int | None = None,
+              against: int | None = None) -> Sweep:
     """:func:`~tinynet.xor.run_study` of ``arms`` on each of ``setups``, in order (on
-    ``executor`` in blocks of ``block_seeds``, if given)."""
+    ``executor`` in blocks of ``block_seeds``, if given; with ``against``, each arm compared
+    with that one)."""
     setups = check_sequence("setups", setups, Setup, "tinynet.xor Setup")
     arms = check_sequence("arms", arms, Arm, "tinynet.xor Arm")
+    if len({setup.hidden for setup in setups}) > 1:
+        for arm in arms:
+            if arm.hidden is not None:
+                raise ValueError(f"arm {arm.name!r} gives its own hidden layers {arm.hidden}, "
+                                 "but the sweep's setups differ in theirs; a sweep over shapes "
+                                 "needs arms without hidden=")
     check_study_memory(setups, arms, record_every)  # every study is kept
-    return Sweep([run_study(arms, setup, progress, record_every, executor, block_seeds)
+    return Sweep([run_study(arms, setup, progress, record_every, executor, block_seeds,
+                                    against)
                   for setup in setups])
