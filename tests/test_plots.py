@@ -26,6 +26,8 @@ def study():
 
 def test_every_plot_returns_its_figure_and_writes_a_file_only_when_asked(study, tmp_path):
     net = study.network(0, 0)
+    against = run_study([Arm("normal"), Arm("normal", lr=0.3)], Setup(seeds=8, epochs=100),
+                        progress=False, against=0)
     X = np.random.default_rng(0).normal(size=(16, 8))
     reports = {"tanh": tinynet.diagnostics.propagate(tinynet.mlp([8, 8, 8], activation="tanh"),
                                                      X)}
@@ -35,7 +37,8 @@ def test_every_plot_returns_its_figure_and_writes_a_file_only_when_asked(study, 
                 "boundary": lambda path: plots.decision_boundary(net, path=path),
                 "gallery": lambda path: plots.seed_gallery(study, seeds=4, path=path),
                 "curves": lambda path: plots.loss_curves(study.result(0), path=path),
-                "layers": lambda path: plots.layer_histograms(study, path=path)}
+                "layers": lambda path: plots.layer_histograms(study, path=path),
+                "against": lambda path: plots.against_baseline(against, path)}
     for name, draw in drawings.items():
         assert isinstance(draw(None), Figure), name
         assert list(tmp_path.iterdir()) == [], name  # no path: nothing written

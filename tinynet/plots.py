@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from .xor.depth import DepthStudy
 
 __all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "figure", "decision_boundary",
-           "seed_gallery", "loss_curves", "study_curves", "layer_histograms", "rates", "depth",
-           "signal", "histograms", "save", "figure_format"]
+           "seed_gallery", "loss_curves", "study_curves", "layer_histograms", "rates",
+           "against_baseline", "depth", "signal", "histograms", "save", "figure_format"]
 
 OUTCOME_COLORS = {"solved": "#2ca02c", "one_wrong": "#ff7f0e", "two_wrong": "#d62728",
                   "three_or_more_wrong": "#9467bd", "diverged": "#000000"}
@@ -252,7 +252,7 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
         row += rows
     _outcome_legend(fig, columns)
     shown = "failed only" if which == "failed" else "first seeds"
-    fig.suptitle(f"{study.setup.task.name}, {study.setup.shape}: decision boundaries of "
+    fig.suptitle(f"{study.setup.task.name}, {study.shape}: decision boundaries of "
                  f"trained seeds ({shown})", fontsize=10)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     return save(fig, path)
@@ -340,7 +340,7 @@ def study_curves(study: "Study", *, seeds: int = 100,
                           study.results):
         loss_curves(result, seeds=seeds, ax=ax, title=result.arm.name,
                     plateaus=study.setup.task.four_points)
-    fig.suptitle(f"{study.setup.task.name}, {study.setup.shape}: loss of the first "
+    fig.suptitle(f"{study.setup.task.name}, {study.shape}: loss of the first "
                  f"{min(seeds, study.setup.seeds)} seeds")
     return _finish(fig, path, 110)
 
@@ -506,7 +506,7 @@ def layer_histograms(study: "Study", arms: Sequence[str | int] | None = None, *,
             rows[name] = [np.concatenate([out[k] for out in outputs])
                           for k in range(len(outputs[0]))]
     state = "trained" if trained else "initialised"
-    return histograms(rows, path, f"{study.setup.task.name}, {study.setup.shape}: each layer's "
+    return histograms(rows, path, f"{study.setup.task.name}, {study.shape}: each layer's "
                                   f"{what}, {state}, first {min(seeds, study.setup.seeds)} "
                                   "seeds pooled")
 
