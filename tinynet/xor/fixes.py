@@ -147,7 +147,7 @@ def best_pair(rates: dict[str, float]) -> tuple[str, str]:
     raise ValueError(f"no change in {ranked} can be combined with {first.name!r}")
 
 
-CHOSEN_LRS = {"bce": 0.3, "momentum": 0.03, "adam": 0.01, "lr": 0.1, "adam+wider": 0.01}
+CHOSEN_LRS = {"bce": 0.03, "momentum": 0.01, "adam": 0.01, "lr": 0.03, "adam+wider": 0.01}
 """The learning rate each tuned change ran at in the committed run of ``examples/fixes.py``
 (the best of its sweep, :func:`best_lr`); ``tests/test_fixes.py`` checks them against it."""
 
