@@ -196,7 +196,7 @@ def render_study(data: dict, results: Path) -> str:
         "",
         f"{setup.task.describe()}; {activation} hidden layers of {study.width}, a sigmoid "
         f"output, MSE, minibatch SGD (batches of {setup.batch_size}, lr {setup.lr:g}, "
-        f"{setup.epochs} epochs, shuffled), {study.n} seeds per cell; each cell: success rate "
+        f"{setup.epochs} epochs, shuffled), {study.n:,} seeds per cell; each cell: success rate "
         f"[95 % interval]. The successful seeds' median held-out accuracy (a second draw of "
         f"{setup.task.samples} samples) is " + (
             f"{100 * held_out[0]:.1f} % in every cell that has one." if len(set(held_out)) == 1

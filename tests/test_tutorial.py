@@ -81,6 +81,8 @@ QUOTED = {  # per lesson: (what its text says, what its default run printed), bo
                                    "variance left 0.7735"),
                                   ("Only the geometric mean makes that exactly 1",
                                    "multiplies E[a²] by m·n/fan² = 1.000")],
+    "06_what_fixes_99mlp": [("The notes' network fails mostly with one output wrong",
+                             "the notes' network                       failed  123: one wrong  103")],
 }
 
 

@@ -22,8 +22,8 @@
 # correcting for the number of changes tested (Holm).
 
 # %% tags=["parameters"]
-SEEDS = 300          # seeds per arm
-SWEEP_SEEDS = 100    # seeds per learning rate in the sweep
+SEEDS = 200          # seeds per arm
+SWEEP_SEEDS = 50     # seeds per learning rate in the sweep
 EPOCHS = 20_000      # epochs per seed, as in the notes
 
 # %%
