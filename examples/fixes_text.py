@@ -91,6 +91,17 @@ def verdict(a: dict, b: dict, p_holm: float) -> str:
     return f"{'higher' if difference > 0 else 'lower'} by {abs(difference):.1f} points"
 
 
+def seeds_needed(comparison: dict, tests: int) -> str:
+    """'; about 2.1 million seeds per arm would detect a gap this size (...)', or nothing where
+    the rates are equal (JSON's null: no gap to detect)."""
+    needed = comparison["seeds_needed"]
+    if needed is None:
+        return ""
+    amount = f"{needed / 1e6:.1f} million" if needed >= 1e6 else f"{needed:,.0f}"
+    return (f"; about {amount} seeds per arm would detect a gap this size with 80 % power at "
+            f"the level Holm's first step holds, 0.05/{tests}")
+
+
 def failures(result: dict) -> str:
     """'4,900 / 1,035 / 4, 0': one, two, three or more wrong; diverged."""
     f = result["failures"]
@@ -136,9 +147,8 @@ def render_findings(data: dict) -> list[str]:
     for result in (*singles, together):
         c = against_baseline(data, result)
         if c["p_holm"] >= 0.05:
-            same.append(f"{name(result)} ({rate(result)}; about {c['seeds_needed']:,.0f} seeds "
-                        "per arm would detect a gap this size)" if c["seeds_needed"] < 1e12
-                        else f"{name(result)} ({rate(result)})")
+            needed = seeds_needed(c, len(data["comparisons"]))
+            same.append(f"{name(result)} ({rate(result)}{needed})")
         elif result["rate"] > baseline["rate"]:
             up.append(f"{name(result)} {points(baseline, result)}")
         else:
@@ -165,7 +175,7 @@ def render_findings(data: dict) -> list[str]:
            (f"more than {', '.join(name(r) for r in ahead)}; " if ahead else "")
            + f"it cannot be told apart from {', '.join(name(r) for r in level)}")
         + f" (Fisher, Holm over {len(family)} comparisons: every pair of single changes, and "
-          "the next).",
+          f"{name(together)} against {name(best)}).",
         f"- **{name(together)}**, the best change with the best one that goes with it: "
         f"{rate(together)}, " + (
             f"{verdict(best, together, pair['p_holm'])} than {name(best)} alone"
@@ -177,6 +187,8 @@ def render_findings(data: dict) -> list[str]:
 
 def render_sweeps(data: dict) -> list[str]:
     """The learning-rate sweeps: a row per tuned change, the rate it ran at in bold."""
+    if not data["sweeps"]:
+        return ["No change was tuned: every arm ran at the notes' learning rate."]
     rates = sorted({r["arm"]["lr"] for s in data["sweeps"].values() for r in s["results"]})
     first = next(iter(data["sweeps"].values()))["setup"]
     lines = [f"| tuned change | {' | '.join(f'lr {lr:g}' for lr in rates)} |",

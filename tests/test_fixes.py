@@ -242,12 +242,16 @@ def test_the_readme_section_is_rendered_from_the_committed_run(committed):
 # --- sentences follow the tests --------------------------------------------------------------
 
 def test_a_difference_that_is_not_significant_after_holm_is_never_called_a_gain(committed):
-    """Move one arm's count to just above the baseline's: its sentence must say it cannot be
-    told apart; then far above: it must say by how much it is higher."""
+    """Move one arm's count above the baseline's by a gap whose raw Fisher p is below 0.05 but
+    whose Holm-adjusted p is not: its sentence must say it cannot be told apart; then far
+    above: it must say by how much it is higher."""
     text = fixes_text()
     data = copy.deepcopy(committed)
     baseline, target = data["results"][0], data["results"][-2]  # shuffled epochs
-    for successes, expected in [(baseline["successes"] + 30, "cannot be told apart"),
+    raw = stats.fisher_exact_p(baseline["successes"], baseline["n"],
+                               baseline["successes"] + 150, target["n"])
+    assert raw < 0.05  # so that the test tells Holm's p from the raw one
+    for successes, expected in [(baseline["successes"] + 150, "cannot be told apart"),
                                 (baseline["successes"] + 2_000, "higher by")]:
         target["successes"] = successes
         target["rate"] = successes / target["n"]
@@ -275,9 +279,34 @@ def test_the_best_change_is_called_ahead_only_of_changes_a_holm_test_separates(c
     runner_up["successes"] = best["successes"] - 1
     runner_up["rate"] = runner_up["successes"] / runner_up["n"]
     findings = " ".join(" ".join(text.render_findings(data)).split())
-    level = findings.split(f"{text.name(best)} solves most seeds**")[1]
-    level = level.split("it cannot be told apart from ")[1].split(" (Fisher")[0]
-    assert text.name(runner_up) in level
+    sentence = findings.split(f"{text.name(best)} solves most seeds**")[1].split(" (Fisher")[0]
+    ahead, level = sentence.split("it cannot be told apart from ")
+    assert text.name(runner_up) in level and text.name(runner_up) not in ahead
+    assert "more than" in ahead  # the others are still far behind
+
+
+def test_the_second_family_is_every_pair_of_single_changes_and_the_pair(committed):
+    text = fixes_text()
+    family = text.best_comparisons(committed)
+    singles = len(committed["results"]) - 2
+    assert len(family) == singles * (singles - 1) // 2 + 1 == 22
+    best = max(committed["results"][1:-1], key=lambda r: r["successes"])
+    assert all(f["a"] is best for f in family[:singles])
+    assert family[singles - 1]["b"] is committed["results"][-1]
+    p = [stats.fisher_exact_p(f["a"]["successes"], f["a"]["n"], f["b"]["successes"],
+                              f["b"]["n"]) for f in family]
+    assert [f["p_holm"] for f in family] == pytest.approx(stats.holm(p), rel=1e-12)
+
+
+def test_an_arm_level_with_the_baseline_has_no_seeds_needed_and_still_renders(committed):
+    """Equal rates: seeds_needed is infinite, written to JSON as null."""
+    text = fixes_text()
+    data = copy.deepcopy(committed)
+    target = data["results"][-3]  # He-leaky hidden, Xavier output
+    target.update(successes=data["results"][0]["successes"], rate=data["results"][0]["rate"])
+    next(c for c in data["comparisons"] if c["b"] == target["arm"]["name"])["seeds_needed"] = None
+    findings = " ".join(" ".join(text.render_findings(data)).split())
+    assert f"{text.name(target)} ({text.rate(target)})" in findings
 
 
 # --- where an arm's own shape or learning rate would be lost ---------------------------------
@@ -305,3 +334,13 @@ def test_the_against_baseline_figure_has_a_row_per_arm_and_needs_a_baseline(tmp_
     pairwise = run_study(arms[:2], Setup(seeds=2, epochs=2), progress=False)
     with pytest.raises(ValueError, match="study must compare its arms with a baseline"):
         plots.against_baseline(pairwise)
+
+
+def test_loss_curves_name_the_arms_loss_and_mark_mses_plateaus_only():
+    study = run_study([Arm("normal"), Arm("normal", loss="bce", lr=0.03)],
+                      Setup(seeds=4, epochs=200), progress=False, record_every=20)
+    mse, bce = plots.study_curves(study).axes
+    assert mse.get_ylabel() == "MSE over the epoch" and bce.get_ylabel() == "BCE over the epoch"
+    dashed = [[line for line in ax.get_lines() if line.get_linestyle() == "--"]
+              for ax in (mse, bce)]
+    assert len(dashed[0]) == len(plots.PLATEAUS) and dashed[1] == []

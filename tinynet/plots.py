@@ -272,12 +272,16 @@ def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | 
                 title: str | None = None, plateaus: bool = True) -> "Figure":
     """The loss of the first ``seeds`` members against the epoch, on a log scale, one line
     each, coloured by outcome (:data:`OUTCOME_COLORS`) when known, with the XOR plateaus
-    (:data:`PLATEAUS`) as dashed lines unless ``plateaus`` is False (another task).
+    (:data:`PLATEAUS`) as dashed lines unless ``plateaus`` is False (another task) or the arm
+    trained on another loss than MSE.
     ``result``: an :class:`~tinynet.EnsembleResult` trained with ``record_every`` (and
     ``outcomes``, per member, if wanted), or an arm's result of a study run with
     ``record_every`` (its own outcomes)."""
     from .xor import ArmResult
+    loss = "the loss"  # an ensemble's result does not say which
     if isinstance(result, ArmResult):
+        loss = result.arm.loss.upper()
+        plateaus = plateaus and result.arm.loss == "mse"  # the plateaus are MSE's values
         if result.ensemble is None:
             raise ValueError(f"arm {result.arm.name!r} kept no training run (a study read from "
                              "a file keeps none)")
@@ -315,7 +319,7 @@ def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | 
                     color="dimgray")
     ax.set_yscale("log")
     ax.set_xlabel("epoch")
-    ax.set_ylabel("loss (MSE over the epoch)")
+    ax.set_ylabel(f"{loss} over the epoch")
     ax.set_title(title if title is not None else f"loss of {shown} seeds", fontsize=10)
     if outcomes is not None:
         from matplotlib.lines import Line2D

@@ -17,7 +17,7 @@
 # initializer, the order of the samples) and tests each change against the notes' network.
 #
 # A fair comparison needs two things. Each change that brings its own step size (a loss, an
-# optimizer) must run at *its* best learning rate, or it wins or loses by its step size. And a
+# optimizer) must run at a learning rate chosen for it, not the one chosen for plain SGD. And a
 # change counts as a fix only where its test against the notes' network is significant after
 # correcting for the number of changes tested (Holm).
 
@@ -55,9 +55,9 @@ print(f"best learning rate for {tuned.label}: {best_lr(tuned, sweep):g}")
 # %% [markdown]
 # An arm carries its own learning rate, and its own hidden layers, where it differs from the
 # setup's: `Arm("normal", optimizer="adam", lr=0.01)`, `Arm("normal", hidden=(3, 3))`.
-# `tinynet.xor.fixes` sweeps every change that brings its own step size, at 1,000 seeds a rate,
-# and keeps what the committed run chose: the `fixes` preset's arms are the notes' network and
-# every change, each at that rate.
+# `examples/fixes.py` sweeps every change that brings its own step size, at 1,000 seeds a rate,
+# and `tinynet.xor.fixes` keeps what its committed run chose: the `fixes` preset's arms are the
+# notes' network, every change, and the best two together, each tuned one at its chosen rate.
 
 # %%
 print(Arm("normal", optimizer="adam", lr=0.01).name)

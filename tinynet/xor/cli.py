@@ -260,7 +260,8 @@ def parse_args(argv: list[str] | None = None,
                         help="write one row per arm as CSV ('-': to stdout, the report to "
                              "stderr)")
     parser.add_argument("--plot", type=Path, metavar="PATH",
-                        help="write a bar chart of the rates with 95 %% intervals (PNG)")
+                        help="write a bar chart of the rates with 95 %% intervals (PNG); with "
+                             "--preset fixes, each arm against the baseline")
     parser.add_argument("--gallery", type=Path, metavar="PNG",
                         help="write the decision boundaries of each arm's first 10 trained "
                              "seeds, framed by outcome (a file per shape when there are "
@@ -653,7 +654,9 @@ def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
     if args.csv:
         _text(args.csv, results.to_csv(), written)
     if args.plot:
-        _whole(args.plot, lambda path: plots.rates(sweep.studies, path), written)
+        baseline = len(sweep.studies) == 1 and sweep.studies[0].baseline is not None
+        _whole(args.plot, lambda path: plots.against_baseline(sweep.studies[0], path)
+               if baseline else plots.rates(sweep.studies, path), written)
     for study in sweep.studies:
         if args.gallery:
             _whole(_shape_path(args.gallery, study.setup.shape, len(sweep.studies)),

@@ -7,8 +7,9 @@ biases, MSE, per-sample SGD at lr 0.01 for 20,000 epochs, the samples in data or
 initializer or the order of the samples. A change that brings its own step size (a loss, an
 optimizer, or the learning rate itself) is *tuned*: it runs at the learning rate of
 :data:`LEARNING_RATES` under which it solves most seeds (:func:`run_lr_sweep`,
-:func:`best_lr`), so that no change wins or loses by its step size alone. The others keep
-the baseline's 0.01. Then the best change and the best change that can go with it are tried
+:func:`best_lr`), so that it is not judged at a step size chosen for plain SGD (the pick is
+a draw too: neighbouring rates often solve about as many seeds). The others keep the
+baseline's 0.01. Then the best change and the best change that can go with it are tried
 together (:func:`best_pair`, :func:`combine`), tuned again.
 
     >>> sweep = run_lr_sweep(change("adam"), Setup(seeds=1000))

@@ -68,7 +68,8 @@ class SeedRanges:
     def report(self) -> str:
         """The setup, the table, and per arm the test's verdict."""
         setup = self.studies[0].setup
-        lines = [f"{setup.describe(seeds=False)}; {len(self.studies)} seed ranges of "
+        lines = [f"{setup.describe(seeds=False, shape=self.studies[0].shape)}; "
+                 f"{len(self.studies)} seed ranges of "
                  f"{setup.seeds:,} seeds", "", self.table(), "",
                  f"Test of equal proportions across the ranges (Pearson chi-squared, "
                  f"{len(self.studies) - 1} df):"]
