@@ -1,10 +1,10 @@
 """Where initialization decides: success rate against depth, per initializer.
 
-    python examples/depth.py --readme README.md   # the full study (about 30 minutes on 2
+    python examples/depth.py --readme README.md   # the full study (about an hour on 2
                                                   # cores), its JSON, figure and README section
     python examples/depth.py --quick              # depths 1 and 8, 64 seeds: about 15 s
     python examples/depth.py --activation tanh --readme README.md   # tanh hidden layers
-                                                  # (2.5 to 3 times as long: no vector tanh)
+                                                  # (longer still: no vector tanh)
     python examples/depth.py --render --readme README.md   # the section from the JSON alone
 
 MLPs of hidden layers of 16 units, 1 to 32 of them, learn two concentric circles by minibatch

@@ -16,39 +16,11 @@ if the README differs.
 from __future__ import annotations
 
 import itertools
-import textwrap
 
 from tinynet import stats
+from xor_studies import gap, p_value, paragraph, percent, rate  # examples/, beside this one
 
 MARKERS = ("<!-- fixes start -->\n", "<!-- fixes end -->")
-
-
-def paragraph(text: str, indent: str = "") -> str:
-    """``text`` wrapped at 100 columns, as the README's prose is."""
-    return textwrap.fill(text, width=100, subsequent_indent=indent, break_on_hyphens=False,
-                         break_long_words=False)
-
-
-def percent(rate: float) -> str:
-    """0.4061 -> '40.6 %'; 0.99965 -> '99.97 %' (two decimals near the ends)."""
-    return f"{100 * rate:.2f} %" if not 0.01 < rate < 0.99 else f"{100 * rate:.1f} %"
-
-
-def rate(result: dict) -> str:
-    """'40.6 % [39.7, 41.6]': the rate and its 95 % Wilson interval."""
-    near = not 0.01 < result["rate"] < 0.99
-    low, high = (f"{100 * v:.2f}" if near else f"{100 * v:.1f}" for v in result["interval"])
-    return f"{percent(result['rate'])} [{low}, {high}]"
-
-
-def p_value(p: float) -> str:
-    """'= 0.26' or '< 0.0001'."""
-    return "< 0.0001" if p < 1e-4 else f"= {p:.2g}"
-
-
-def points(a: dict, b: dict) -> str:
-    """b's rate minus a's: '+51.2 points'."""
-    return f"{100 * (b['rate'] - a['rate']):+.1f} points"
 
 
 def learning_rate(data: dict, result: dict) -> float:
@@ -150,9 +122,9 @@ def render_findings(data: dict) -> list[str]:
             needed = seeds_needed(c, len(data["comparisons"]))
             same.append(f"{name(result)} ({rate(result)}{needed})")
         elif result["rate"] > baseline["rate"]:
-            up.append(f"{name(result)} {points(baseline, result)}")
+            up.append(f"{name(result)} {gap(baseline, result)}")
         else:
-            down.append(f"{name(result)} {points(baseline, result)}")
+            down.append(f"{name(result)} {gap(baseline, result)}")
     family = best_comparisons(data)
     best = family[0]["a"]
     against_best = family[:len(singles) - 1]

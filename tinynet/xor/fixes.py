@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..validation import check_choice
-from .arms import Arm, Setup
+from .arms import DEFAULT_SETUP, Arm, Setup
 from .bench import run_study
 from .report import Study
 
@@ -81,7 +81,7 @@ CHANGES = (
     Change("momentum", "momentum 0.9", {"optimizer": "momentum(momentum=0.9)"}, tuned=True),
     Change("adam", "Adam", {"optimizer": "adam"}, tuned=True),
     Change("lr", "a larger learning rate", tuned=True,
-           rates=tuple(lr for lr in LEARNING_RATES if lr > Setup().lr)),
+           rates=tuple(lr for lr in LEARNING_RATES if lr > DEFAULT_SETUP.lr)),
     Change("wider", "2-3-3-1", {"hidden": (3, 3)}),
     Change("he_xavier", "He-leaky hidden, Xavier output",
            {"init": "he_leaky", "output_init": "xavier_normal"}),
