@@ -16,7 +16,8 @@ import hashlib
 import importlib.util
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
@@ -25,7 +26,15 @@ from .caches import (CacheUnwritableError, cache_error, guard_loaded, private_di
                      untrusted)
 
 __all__ = ["kernel_dir", "COMPILED_IN", "fingerprint", "sources_hash", "load_module",
-           "announce_compiling"]
+           "announce_compiling", "COMPILE_TIME", "compiling_told_to"]
+
+COMPILE_TIME = "about 15 s, up to a minute on a busy machine"
+"""How long a kernel's first compile takes, in words: on a 2-core machine the default XOR
+run's first compile took 13 to 15 s in the committed benchmarks, up to a minute when the
+machine was busy."""
+
+_LISTENERS: list[Callable[[str], None]] = []
+"""Who else is told when a kernel is about to compile (:func:`compiling_told_to`)."""
 
 
 _LOADED: dict[str, ModuleType] = {}
@@ -133,16 +142,27 @@ def load_module(text: str, directory: Path) -> ModuleType:
 def announce_compiling(kernel: object, what: str) -> None:
     """Print one line on stderr if numba's cache holds no compiled ``kernel`` (a generated
     kernel's numba dispatcher) yet, as it is about to compile it: a first run waits, and
-    should say why (on a 2-core machine the default XOR run's first compile took 13 to 15 s
-    in the committed benchmarks, up to a minute when the machine is busy). On a terminal the
-    line first clears a progress line. A dispatcher without the cache numba has today is
-    taken as compiled."""
+    should say why (:data:`COMPILE_TIME`). On a terminal the line first clears a progress
+    line. The listeners of :func:`compiling_told_to` are called with ``what``. A dispatcher
+    without the cache numba has today is taken as compiled."""
     try:
         index = Path(kernel._cache._cache_file._index_path)
     except AttributeError:  # numba's private cache API moved: say nothing rather than guess
         return
     if not index.exists():
         clear = "\r\033[K" if sys.stderr.isatty() else ""
-        print(f"{clear}tinynet: compiling a kernel for {what}, first run only (about 15 s, up "
-              f"to a minute on a busy machine); cached in {index.parent}", file=sys.stderr,
-              flush=True)
+        print(f"{clear}tinynet: compiling a kernel for {what}, first run only ({COMPILE_TIME}); "
+              f"cached in {index.parent}", file=sys.stderr, flush=True)
+        for listener in list(_LISTENERS):
+            listener(what)
+
+
+@contextmanager
+def compiling_told_to(listener: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, also call ``listener(what)`` whenever :func:`announce_compiling`
+    says a kernel is about to compile (the playground shows it on its page)."""
+    _LISTENERS.append(listener)
+    try:
+        yield
+    finally:
+        _LISTENERS.remove(listener)

@@ -3,10 +3,11 @@ seeds, all seeds of an arm in one ensemble call, and the arms are then compared.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -15,7 +16,8 @@ from ..network import Network
 from ..optimizers import get_optimizer
 from ..packing import layout
 from ..results import EnsembleResult
-from ..validation import MAX_EPOCHS, check_instance, check_int, check_memory, check_sequence
+from ..validation import MAX_EPOCHS, check_callable, check_instance, check_int, check_memory, \
+    check_sequence
 from .arms import DEFAULT_SETUP, Arm, Setup, build_network
 from .blocks import run_blocks, train
 from .outcome import THRESHOLD, ArmResult, wrong_outputs
@@ -143,7 +145,8 @@ class ArmProgress:
 def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
               progress: bool | None = None, record_every: int | None = None,
               executor: object | None = None, block_seeds: int | None = None,
-              against: int | None = None) -> Study:
+              against: int | None = None,
+              on_chunk: Callable[[int, int], None] | None = None) -> Study:
     """Train every arm on ``setup.seeds`` seeds on the setup's task and compare the arms.
 
     By default in this process, on every core. With ``executor`` (a ``dask.distributed.Client``
@@ -162,6 +165,11 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
 
     The arms are compared pairwise (Fisher, Holm over the pairs), or with ``against``, the index
     of a baseline arm, each other arm against it (Holm over those: :func:`compare`).
+
+    ``on_chunk(arm_index, epochs_done)``, if given, is called in this process after each chunk
+    of an arm's training (chunks of about a second: :data:`tinynet.compiled.backend.CHUNK_WORK`);
+    an exception it raises stops the study and propagates (the playground's Stop button). It
+    needs the in-process path, so it is refused with an executor.
     """
     arms = check_sequence("arms", arms, Arm, "tinynet.xor Arm")
     check_instance("setup", setup, Setup, "a tinynet.xor Setup")
@@ -172,6 +180,11 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
     if executor is None and block_seeds is not None:
         raise ValueError(f"block_seeds cuts the seeds into tasks for an executor; without one "
                          f"it has no use, got block_seeds={block_seeds} and executor=None")
+    if on_chunk is not None:
+        check_callable("on_chunk", on_chunk, "a function of (arm index, epochs done)")
+        if executor is not None:
+            raise ValueError("on_chunk is called between chunks of training in this process; "
+                             "with an executor the blocks train elsewhere, got both")
     if record_every is not None:  # checked here, before any work goes out
         check_int("record_every", record_every, minimum=1, maximum=MAX_EPOCHS)
     check_study_memory([setup], arms, record_every)
@@ -190,7 +203,9 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
         if remote is not None:
             outcome, trained, seconds = remote[index]
         else:
-            outcome, trained, seconds = _train_here(arm, setup, record_every, label, live)
+            chunk = None if on_chunk is None else functools.partial(on_chunk, index)
+            outcome, trained, seconds = _train_here(arm, setup, record_every, label, live,
+                                                    chunk)
         like = build_network(setup, arm, setup.first_seed)
         results.append(ArmResult.from_ensemble(
             arm, outcome, y, [layer.init_std() for layer in like.layers], seconds,
@@ -204,14 +219,21 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
 
 
 def _train_here(arm: Arm, setup: Setup, record_every: int | None, label: str,
-                live: bool) -> tuple[EnsembleResult, np.ndarray, float]:
+                live: bool, on_chunk: Callable[[int], None] | None = None
+                ) -> tuple[EnsembleResult, np.ndarray, float]:
     """:func:`~tinynet.xor.blocks.train` in this process, with :class:`ArmProgress` if
-    ``live``."""
+    ``live``, and ``on_chunk(epochs_done)`` after each chunk if given."""
     reporter = ArmProgress(label, setup.epochs, setup.seeds * setup.task.samples) if live \
         else None
+    listeners = [call for call in (reporter, on_chunk) if call is not None]
+
+    def progress(done: int) -> None:
+        for listener in listeners:
+            listener(done)
+
     started = time.perf_counter()
     try:
-        outcome, trained = train(arm, setup, record_every, reporter)
+        outcome, trained = train(arm, setup, record_every, progress if listeners else None)
     finally:
         if reporter is not None:
             reporter.close()

@@ -1,0 +1,356 @@
+"""The playground's server: its studies are run_study's, seed for seed; Stop and a second Train
+cancel; bad input is refused with the field's message; only its own files and only local
+requests are served; the downloads; and the command that starts it."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import signal
+import socket
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from playground_server import WAIT, Served
+
+from tinynet import dense, packing
+from tinynet.compiled import sources
+from tinynet.playground import read_form
+from tinynet.playground.payload import NOT_FINITE, RESOLUTION, boundaries, extent
+from tinynet.playground.worker import Job, Trainer
+from tinynet.xor import build_network, run_study
+from tinynet.xor.report import finite_or_none
+
+SMALL = {"seeds": "48", "epochs": "400", "first": "1000"}
+"""A small study of the default 2-8-1 layout (the playground's, so compiled once)."""
+
+LONG = {"seeds": "1000", "hidden": "16,16", "epochs": "20000"}
+"""A study that trains for many seconds (2 x 1,000 seeds of 2-16-16-1 for 20,000 epochs), for
+Stop to interrupt."""
+
+
+@pytest.fixture(scope="module")
+def served():
+    served = Served()
+    yield served
+    served.close()
+
+
+def unpacked(packed: dict) -> np.ndarray:
+    dtype = np.dtype(packed["dtype"]).newbyteorder("<")
+    return np.frombuffer(base64.b64decode(packed["base64"]), dtype).reshape(packed["shape"])
+
+
+@pytest.fixture(scope="module")
+def small(served):
+    """The page's data for SMALL, and run_study's study of the same form in this process."""
+    payload = served.result(SMALL)
+    form = read_form(SMALL)
+    study = run_study(form.arms, form.setup, progress=False, record_every=form.record_every)
+    return payload, form, study
+
+
+@pytest.mark.unrolled  # the trainer process trains on the kernels generated per layout
+def test_every_seeds_outcome_is_run_studys(small):
+    payload, form, study = small
+    mine = finite_or_none(study.to_dict())
+    theirs = payload["study"]
+    for arm in (*mine["results"], *theirs["results"]):
+        arm.pop("seconds")
+    assert theirs == mine
+    for arm, result in zip(payload["arms"], study.results):
+        assert arm["outcomes"] == list(result.outcomes)
+        assert (arm["successes"], arm["n"]) == (result.successes, form.setup.seeds)
+        assert arm["interval"] == list(result.interval)
+        np.testing.assert_array_equal(unpacked(arm["trained"]),
+                                      result.trained.astype(np.float32))
+        np.testing.assert_array_equal(unpacked(arm["loss"]),
+                                      result.ensemble.loss.astype(np.float32))
+    comparison = study.comparisons[0]
+    assert payload["comparison"]["p"] == comparison.p
+    assert payload["comparison"]["verdict"] == comparison.verdict(form.setup.seeds)
+
+
+def test_the_seeds_that_differ_are_those_one_arm_solved_and_the_other_did_not(small):
+    payload, _, study = small
+    a, b = (result.solved for result in study.results)
+    assert payload["differ"] == np.flatnonzero(a != b).tolist()
+
+
+def test_the_weights_as_initialised_are_the_seeds_networks(small):
+    payload, form, study = small
+    for arm, result in zip(payload["arms"], study.results):
+        initial = unpacked(arm["initial"])
+        for index in (0, 17, form.setup.seeds - 1):
+            net = study.network(result.arm.name, form.setup.first_seed + index, trained=False)
+            np.testing.assert_array_equal(initial[index],
+                                          packing.pack(net).astype(np.float32))
+
+
+def test_a_boundary_is_the_trained_networks_output_on_the_grid(small):
+    payload, form, study = small
+    box = payload["grid"]["extent"]
+    assert box == extent(form.setup.task.training_data()[0])
+    xs, ys = np.linspace(box[0], box[1], RESOLUTION), np.linspace(box[3], box[2], RESOLUTION)
+    for arm, result in zip(payload["arms"], study.results):
+        boundaries = unpacked(arm["boundaries"])
+        assert boundaries.shape == (form.setup.seeds, RESOLUTION, RESOLUTION)
+        for index in (3, 30):
+            net = study.network(result.arm.name, form.setup.first_seed + index)
+            row, column = 7, 29
+            output = net.predict(np.array([[xs[column], ys[row]]]))[0, 0]
+            assert boundaries[index, row, column] == round(output * 250)
+        assert np.all((boundaries <= 250) | (boundaries == NOT_FINITE))
+
+
+def test_the_activation_std_at_initialization_is_measured_on_the_training_data(small):
+    payload, form, study = small
+    X = form.setup.task.training_data()[0]
+    for arm, result in zip(payload["arms"], study.results):
+        per_seed = []
+        for seed in form.setup.seed_range:
+            outputs, stds = X, []
+            for layer in study.network(result.arm.name, seed, trained=False).layers:
+                _, outputs = dense.forward(outputs, layer.W, layer.b, layer.activation)
+                stds.append(outputs.std())
+            per_seed.append(stds)
+        quartiles = np.percentile(np.array(per_seed), [25, 50, 75], axis=0).T
+        np.testing.assert_allclose(arm["activation_stds"], quartiles, rtol=1e-12)
+
+
+def test_one_initializer_alone_is_a_study_of_one_arm(served):
+    payload = served.result({**SMALL, "b": ""})
+    assert len(payload["arms"]) == 1
+    assert payload["comparison"] is None and payload["differ"] == []
+
+
+def test_a_diverged_seed_is_an_outcome_on_the_page(served):
+    payload = served.result({**SMALL, "loss": "bce", "lr": "1e10", "seeds": "8",
+                             "epochs": "50"})
+    for arm in payload["arms"]:
+        assert arm["outcomes"] == ["diverged"] * 8
+        assert arm["failures"]["diverged"] == 8 and arm["solved_epochs"] == [-1] * 8
+        assert np.isnan(unpacked(arm["loss"])).any()  # the epochs after it diverged
+        boundaries = unpacked(arm["boundaries"])
+        assert np.all((boundaries <= 250) | (boundaries == NOT_FINITE))
+
+
+def test_outputs_that_are_not_finite_are_drawn_as_such():
+    form = read_form({"b": "", "hidden": "2"})
+    net = build_network(form.setup, form.arms[0], 0)
+    theta = np.stack([packing.pack(net)] * 2)
+    theta[1, 0] = np.nan  # one weight not a number: so are the outputs
+    table = packing.layout(net).table
+    drawn = boundaries(theta, table, [layer.activation for layer in net.layers],
+                       [-1.0, 1.0, -1.0, 1.0])
+    assert np.all(drawn[0] <= 250)
+    assert np.any(drawn[1] == NOT_FINITE)
+
+
+def test_stop_cancels_a_study_and_it_gives_no_results(served):
+    job_id = served.start(LONG)
+    served.wait(job_id, until=("running", "compiling"))
+    status, job = served.json(f"api/studies/{job_id}/stop", {})
+    assert status == 200 and job["state"] == "cancelling"
+    assert served.wait(job_id)["state"] == "cancelled"
+    status, body = served.json(f"api/studies/{job_id}/result")
+    assert status == 409 and "cancelled" in body["error"]
+
+
+def test_a_second_train_cancels_the_first_and_their_results_never_mix(served):
+    first = served.start(LONG)
+    second = served.start({**SMALL, "seeds": "20"})
+    assert served.wait(first)["state"] == "cancelled"
+    assert served.wait(second)["state"] == "done"
+    _, payload = served.json(f"api/studies/{second}/result")
+    assert payload["seeds"] == 20 and payload["fields"]["hidden"] == "8"
+
+
+@pytest.mark.parametrize("fields, field, words", [
+    ({"epochs": "many"}, "epochs", "epochs must be an integer"),
+    ({"a": "he"}, "a", "unknown initializer 'he'"),
+    ({"seeds": "5000"}, "seeds", "seeds must be an integer from 1 to 1000"),
+])
+def test_a_refused_field_answers_400_with_its_message(served, fields, field, words):
+    status, body = served.json("api/studies", fields)
+    assert status == 400 and list(body["errors"]) == [field]
+    assert words in body["errors"][field]
+    status, body = served.json("api/check", fields)
+    assert status == 200 and words in body["errors"][field]
+
+
+def test_check_gives_the_query_of_a_good_form(served):
+    assert served.json("api/check", {"epochs": "500"}) == (200, {"errors": {},
+                                                                 "query": "epochs=500"})
+
+
+@pytest.mark.parametrize("body, content_type, code, words", [
+    (b"epochs=5", "application/x-www-form-urlencoded", 415, "send the fields as JSON"),
+    (b"{not json", "application/json", 400, "the body is not JSON"),
+    (b"[1, 2]", "application/json", 400, "a JSON object of fields, got list"),
+])
+def test_a_body_that_is_not_a_json_object_is_refused(served, body, content_type, code, words):
+    status, answer, _ = served.request("api/studies", body=body,
+                                       headers={"Content-Type": content_type})
+    assert status == code and words in json.loads(answer)["errors"]["study"]
+
+
+def test_a_body_too_large_is_refused_unread(served):
+    status, answer, _ = served.request("api/check", body=b"{}", headers={
+        "Content-Type": "application/json", "Content-Length": str(10**9)})
+    assert status == 413 and "must be 0 to 65536 bytes" in json.loads(answer)["errors"]["study"]
+
+
+def test_a_request_for_another_host_is_refused(served):
+    status, answer, _ = served.request("api/options", headers={"Host": "evil.example:80"})
+    assert status == 403 and "evil.example" in json.loads(answer)["error"]
+    status, _, _ = served.request("api/options", headers={"Host": f"localhost:{served.server.port}"})
+    assert status == 200
+
+
+@pytest.mark.parametrize("path", ["static/../server.py", "static/form.py", "static/",
+                                  "../pyproject.toml", "api/studies/99999", "api/nothing"])
+def test_only_the_pages_own_files_are_served(served, path):
+    status, _, _ = served.request(path)
+    assert status == 404
+
+
+def test_the_page_and_its_files_are_served_with_their_types(served):
+    status, page, headers = served.request("")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    for name in re.findall(rb'(?:src|href)="static/([^"]+)"', page):
+        status, _, headers = served.request(f"static/{name.decode()}")
+        assert status == 200
+        assert headers["Content-Type"].split(";")[0] in ("text/css", "text/javascript")
+
+
+def test_the_page_names_no_address_outside_itself():
+    from tinynet.playground.server import STATIC, _static
+    for name in ["index.html", *STATIC]:
+        assert not re.search(r"https?://", _static(name)), name
+
+
+def test_the_downloads_are_the_study_as_json_and_as_one_html_file(served):
+    job_id = served.start({**SMALL, "seeds": "9"})
+    served.wait(job_id)
+    _, result, _ = served.request(f"api/studies/{job_id}/result")
+    status, body, headers = served.request(f"api/studies/{job_id}/study.json")
+    assert status == 200 and body == result
+    assert headers["Content-Disposition"] == f'attachment; filename="tinynet-study-{job_id}.json"'
+    status, page, headers = served.request(f"api/studies/{job_id}/study.html")
+    assert status == 200 and "attachment" in headers["Content-Disposition"]
+    text = page.decode()
+    assert "<script src=" not in text and 'rel="stylesheet"' not in text
+    embedded = re.search(r'<script id="study-data" type="application/json">(.*?)</script>',
+                         text, re.S).group(1)
+    assert json.loads(embedded) == json.loads(result)
+
+
+def test_only_the_last_results_are_kept(served):
+    from tinynet.playground.worker import KEPT_RESULTS
+    ids = []
+    for _ in range(KEPT_RESULTS + 1):
+        ids.append(served.start({**SMALL, "seeds": "2"}))
+        served.wait(ids[-1])
+    assert served.json(f"api/studies/{ids[0]}")[1]["state"] == "expired"
+    assert served.json(f"api/studies/{ids[0]}/result")[0] == 409
+    assert served.json(f"api/studies/{ids[-1]}/result")[0] == 200
+
+
+def test_a_compile_is_told_to_the_listener_and_shown_as_the_jobs_state(tmp_path):
+    class Kernel:  # what announce_compiling reads of a numba dispatcher whose cache is empty
+        class _cache:
+            class _cache_file:
+                _index_path = str(tmp_path / "missing.nbi")
+
+    heard = []
+    with sources.compiling_told_to(heard.append):
+        sources.announce_compiling(Kernel, "layout [2, 8, 1]")
+    sources.announce_compiling(Kernel, "after the block")
+    assert heard == ["layout [2, 8, 1]"]
+
+    job = Job(1, {}, arms=2, epochs=100)
+    Trainer._update(None, job, "compiling", "layout [2, 8, 1]")
+    status = job.status()
+    assert status["state"] == "compiling"
+    assert status["compiling"]["what"] == "layout [2, 8, 1]"
+    assert status["compiling"]["usually"] == sources.COMPILE_TIME
+
+
+def test_run_study_refuses_on_chunk_with_an_executor_and_stops_when_it_raises():
+    from concurrent.futures import ThreadPoolExecutor
+
+    form = read_form({**SMALL, "b": ""})
+    with pytest.raises(ValueError, match="on_chunk .* with an executor"):
+        run_study(form.arms, form.setup, on_chunk=print, executor=ThreadPoolExecutor(1))
+    with pytest.raises(TypeError, match="on_chunk must be a function"):
+        run_study(form.arms, form.setup, on_chunk=3)
+
+    class Stop(Exception):
+        pass
+
+    calls = []
+
+    def stop(arm, done):
+        calls.append((arm, done))
+        raise Stop
+
+    with pytest.raises(Stop):
+        run_study(form.arms, form.setup, on_chunk=stop, progress=False)
+    assert calls == [(0, form.setup.epochs)]  # one chunk: the whole of this small run
+
+
+# --- the command --------------------------------------------------------------------------
+
+def start(*arguments: str) -> tuple[subprocess.Popen, str]:
+    process = subprocess.Popen([sys.executable, "-m", "tinynet.playground", "--no-browser",
+                                *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    return process, process.stdout.readline()
+
+
+def test_the_command_prints_its_address_serves_and_stops_at_ctrl_c_with_one_line():
+    process, first = start()
+    try:
+        url = re.fullmatch(r"tinynet playground at (http://127\.0\.0\.1:\d+/) \(Ctrl-C stops "
+                           r"it\)\n", first).group(1)
+        import urllib.request
+        with urllib.request.urlopen(url, timeout=WAIT) as response:
+            assert b"tinynet playground" in response.read()
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=WAIT)
+    assert process.returncode == 0
+    assert out == "\ntinynet playground stopped\n"
+    assert err == ""
+
+
+def test_another_host_is_served_with_a_warning():
+    process, first = start("--host", "0.0.0.0")
+    try:
+        assert first.startswith("tinynet playground at http://127.0.0.1:")
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=WAIT)
+    assert "warning: serving on 0.0.0.0: anyone who can reach this machine" in err
+
+
+def test_a_port_that_cannot_be_used_is_an_error_of_one_line():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process, _ = start("--port", str(port))
+        _, err = process.communicate(timeout=WAIT)
+    assert process.returncode == 1
+    assert err.startswith(f"error: cannot listen on 127.0.0.1:{port}: ")
+    assert err.count("\n") == 1
+
+
+def test_a_port_out_of_range_is_refused():
+    process, _ = start("--port", "70000")
+    _, err = process.communicate(timeout=WAIT)
+    assert process.returncode == 2 and "--port must be from 0 to 65535, got 70000" in err

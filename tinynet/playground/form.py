@@ -1,0 +1,246 @@
+"""The playground's form: its fields as the page sends them (text, as in the page's URL), read
+into a study (:class:`~tinynet.xor.Arm` A, an optional B, and their
+:class:`~tinynet.xor.Setup`), each field checked by the library's own checks.
+
+A field is checked by making the library object it belongs to with that field alone given
+(``Setup(epochs=...)``, ``Arm(init=...)``, ``Task(data=..., n=...)``), so the page shows the
+library's message, one line, beside the field. Then the whole study is made, which adds the
+checks between fields (a batch larger than the data set) and the limits below; their messages
+go to the field they name, or to ``study``.
+
+Limits (also in ``docs/playground.md``): 1 to :data:`MAX_SEEDS` seeds; at most
+:data:`MAX_WORK` parameter-sample-steps per study (seeds x epochs x samples x parameters,
+summed over the arms), about a minute of SGD on 2 cores; the memory the library's
+:func:`~tinynet.xor.bench.check_study_memory` allows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from ..activations import ACTIVATIONS
+from ..data import DATASETS
+from ..init import available
+from ..losses import LOSSES
+from ..optimizers import OPTIMIZERS
+from ..validation import check_int
+from ..xor import Arm, Setup, Task
+from ..xor.bench import check_study_memory
+
+__all__ = ["DEFAULTS", "MAX_SEEDS", "MAX_WORK", "RECORDS", "FormError", "Form", "read_form",
+           "choices"]
+
+DEFAULTS = {"data": "xor", "n": "", "noise": "", "hidden": "8", "activation": "leaky_relu",
+            "a": "normal", "b": "he_normal", "loss": "mse", "optimizer": "sgd", "lr": "0.03",
+            "epochs": "2000", "batch": "1", "shuffle": "0", "seeds": "100", "first": "0"}
+"""Every field and its default, as text: 100 seeds of a 2-8-1 XOR network, N(0,1) against
+He, 2,000 epochs of per-sample SGD at lr 0.03 (N(0,1) solves about 89 % of seeds there, He
+about 98 %). An empty ``n`` is XOR's four points; an empty ``noise`` the data set's default;
+an empty ``b`` no second arm."""
+
+MAX_SEEDS = 1000
+"""The most seeds a playground study trains per arm: a grid a page can still show."""
+
+MAX_WORK = 25 * 10**10
+"""The most parameter-sample-steps a study may take (seeds x epochs x samples x parameters,
+summed over its arms): about a minute of per-sample SGD on 2 cores for small layouts, at the
+4e9 a second that 1,000 seeds of 2-8-1 train at (``benchmarks/bench_playground.py``); Adam
+takes many times longer per step."""
+
+RECORDS = 100
+"""About how many points of each seed's loss curve a study keeps."""
+
+TRUE, FALSE = ("1", "true", "on", "yes"), ("0", "false", "off", "no", "")
+
+
+class FormError(ValueError):
+    """Fields the library refused: ``errors`` maps each field (or ``"study"``) to its
+    one-line message."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class Form:
+    """A checked form: the study's arms (A, and B if given) and setup, the fields as text
+    (``fields``, what the page's URL holds), and how often the loss is recorded."""
+
+    arms: tuple[Arm, ...]
+    setup: Setup
+    fields: dict
+    record_every: int
+
+    @property
+    def query(self) -> str:
+        """The fields as a URL query string, defaults left out."""
+        return urlencode({name: value for name, value in self.fields.items()
+                          if value != DEFAULTS[name]})
+
+    @property
+    def work(self) -> int:
+        """Parameter-sample-steps of the whole study (see :data:`MAX_WORK`)."""
+        return _work(self.arms, self.setup)
+
+
+def choices() -> dict[str, list[str]]:
+    """The names each choice field takes, for the page's menus."""
+    return {"data": list(DATASETS), "activation": [a for a in ACTIVATIONS if a != "identity"],
+            "a": available(), "b": available(), "loss": list(LOSSES),
+            "optimizer": list(OPTIMIZERS)}
+
+
+def read_form(values: dict) -> Form:
+    """Check the page's ``values`` (field name: text; missing fields take :data:`DEFAULTS`)
+    and make the study; raise :class:`FormError` with every refused field's message."""
+    unknown = sorted(set(values) - set(DEFAULTS))
+    if unknown:
+        raise FormError({"study": f"unknown field(s) {', '.join(map(repr, unknown))}; the "
+                                  f"fields are {', '.join(DEFAULTS)}"})
+    text = {**DEFAULTS, **values}
+    for name, value in text.items():
+        if not isinstance(value, str):
+            raise FormError({name: f"{name} must be sent as text, got {value!r}"})
+    errors: dict[str, str] = {}
+    typed = {}
+    for name, read in _READERS.items():
+        try:
+            typed[name] = read(text[name])
+            _check_alone(name, typed[name], text)
+        except (ValueError, TypeError) as error:
+            errors[name] = _one_line(error)
+    if errors:
+        raise FormError(errors)
+    try:
+        return _form(typed, {name: text[name] for name in DEFAULTS})
+    except FormError:
+        raise
+    except (ValueError, TypeError) as error:
+        message = _one_line(error)
+        named = message.split(" ", 1)[0]
+        raise FormError({_FIELD_OF.get(named, "study"): message}) from None
+
+
+def _form(typed: dict, fields: dict) -> Form:
+    """The study of checked ``typed`` fields, with the checks between fields."""
+    task = _task(typed)
+    arms = [Arm(typed["a"], loss=typed["loss"], optimizer=typed["optimizer"],
+                shuffle=typed["shuffle"], label=f"A: {typed['a']}")]
+    if typed["b"] is not None:
+        arms.append(Arm(typed["b"], loss=typed["loss"], optimizer=typed["optimizer"],
+                        shuffle=typed["shuffle"], label=f"B: {typed['b']}"))
+    setup = Setup(hidden=typed["hidden"], activation=typed["activation"], lr=typed["lr"],
+                  epochs=typed["epochs"], seeds=typed["seeds"], first_seed=typed["first"],
+                  batch_size=typed["batch"], task=task)
+    work = _work(arms, setup)
+    if work > MAX_WORK:
+        raise FormError({"study": f"seeds x epochs x samples x parameters is {work:.3g} over "
+                                  f"the arms, above the playground's limit of {MAX_WORK:.2g} "
+                                  "(about a minute of training); use fewer seeds, epochs or "
+                                  "samples"})
+    record_every = math.ceil(setup.epochs / RECORDS)
+    check_study_memory([setup], arms, record_every)
+    return Form(tuple(arms), setup, fields, record_every)
+
+
+def _work(arms, setup: Setup) -> int:
+    return len(arms) * setup.seeds * setup.epochs * setup.task.samples * setup.parameters
+
+
+def _task(typed: dict) -> Task:
+    return Task(typed["data"], n=typed["n"], noise=typed["noise"])
+
+
+# --- each field: read from text, then checked alone by the library -------------------------
+
+def _integer(text: str) -> int | str:
+    """``text`` as an int, or as it is: the library's check then names the field."""
+    try:
+        return int(text.strip())
+    except ValueError:
+        return text
+
+
+def _number(text: str) -> float | str:
+    try:
+        return float(text.strip())
+    except ValueError:
+        return text
+
+
+def _optional(read):
+    return lambda text: None if text.strip() == "" else read(text)
+
+
+def _hidden(text: str) -> tuple:
+    """``"8"``, ``"8,8"`` or ``"2, 2"``: the widths (``""``: no hidden layer)."""
+    parts = [part.strip() for part in text.split(",")] if text.strip() else []
+    return tuple(_integer(part) for part in parts)
+
+
+def _boolean(text: str) -> bool:
+    if text.strip().lower() in TRUE:
+        return True
+    if text.strip().lower() in FALSE:
+        return False
+    raise ValueError(f"shuffle must be 1 (on) or 0 (off), got {text!r}")
+
+
+_READERS = {"data": str.strip, "n": _optional(_integer), "noise": _optional(_number),
+            "hidden": _hidden, "activation": str.strip, "a": str.strip,
+            "b": _optional(str.strip), "loss": str.strip, "optimizer": str.strip,
+            "lr": _number, "epochs": _integer, "batch": _integer, "shuffle": _boolean,
+            "seeds": _integer, "first": _integer}
+"""How each field's text becomes a value for the library's checks."""
+
+_SETUP_FIELDS = {"hidden": "hidden", "activation": "activation", "lr": "lr",
+                 "epochs": "epochs", "batch": "batch_size", "first": "first_seed"}
+"""Fields that are :class:`~tinynet.xor.Setup` arguments, and their names there."""
+
+_FIELD_OF = {**{argument: field for field, argument in _SETUP_FIELDS.items()},
+             "hidden[0]": "hidden", "seeds": "seeds", "noise": "noise", "n": "n",
+             "data": "data", "last": "first"}
+"""The field a message whose first word is a library argument belongs to."""
+
+
+def _check_alone(name: str, value: object, text: dict) -> None:
+    """Raise what the library raises for field ``name`` given ``value``, the others at their
+    defaults (``noise`` and ``n`` with the form's data set, which decides what they mean)."""
+    if name == "batch":  # a batch is at most the data set, which the other fields give
+        Setup(batch_size=value, task=_task_or_none(text) or Task())
+    elif name in _SETUP_FIELDS:
+        Setup(**{_SETUP_FIELDS[name]: value})
+    elif name == "seeds":
+        check_int("seeds", value, minimum=1, maximum=MAX_SEEDS)
+    elif name in ("a", "b"):
+        if value is not None:
+            Arm(value)
+    elif name in ("loss", "optimizer"):
+        Arm(DEFAULTS["a"], **{name: value})
+    elif name == "data":
+        Task(value)
+    elif name in ("n", "noise") and text["data"].strip() in DATASETS:
+        given = {"n": _optional(_integer)(text["n"])} if name == "noise" else {}
+        try:
+            Task(text["data"].strip(), **given, **{name: value})
+        except (ValueError, TypeError) as error:
+            if name == "noise" and given["n"] is not None and _one_line(error).startswith("n "):
+                return  # n's own message, shown beside n
+            raise
+
+
+def _task_or_none(text: dict) -> Task | None:
+    """The task the form's text gives, or None if its fields are refused (then their own
+    messages say why)."""
+    try:
+        return Task(text["data"].strip(), n=_optional(_integer)(text["n"]),
+                    noise=_optional(_number)(text["noise"]))
+    except (ValueError, TypeError):
+        return None
+
+
+def _one_line(error: BaseException) -> str:
+    return " ".join(str(error).split())

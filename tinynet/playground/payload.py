@@ -1,0 +1,156 @@
+"""A finished study as the page draws it: per arm and seed the outcome, the decision boundary
+on a grid, the loss curve and the weights as initialised and as trained; per arm the rate
+with its Wilson interval, the failures, each layer's activation std at initialization; the
+Fisher test between A and B; and the study itself as the library writes it
+(:meth:`~tinynet.xor.Study.to_dict`).
+
+Large arrays travel as base64 text of their bytes (:func:`packed`), which the page reads into
+typed arrays: a boundary is :data:`RESOLUTION` x :data:`RESOLUTION` bytes, the network's
+output scaled to 0-250 (255: not finite); curves and weights are float32. Every number is
+computed here, from the library's own forward pass (:func:`tinynet.dense.forward`); the page
+only draws.
+"""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+
+from .. import dense
+from ..packing import draw, layer_views, layout
+from ..xor import FAILURES, Study, build_network, solved_epochs
+from .form import Form
+
+__all__ = ["RESOLUTION", "NOT_FINITE", "CHUNK_BYTES", "packed", "study_payload", "extent",
+           "boundaries", "activation_stds"]
+
+RESOLUTION = 40
+"""Grid points per side of a seed's decision boundary: 1,600 bytes a seed and arm."""
+
+NOT_FINITE = 255
+"""A boundary byte where the output is NaN or infinite (a diverged seed)."""
+
+CHUNK_BYTES = 32 * 2**20
+"""About how much memory a forward pass over many seeds may take at once."""
+
+
+def packed(array: np.ndarray, dtype: str) -> dict:
+    """``array`` as ``{"dtype", "shape", "base64"}``: its bytes as ``dtype``, little-endian."""
+    array = np.ascontiguousarray(array, dtype=np.dtype(dtype).newbyteorder("<"))
+    return {"dtype": dtype, "shape": list(array.shape),
+            "base64": base64.b64encode(array.tobytes()).decode("ascii")}
+
+
+def extent(X: np.ndarray, margin: float = 0.25) -> list[float]:
+    """``[x_min, x_max, y_min, y_max]``: the data's box, widened by ``margin`` of its larger
+    side on every side (the same scale on both axes)."""
+    low, high = X.min(axis=0), X.max(axis=0)
+    centre, half = (low + high) / 2, max(float(np.max(high - low)), 1e-9) * (0.5 + margin)
+    return [float(centre[0] - half), float(centre[0] + half),
+            float(centre[1] - half), float(centre[1] + half)]
+
+
+def _grid(box: list[float]) -> np.ndarray:
+    """The (R², 2) points of the boundary grid, row by row from the top (y decreasing)."""
+    xs = np.linspace(box[0], box[1], RESOLUTION)
+    ys = np.linspace(box[3], box[2], RESOLUTION)
+    gx, gy = np.meshgrid(xs, ys)
+    return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def _layers(theta: np.ndarray, table: np.ndarray, activations: list, X: np.ndarray):
+    """Each layer's output on X, (S, N, width), for the S networks of ``theta`` (S, P), in
+    chunks of seeds of about :data:`CHUNK_BYTES`; yields (first row, [outputs per layer])."""
+    width = max(int(table[:, 1].max()), X.shape[1])
+    step = max(1, CHUNK_BYTES // (8 * 3 * len(X) * width))
+    for start in range(0, len(theta), step):
+        outputs, per_layer = np.broadcast_to(X, (len(theta[start:start + step]), *X.shape)), []
+        with np.errstate(all="ignore"):  # a diverged network's outputs overflow to NaN
+            for (W, b), activation in zip(layer_views(theta[start:start + step], table),
+                                          activations):
+                _, outputs = dense.forward(outputs, W, b, activation)
+                per_layer.append(outputs)
+        yield start, per_layer
+
+
+def boundaries(theta: np.ndarray, table: np.ndarray, activations: list,
+               box: list[float]) -> np.ndarray:
+    """Each network's output on the grid over ``box``, as bytes (S, R, R): 0-250 for outputs
+    0-1, :data:`NOT_FINITE` where it is not finite."""
+    grid = _grid(box)
+    result = np.empty((len(theta), RESOLUTION * RESOLUTION), dtype=np.uint8)
+    for start, per_layer in _layers(theta, table, activations, grid):
+        output = per_layer[-1][..., 0]
+        scaled = np.rint(np.clip(np.nan_to_num(output, nan=0.0), 0.0, 1.0) * 250)
+        result[start:start + len(output)] = np.where(np.isfinite(output), scaled, NOT_FINITE)
+    return result.reshape(len(theta), RESOLUTION, RESOLUTION)
+
+
+def activation_stds(theta: np.ndarray, table: np.ndarray, activations: list,
+                    X: np.ndarray) -> np.ndarray:
+    """(S, layers): each network's activation std over the samples and units of every layer,
+    on X."""
+    stds = np.empty((len(theta), len(table)))
+    for start, per_layer in _layers(theta, table, activations, X):
+        for index, outputs in enumerate(per_layer):
+            stds[start:start + len(outputs), index] = outputs.std(axis=(1, 2))
+    return stds
+
+
+def _quartiles(values: np.ndarray) -> list[float] | None:
+    values = values[np.isfinite(values)]
+    return None if len(values) == 0 else [float(q) for q in np.percentile(values, [25, 50, 75])]
+
+
+def _arm(study: Study, index: int, X: np.ndarray, y: np.ndarray, box: list[float]) -> dict:
+    result, setup = study.results[index], study.setup
+    like = build_network(setup, result.arm, setup.first_seed)
+    table = layout(like).table
+    activations = [layer.activation for layer in like.layers]
+    initial = draw(like, setup.seed_range)
+    stds = activation_stds(initial, table, activations, X)
+    return {
+        "name": result.arm.name, "init": result.arm.init, "successes": result.successes,
+        "n": result.n, "rate": result.rate, "interval": list(result.interval),
+        "failures": result.failures, "seconds": result.seconds,
+        "solved_epoch_quartiles": result.solved_epoch_quartiles,
+        "weight_stds": result.init_stds,
+        "activation_stds": [_quartiles(stds[:, layer]) for layer in range(len(table))],
+        "outcomes": [str(kind) for kind in result.outcomes],
+        "solved_epochs": solved_epochs(result.ensemble, y).tolist(),
+        "boundaries": packed(boundaries(result.trained, table, activations, box), "uint8"),
+        "loss": packed(result.ensemble.loss, "float32"),
+        "initial": packed(initial, "float32"),
+        "trained": packed(result.trained, "float32"),
+    }
+
+
+def study_payload(form: Form, study: Study) -> dict:
+    """What the page shows of ``study``, trained from ``form``: JSON-ready."""
+    setup = study.setup
+    X, y = setup.task.training_data()
+    box = extent(X)
+    arms = [_arm(study, index, X, y, box) for index in range(len(study.results))]
+    differ = []
+    if len(arms) == 2:
+        a, b = (np.asarray(arm["outcomes"]) == "solved" for arm in arms)
+        differ = np.flatnonzero(a != b).tolist()
+    comparison = None
+    if study.comparisons:
+        c = study.comparisons[0]
+        comparison = {"p": c.p, "p_holm": c.p_holm, "seeds_needed": c.seeds_needed,
+                      "verdict": c.verdict(setup.seeds)}
+    like = build_network(setup, study.results[0].arm, setup.first_seed)
+    return {
+        "fields": form.fields, "query": form.query, "describe": setup.describe(),
+        "shape": setup.shape, "sizes": setup.sizes, "epochs": setup.epochs,
+        "first_seed": setup.first_seed, "seeds": setup.seeds,
+        "record_every": form.record_every, "loss_name": study.results[0].arm.loss,
+        "table": layout(like).table.tolist(),
+        "data": {"X": X.tolist(), "y": y.ravel().tolist()},
+        "grid": {"extent": box, "resolution": RESOLUTION, "not_finite": NOT_FINITE},
+        "failure_labels": {kind: list(text) for kind, text in FAILURES.items()},
+        "arms": arms, "differ": differ, "comparison": comparison,
+        "study": study.to_dict(),
+    }

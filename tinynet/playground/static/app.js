@@ -1,0 +1,126 @@
+// The page: with a server, Train sends the form, the status follows the study until it is
+// done, stopped or refused, and the results replace the last ones; inside a downloaded HTML
+// file, the study it holds is shown as it was.
+"use strict";
+
+(function (playground) {
+  const POLL_MS = 150;
+  const status = (text) => { document.getElementById("status").textContent = text; };
+  let current = null;  // the id of the study this page waits for; others are ignored
+
+  async function request(address, fields) {
+    const options = fields === undefined ? {} : {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(fields),
+    };
+    const response = await fetch(address, options);
+    return { ok: response.ok, status: response.status, body: await response.json() };
+  }
+
+  function describe(job) {
+    if (job.state === "queued") return "Queued behind the study before it.";
+    if (job.state === "compiling") {
+      const c = job.compiling;
+      return `Compiling a kernel for ${c.what}: the first study of this layout only ` +
+             `(${c.usually}); ${Math.round(c.seconds)} s so far.`;
+    }
+    if (job.state === "running") {
+      const done = job.epochs_done === job.epochs ? "finishing" :
+        `${playground.thousands(job.epochs_done)} of ${playground.thousands(job.epochs)} epochs`;
+      return `Training ${"AB"[job.arm]} (${job.arm + 1} of ${job.arms}): ${done}.`;
+    }
+    if (job.state === "cancelling") return "Stopping after the current chunk of training…";
+    if (job.state === "cancelled") return "Stopped.";
+    if (job.state === "failed") return `Failed: ${job.error}`;
+    return job.state;
+  }
+
+  function running(yes) {
+    document.getElementById("stop").disabled = !yes;
+  }
+
+  async function train() {
+    const fields = playground.readForm();
+    const answer = await request("api/studies", fields);
+    if (!answer.ok) {
+      playground.showErrors(answer.body.errors || { study: answer.body.error });
+      status("Not started: see the message beside the field.");
+      return;
+    }
+    playground.showErrors({});
+    playground.rememberForm(answer.body.query);
+    current = answer.body.id;
+    running(true);
+    follow(current);
+  }
+
+  async function follow(id) {
+    while (id === current) {
+      const { body: job } = await request(`api/studies/${id}`);
+      if (id !== current) return;
+      status(describe(job));
+      if (job.state === "done") {
+        const { body: study } = await request(`api/studies/${id}/result`);
+        if (id !== current) return;
+        show(study);
+        document.getElementById("download-json").href = `api/studies/${id}/study.json`;
+        document.getElementById("download-html").href = `api/studies/${id}/study.html`;
+        document.querySelector(".downloads").hidden = false;
+        status(`Done: ${playground.thousands(study.seeds)} seeds per initializer in ` +
+               `${job.seconds.toFixed(1)} s.`);
+      }
+      if (!["queued", "running", "compiling", "cancelling"].includes(job.state)) {
+        running(false);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+
+  function show(study) {
+    const decoded = playground.decodeStudy(study);
+    document.getElementById("detail").hidden = true;
+    playground.showStudy(decoded, (index) => playground.showSeed(decoded, index));
+  }
+
+  let checking = null;
+  function checkSoon() {  // the server's checks as the user types, a moment after the last key
+    clearTimeout(checking);
+    checking = setTimeout(async () => {
+      const answer = await request("api/check", playground.readForm());
+      playground.showErrors(answer.body.errors || {});
+    }, 300);
+  }
+
+  async function live() {
+    const { body: options } = await request("api/options");
+    playground.setUpForm(options);
+    const form = document.getElementById("form");
+    form.addEventListener("submit", (event) => { event.preventDefault(); train(); });
+    form.addEventListener("input", checkSoon);
+    document.getElementById("stop").addEventListener("click", async () => {
+      if (current !== null) await request(`api/studies/${current}/stop`, {});
+    });
+    train();
+  }
+
+  // A downloaded page: the study inside it, the form showing its settings, nothing to run.
+  function saved(data) {
+    const study = JSON.parse(data.textContent);
+    const form = document.getElementById("form");
+    for (const [name, value] of Object.entries(study.fields)) {
+      const element = form.elements[name];
+      if (!element) continue;
+      if (element.tagName === "SELECT") element.append(playground.element("option", { value }, value));
+      if (element.type === "checkbox") element.checked = value === "1";
+      else element.value = value;
+    }
+    for (const element of form.elements) element.disabled = true;
+    document.querySelector(".buttons").hidden = true;
+    status("A saved study: run `python -m tinynet.playground` to train new ones.");
+    show(study);
+  }
+
+  const data = document.getElementById("study-data");
+  if (data) saved(data); else live();
+})(window.playground);

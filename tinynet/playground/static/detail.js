@@ -1,0 +1,63 @@
+// One seed up close: its boundary large for A and B, its loss curves, and its weights as
+// initialised and as trained.
+"use strict";
+
+(function (playground) {
+  const { element, thousands } = playground;
+  const COLOURS = ["rgb(49,104,176)", "rgb(227,119,24)"];
+
+  const fixed = (v) => (Math.abs(v) < 0.0005 ? 0 : v).toFixed(3);  // no "-0.000"
+
+  // The weights of one network, packed as the library packs them (per layer W, then b).
+  function weights(study, values) {
+    return study.table.map(([nIn, nOut, wAt, bAt], layer) => {
+      const rows = [];
+      for (let o = 0; o < nOut; o++) {
+        const cells = [];
+        for (let i = 0; i < nIn; i++) cells.push(element("td", {}, fixed(values[wAt + o * nIn + i])));
+        cells.push(element("td", { class: "bias" }, fixed(values[bAt + o])));
+        rows.push(element("tr", {}, cells));
+      }
+      return element("table", { class: "weights" },
+        element("caption", {}, `layer ${layer + 1}: W (${nOut} x ${nIn}) | b`),
+        element("tbody", {}, rows));
+    });
+  }
+
+  function show(study, index) {
+    const seed = study.first_seed + index;
+    const { resolution, not_finite: notFinite, extent } = study.grid;
+    const panels = study.arms.map((arm) => {
+      const canvas = element("canvas", { width: 300, height: 300, class: "large" });
+      playground.drawBoundary(canvas, arm.boundaries.row(index), resolution, notFinite,
+                              study.data, extent, study.data.X.length <= 16 ? 7 : 3);
+      const kind = arm.outcomes[index];
+      const epoch = arm.solved_epochs[index];
+      return element("div", { class: `close-up outcome-${kind}` },
+        element("h3", {}, arm.name),
+        element("p", {}, playground.outcomeLabel(study, kind) +
+                (epoch >= 0 ? ` from epoch ${thousands(epoch)}` : "")),
+        canvas,
+        element("details", { open: true }, element("summary", {}, "weights as initialised"),
+                weights(study, arm.initial.row(index))),
+        element("details", { open: true }, element("summary", {}, "weights as trained"),
+                weights(study, arm.trained.row(index))));
+    });
+    const chart = element("canvas", { width: 480, height: 260 });
+    playground.logChart(chart, playground.epochsOf(study), study.arms.map((arm, a) => ({
+      values: arm.loss.row(index), colour: COLOURS[a], width: 2,
+    })), "epoch", `${study.loss_name} loss`);
+    const key = study.arms.map((arm, a) => element("span", { style: `color:${COLOURS[a]}` }, `— ${arm.name} `));
+    const section = document.getElementById("detail");
+    section.replaceChildren(
+      element("h2", { id: "detail-title" }, `Seed ${seed}`),
+      element("button", { type: "button", class: "close" }, "close"),
+      element("div", { class: "close-ups" }, panels,
+              element("figure", {}, chart, element("figcaption", {}, key))));
+    section.querySelector(".close").addEventListener("click", () => { section.hidden = true; });
+    section.hidden = false;
+    section.scrollIntoView({ block: "nearest" });
+  }
+
+  Object.assign(playground, { showSeed: show });
+})(window.playground);

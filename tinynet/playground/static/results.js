@@ -1,0 +1,141 @@
+// A finished study on the page: the numbers (rates with their intervals, the test between A
+// and B, how the failed seeds failed, each layer's activation std at initialization), the
+// grid of every seed's boundary, and the loss curves.
+"use strict";
+
+(function (playground) {
+  const { element, percent, interval, thousands, unpack } = playground;
+  const THUMB = 56;
+
+  // The server's data, with its packed arrays unpacked.
+  function decode(study) {
+    for (const arm of study.arms) {
+      for (const name of ["boundaries", "loss", "initial", "trained"]) arm[name] = unpack(arm[name]);
+    }
+    return study;
+  }
+
+  function outcomeLabel(study, kind) {
+    return kind === "solved" ? "solved" : study.failure_labels[kind][0];
+  }
+
+  function rateBar(arm) {
+    const [low, high] = arm.interval;
+    return element("span", { class: "rate-bar", title: `95 % interval ${interval(arm.interval)}` },
+      element("span", { class: "whisker", style: `left:${100 * low}%;width:${100 * (high - low)}%` }),
+      element("span", { class: "point", style: `left:${100 * arm.rate}%` }));
+  }
+
+  function numbers(study) {
+    const kinds = Object.keys(study.failure_labels);
+    const head = element("tr", {}, element("th", {}, "initializer"), element("th", {}, "solved"),
+      element("th", {}, "rate [95 % interval]"), element("th", {}, ""),
+      element("th", {}, "median epoch solved"),
+      kinds.map((kind) => element("th", { title: study.failure_labels[kind][1] },
+                                  study.failure_labels[kind][0])),
+      element("th", {}, "training"));
+    const rows = study.arms.map((arm, index) => element("tr", {},
+      element("td", {}, arm.name),
+      element("td", { class: "count", id: `solved-${"ab"[index]}` },
+              `${thousands(arm.successes)} of ${thousands(arm.n)}`),
+      element("td", { class: "rate", id: `rate-${"ab"[index]}` },
+              `${percent(arm.rate)} ${interval(arm.interval)}`),
+      element("td", {}, rateBar(arm)),
+      element("td", {}, arm.solved_epoch_quartiles ? thousands(Math.round(arm.solved_epoch_quartiles[1])) : "–"),
+      kinds.map((kind) => element("td", { class: "count" }, thousands(arm.failures[kind]))),
+      element("td", {}, `${arm.seconds.toFixed(2)} s`)));
+    const parts = [element("h2", {}, "Success rates"), element("table", { class: "numbers" },
+      element("thead", {}, head), element("tbody", {}, rows))];
+    if (study.comparison) {
+      const c = study.comparison;
+      parts.push(element("p", { id: "comparison" },
+        `Fisher's exact test, two-sided: ${c.verdict}.`));
+    } else {
+      parts.push(element("p", { class: "note" }, "Choose an initializer B to test A against it."));
+    }
+    parts.push(element("p", { class: "note" },
+      "Rates come with their Wilson 95 % interval: at 100 seeds about ±10 points, so most " +
+      "gaps smaller than that are noise."));
+    parts.push(activationTable(study));
+    return parts;
+  }
+
+  function activationTable(study) {
+    const layers = study.sizes.length - 1;
+    const head = element("tr", {}, element("th", {}, "initializer"),
+      Array.from({ length: layers }, (_, k) => element("th", {},
+        k + 1 === layers ? `output (${study.sizes[k + 1]})` : `layer ${k + 1} (${study.sizes[k + 1]})`)));
+    const rows = study.arms.map((arm) => element("tr", {}, element("td", {}, arm.name),
+      arm.activation_stds.map((q) => element("td", {},
+        q === null ? "–" : `${q[1].toPrecision(3)} [${q[0].toPrecision(2)}, ${q[2].toPrecision(2)}]`))));
+    return element("div", {}, element("h3", {}, "Activation std at initialization"),
+      element("p", { class: "note" }, "Each layer's output std over the training samples and " +
+        "units, before training: the median over the seeds [quartiles]."),
+      element("table", { class: "numbers" }, element("thead", {}, head), element("tbody", {}, rows)));
+  }
+
+  function legend(study) {
+    const kinds = ["solved", ...Object.keys(study.failure_labels)];
+    return kinds.map((kind) => element("span", { class: `swatch outcome-${kind}` }, outcomeLabel(study, kind)));
+  }
+
+  // One grid per arm, seeds in the same places; `onPick(index)` when a seed is clicked.
+  function grids(study, onPick) {
+    const differ = new Set(study.differ);
+    const { resolution, not_finite: notFinite, extent } = study.grid;
+    const columns = Math.ceil(Math.sqrt(study.seeds));
+    const radius = study.data.X.length <= 16 ? 2.5 : 0;
+    return study.arms.map((arm, a) => {
+      const panels = arm.outcomes.map((kind, index) => {
+        const canvas = element("canvas", { width: THUMB, height: THUMB });
+        playground.drawBoundary(canvas, arm.boundaries.row(index), resolution, notFinite,
+                                study.data, extent, radius);
+        const seed = study.first_seed + index;
+        const button = element("button", {
+          type: "button", class: `seed outcome-${kind}${differ.has(index) ? " differs" : ""}`,
+          "data-seed": seed, "data-index": index, "data-outcome": kind,
+          title: `seed ${seed}: ${outcomeLabel(study, kind)}`,
+        }, canvas);
+        button.addEventListener("click", () => onPick(index));
+        return button;
+      });
+      return element("div", { class: "grid-column" },
+        element("h3", {}, `${arm.name}: ${thousands(arm.successes)} of ${thousands(arm.n)} solved`),
+        element("div", { class: "grid", id: `grid-${"ab"[a]}`, style: `--columns:${columns}` }, panels));
+    });
+  }
+
+  function epochsOf(study) {
+    const records = study.arms[0].loss.shape[1];
+    return Array.from({ length: records }, (_, k) => (k + 1) * study.record_every);
+  }
+
+  function curves(study) {
+    const xs = epochsOf(study);
+    return study.arms.map((arm, a) => {
+      const canvas = element("canvas", { width: 480, height: 260, id: `curves-${"ab"[a]}` });
+      const series = [];
+      for (const failed of [false, true]) {
+        arm.outcomes.forEach((kind, index) => {
+          if ((kind !== "solved") === failed) {
+            series.push({ values: arm.loss.row(index), width: 1,
+                          colour: failed ? "rgba(200,30,30,0.45)" : "rgba(70,110,170,0.18)" });
+          }
+        });
+      }
+      playground.logChart(canvas, xs, series, "epoch", `${study.loss_name} loss`);
+      return element("figure", {}, canvas, element("figcaption", {}, arm.name));
+    });
+  }
+
+  function show(study, onPick) {
+    document.getElementById("describe").textContent = study.describe;
+    document.getElementById("numbers").replaceChildren(...numbers(study));
+    document.getElementById("legend").replaceChildren(...legend(study), " ", playground.colourBar());
+    document.getElementById("grids").replaceChildren(...grids(study, onPick));
+    document.getElementById("curves").replaceChildren(...curves(study));
+    document.getElementById("results").hidden = false;
+  }
+
+  Object.assign(playground, { decodeStudy: decode, showStudy: show, epochsOf, outcomeLabel });
+})(window.playground);

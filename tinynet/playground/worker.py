@@ -1,0 +1,205 @@
+"""The playground's trainer: one process beside the server that trains the page's studies, one
+at a time, in the order they came, with the library's :func:`~tinynet.xor.run_study`.
+
+Training runs in its own process so that the server answers at once whatever a study does:
+the generic kernels hold Python's lock while a chunk runs, and a compile holds it for
+seconds. The process keeps its compiled kernels between studies, so a layout pays its
+compile once per server (and once per machine, through numba's cache).
+
+Every study has an id, counting up. Each Train cancels every earlier study (:meth:`Trainer.
+submit`) and Stop cancels one (:meth:`Trainer.stop`): the trainer checks between chunks of
+training, about once a second, and a cancelled study's results are never reported, so two
+studies' results cannot mix. A kernel that is compiling finishes first.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ..compiled.sources import COMPILE_TIME, compiling_told_to
+from ..xor import run_study
+from ..xor.report import finite_or_none
+from .form import read_form
+from .payload import study_payload
+
+__all__ = ["Cancelled", "Job", "Trainer", "ACTIVE", "KEPT_RESULTS", "train_studies"]
+
+ACTIVE = ("queued", "running", "compiling")
+"""The states of a study that has not finished and is not being cancelled."""
+
+KEPT_RESULTS = 4
+"""How many finished studies' results the server keeps for the page (and its downloads)."""
+
+
+class Cancelled(Exception):
+    """Raised between chunks of a study that was cancelled."""
+
+
+@dataclass
+class Job:
+    """A study the page asked for: its ``state`` (queued, running, compiling, done, cancelled,
+    failed, expired), which arm is training and how many epochs it has done, what is
+    compiling and since when, the error's message, and when done the page's data as JSON."""
+
+    id: int
+    fields: dict
+    arms: int
+    epochs: int
+    state: str = "queued"
+    arm: int = 0
+    epochs_done: int = 0
+    compiling: str | None = None
+    compiling_since: float | None = None
+    error: str | None = None
+    seconds: float | None = None
+    started: float = field(default_factory=time.monotonic)
+    result: bytes | None = field(default=None, repr=False)
+
+    def status(self) -> dict:
+        """The job as the page polls it (no result: that has its own address)."""
+        compiling = None
+        if self.compiling is not None and self.state == "compiling":
+            compiling = {"what": self.compiling, "usually": COMPILE_TIME,
+                         "seconds": time.monotonic() - self.compiling_since}
+        return {"id": self.id, "state": self.state, "arm": self.arm, "arms": self.arms,
+                "epochs_done": self.epochs_done, "epochs": self.epochs,
+                "compiling": compiling, "error": self.error, "seconds": self.seconds}
+
+
+def train_studies(connection, cancelled) -> None:
+    """The trainer process: receive ``(id, fields)``, train, and send back what happens:
+    ``("running", id, None)``, ``("compiling", id, what)``, ``("progress", id, (arm,
+    epochs))``, then ``("done", id, JSON bytes)``, ``("cancelled", id, None)`` or
+    ``("failed", id, message)``. A study stops when ``cancelled.value >= id``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops this process itself
+    sending = threading.Lock()
+
+    def send(*message) -> None:
+        with sending:
+            connection.send(message)
+
+    while True:
+        try:
+            job_id, fields = connection.recv()
+        except (EOFError, OSError):  # the server has gone
+            return
+        if cancelled.value >= job_id:
+            send("cancelled", job_id, None)
+            continue
+
+        def on_chunk(arm: int, done: int) -> None:
+            if cancelled.value >= job_id:
+                raise Cancelled
+            send("progress", job_id, (arm, done))
+
+        send("running", job_id, None)
+        try:
+            form = read_form(fields)
+            with compiling_told_to(lambda what: send("compiling", job_id, what)):
+                study = run_study(form.arms, form.setup, progress=False,
+                                  record_every=form.record_every, on_chunk=on_chunk)
+            payload = study_payload(form, study)
+            text = json.dumps(finite_or_none(payload), separators=(",", ":"))
+            send("done", job_id, text.encode())
+        except Cancelled:
+            send("cancelled", job_id, None)
+        except Exception as error:  # shown on the page; the trainer goes on
+            send("failed", job_id, f"{type(error).__name__}: {' '.join(str(error).split())}")
+
+
+class Trainer:
+    """The trainer process and the server's view of its jobs. Thread-safe."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")  # a fork would copy the server's threads
+        self._connection, child = context.Pipe()
+        self._cancelled = context.Value("q", 0, lock=False)  # studies with id <= it stop
+        self._process = context.Process(target=train_studies, args=(child, self._cancelled),
+                                        name="tinynet-playground-trainer", daemon=True)
+        self._process.start()
+        child.close()
+        self._lock = threading.Lock()
+        self._jobs: dict[int, Job] = {}
+        self._next_id = 1
+        self._reader = threading.Thread(target=self._read, name="trainer-reader", daemon=True)
+        self._reader.start()
+
+    def submit(self, fields: dict, arms: int, epochs: int) -> Job:
+        """Queue a study of checked ``fields``, cancelling every earlier one."""
+        with self._lock:
+            job = Job(self._next_id, dict(fields), arms, epochs)
+            self._next_id += 1
+            self._jobs[job.id] = job
+            self._cancelled.value = job.id - 1
+            for earlier in self._jobs.values():
+                if earlier.id < job.id and earlier.state in ACTIVE:
+                    earlier.state = "cancelling"
+            self._connection.send((job.id, job.fields))
+        return job
+
+    def stop(self, job_id: int) -> Job | None:
+        """Cancel study ``job_id`` (and every earlier one) if it has not finished."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is not None and job.state in ACTIVE:
+                self._cancelled.value = max(self._cancelled.value, job_id)
+                job.state = "cancelling"
+            return job
+
+    def job(self, job_id: int) -> Job | None:
+        with self._lock:
+            return self._jobs.get(job_id)
+
+    def close(self) -> None:
+        """Stop the trainer process."""
+        self._connection.close()
+        self._process.terminate()
+        self._process.join(5)
+
+    @property
+    def alive(self) -> bool:
+        return self._process.is_alive()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                kind, job_id, value = self._connection.recv()
+            except (EOFError, OSError):
+                with self._lock:
+                    for job in self._jobs.values():
+                        if job.state not in ("done", "cancelled", "failed", "expired"):
+                            job.state, job.error = "failed", "the trainer process stopped"
+                return
+            with self._lock:
+                self._update(self._jobs[job_id], kind, value)
+
+    def _update(self, job: Job, kind: str, value: object) -> None:
+        cancelling = job.state == "cancelling"
+        if kind == "running":
+            job.state = "cancelling" if cancelling else "running"
+            job.started = time.monotonic()
+        elif kind == "compiling":
+            job.compiling, job.compiling_since = value, time.monotonic()
+            job.state = "cancelling" if cancelling else "compiling"
+        elif kind == "progress":
+            job.arm, job.epochs_done = value
+            job.state = "cancelling" if cancelling else "running"
+        else:
+            job.state = kind
+            job.seconds = time.monotonic() - job.started
+            if kind == "done":
+                job.result = value
+                self._expire()
+            elif kind == "failed":
+                job.error = value
+
+    def _expire(self) -> None:
+        """Keep the results of the last :data:`KEPT_RESULTS` finished studies."""
+        done = [job for job in self._jobs.values() if job.result is not None]
+        for job in done[:-KEPT_RESULTS]:
+            job.result, job.state = None, "expired"
