@@ -112,3 +112,11 @@ def test_unknown_fields_and_values_that_are_not_text_are_refused():
 def test_the_defaults_name_every_field_the_reader_reads():
     form = read_form(dict(DEFAULTS))
     assert set(form.fields) == set(DEFAULTS)
+
+
+def test_the_docs_state_the_limits_the_form_applies():
+    from pathlib import Path
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "playground.md").read_text()
+    assert f"1 to {MAX_SEEDS:,} per initializer" in docs
+    assert MAX_WORK == 2.5e11 and "at most 2.5 × 10¹¹" in docs
+    assert read_form({}).work == 5.28e7 and "The default study is 5.3 × 10⁷" in docs

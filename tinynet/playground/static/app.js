@@ -67,7 +67,7 @@
         document.getElementById("download-html").href = `api/studies/${id}/study.html`;
         document.querySelector(".downloads").hidden = false;
         status(`Done: ${playground.thousands(study.seeds)} seeds per initializer in ` +
-               `${job.seconds.toFixed(1)} s.`);
+               `${playground.duration(job.seconds)}.`);
       }
       if (!["queued", "running", "compiling", "cancelling"].includes(job.state)) {
         running(false);

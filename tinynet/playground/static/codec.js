@@ -23,6 +23,7 @@ window.playground = window.playground || {};
   const interval = (pair) => `[${(100 * pair[0]).toFixed(1)}, ${(100 * pair[1]).toFixed(1)}]`;
   const pValue = (p) => (p < 0.0001 ? "< 0.0001" : p.toPrecision(2));
   const thousands = (n) => n.toLocaleString("en-US");
+  const duration = (s) => (s < 1 ? `${Math.round(s * 1000)} ms` : `${s.toFixed(1)} s`);
 
   // An element with attributes and children (strings become text).
   function element(tag, attributes = {}, ...children) {
@@ -36,5 +37,5 @@ window.playground = window.playground || {};
     return node;
   }
 
-  Object.assign(playground, { unpack, percent, interval, pValue, thousands, element });
+  Object.assign(playground, { unpack, percent, interval, pValue, thousands, duration, element });
 })(window.playground);

@@ -4,7 +4,7 @@
 "use strict";
 
 (function (playground) {
-  const { element, percent, interval, thousands, unpack } = playground;
+  const { element, percent, interval, thousands, duration, unpack } = playground;
   const THUMB = 56;
 
   // The server's data, with its packed arrays unpacked.
@@ -43,7 +43,7 @@
       element("td", {}, rateBar(arm)),
       element("td", {}, arm.solved_epoch_quartiles ? thousands(Math.round(arm.solved_epoch_quartiles[1])) : "–"),
       kinds.map((kind) => element("td", { class: "count" }, thousands(arm.failures[kind]))),
-      element("td", {}, `${arm.seconds.toFixed(2)} s`)));
+      element("td", {}, duration(arm.seconds))));
     const parts = [element("h2", {}, "Success rates"), element("table", { class: "numbers" },
       element("thead", {}, head), element("tbody", {}, rows))];
     if (study.comparison) {
@@ -53,9 +53,10 @@
     } else {
       parts.push(element("p", { class: "note" }, "Choose an initializer B to test A against it."));
     }
+    const halfWidth = Math.round(98 / Math.sqrt(study.seeds));  // 1.96 √(1/4n), in points
     parts.push(element("p", { class: "note" },
-      "Rates come with their Wilson 95 % interval: at 100 seeds about ±10 points, so most " +
-      "gaps smaller than that are noise."));
+      `Rates come with their Wilson 95 % interval: at ${thousands(study.seeds)} seeds up to ` +
+      `about ±${halfWidth} points, so a gap smaller than that is often noise.`));
     parts.push(activationTable(study));
     return parts;
   }

@@ -1,0 +1,66 @@
+"""The README's picture of the playground: its default study (100 seeds of a 2-8-1 XOR
+network, N(0,1) against He) in the system's Chromium, the top of the page: the form, the
+rates, the test and the two grids.
+
+    python examples/playground_screenshot.py       # writes examples/figures/playground.png
+
+Needs Playwright (``pip install ".[browser]"``) and Chromium (Debian: ``apt-get install
+chromium``; pip cannot download browsers). ``--out`` writes elsewhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import threading
+from pathlib import Path
+
+from tinynet.playground import Playground
+
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]
+"""As root in a sandbox without a network: no sandbox of Chromium's own, and none of its
+background connections (each would be refused)."""
+
+WAIT_MS = 120_000
+"""The longest wait for the study: a first compile on a busy machine takes up to a minute."""
+
+
+def chromium() -> str:
+    """The Chromium to drive: ``$TINYNET_CHROMIUM``, or ``chromium`` on the PATH."""
+    path = os.environ.get("TINYNET_CHROMIUM") or shutil.which("chromium")
+    if path is None:
+        raise SystemExit("error: no Chromium: apt-get install chromium, or set "
+                         "TINYNET_CHROMIUM to its path")
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent /
+                        "figures" / "playground.png", help="the PNG to write")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    server = Playground(port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+            page = browser.new_page(viewport={"width": 1500, "height": 1250})
+            page.goto(server.url)
+            page.wait_for_function("document.getElementById('status').textContent"
+                                   ".startsWith('Done')", timeout=WAIT_MS)
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=args.out, full_page=False)
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

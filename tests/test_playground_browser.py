@@ -1,0 +1,174 @@
+"""The playground's page in a real browser: the system's Chromium (Debian's package
+``chromium``; pip cannot download browsers), driven by Playwright. Marked ``browser``, so the
+README's test command leaves them out; CI installs Chromium and runs them with
+``pytest -m browser``. Each run leaves a screenshot of the page in ``test-artifacts/`` (or
+``$TINYNET_TEST_ARTIFACTS``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import pytest
+from playground_server import WAIT, Served
+
+pytestmark = pytest.mark.browser
+
+playwright = pytest.importorskip("playwright.sync_api", reason="pip install '.[browser]'")
+
+ARTIFACTS = Path(os.environ.get("TINYNET_TEST_ARTIFACTS",
+                                Path(__file__).resolve().parents[1] / "test-artifacts"))
+
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"]
+"""As root in a sandbox without a network: no sandbox of Chromium's own, and none of its
+background connections (each would be refused)."""
+
+SMALL = {"seeds": "36", "epochs": "500", "first": "2000"}
+LONG = {"seeds": "1000", "hidden": "16,16", "epochs": "20000"}
+MS = int(WAIT * 1000)
+
+
+@pytest.fixture(scope="module")
+def served():
+    served = Served()
+    yield served
+    served.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = os.environ.get("TINYNET_CHROMIUM") or shutil.which("chromium")
+    if executable is None:
+        pytest.fail("the browser tests need Chromium: apt-get install chromium (or set "
+                    "TINYNET_CHROMIUM to its path)")
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000},
+                                  accept_downloads=True)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(error))
+    yield page
+    context.close()
+    assert errors == [], f"the page's scripts failed: {errors}"
+
+
+def trained(page, served, fields: dict) -> dict:
+    """Open the page with ``fields`` in its address (it trains them at once), wait until
+    it is done, and return the study the server gave it."""
+    page.goto(served.url + "?" + urlencode(fields))
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Done')",
+                           timeout=MS)
+    status, body, _ = served.request(page.get_attribute("#download-json", "href"))
+    assert status == 200
+    return json.loads(body)
+
+
+def test_the_page_trains_a_study_and_shows_every_seed_and_the_apis_numbers(page, served):
+    study = trained(page, served, SMALL)
+    for letter, arm in zip("ab", study["arms"]):
+        panels = page.locator(f"#grid-{letter} .seed")
+        assert panels.count() == int(SMALL["seeds"])
+        outcomes = panels.evaluate_all("nodes => nodes.map(n => n.dataset.outcome)")
+        assert outcomes == arm["outcomes"]
+        low, high = arm["interval"]
+        assert page.inner_text(f"#rate-{letter}") == \
+            f"{100 * arm['rate']:.1f} % [{100 * low:.1f}, {100 * high:.1f}]"
+        assert page.inner_text(f"#solved-{letter}") == f"{arm['successes']} of {arm['n']}"
+    assert page.locator("#grid-a .seed.differs").count() == len(study["differ"])
+    assert study["comparison"]["verdict"] in page.inner_text("#comparison")
+    assert page.locator("#curves canvas").count() == 2
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "playground.png", full_page=True)
+
+
+def test_clicking_a_seed_shows_it_up_close(page, served):
+    study = trained(page, served, SMALL)
+    page.locator("#grid-b .seed").nth(5).click()
+    assert page.inner_text("#detail-title") == f"Seed {int(SMALL['first']) + 5}"
+    assert page.locator("#detail canvas.large").count() == 2
+    layers = len(study["sizes"]) - 1
+    assert page.locator("#detail table.weights").count() == 2 * 2 * layers  # arms x as init/trained
+    page.screenshot(path=ARTIFACTS / "playground-seed.png", full_page=True)
+
+
+def test_stop_stops_a_long_study(page, served):
+    trained(page, served, {**SMALL, "seeds": "4"})
+    for name, value in LONG.items():
+        page.fill(f"[name={name}]", value)
+    page.click("#train")
+    page.wait_for_function("/Training|Compiling/.test(document.getElementById('status')"
+                           ".textContent)", timeout=MS)
+    page.click("#stop")
+    page.wait_for_function("document.getElementById('status').textContent === 'Stopped.'",
+                           timeout=MS)
+    assert page.is_disabled("#stop")
+    assert page.locator("#grid-a .seed").count() == 4  # the last results stay
+
+
+def test_a_refused_field_shows_the_servers_message_beside_it(page, served):
+    trained(page, served, {**SMALL, "seeds": "4"})
+    page.fill("[name=epochs]", "lots")
+    message = page.locator('.error[data-error-for="epochs"]')
+    message.wait_for(state="visible", timeout=MS)
+    assert message.inner_text().startswith("epochs must be an integer")
+    page.click("#train")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Not "
+                           "started')", timeout=MS)
+    assert page.get_attribute("[name=epochs]", "aria-invalid") is not None
+
+
+def test_the_address_holds_the_settings_and_reproduces_the_study(page, served, browser):
+    first = trained(page, served, {**SMALL, "seeds": "9"})
+    page.fill("[name=epochs]", "300")
+    page.select_option("[name=b]", "xavier_uniform")
+    page.click("#train")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Done')"
+                           " && document.getElementById('describe').textContent"
+                           ".includes('300 epochs')", timeout=MS)
+    query = dict(parse_qsl(urlsplit(page.url).query, keep_blank_values=True))
+    assert query == {**SMALL, "seeds": "9", "epochs": "300", "b": "xavier_uniform"}
+    again = browser.new_context().new_page()
+    again.goto(page.url)
+    again.wait_for_function("document.getElementById('status').textContent.startsWith('Done')",
+                            timeout=MS)
+    assert again.input_value("[name=epochs]") == "300"
+    assert again.inner_text("#rate-b") == page.inner_text("#rate-b")
+    assert first["arms"][1]["name"] == "B: he_normal"
+
+
+def test_the_downloaded_html_file_shows_the_study_offline(page, served, browser, tmp_path):
+    study = trained(page, served, SMALL)
+    with page.expect_download() as download:
+        page.click("#download-html")
+    saved = tmp_path / "study.html"
+    download.value.save_as(saved)
+    context = browser.new_context(offline=True)
+    requests = []
+    context.on("request", lambda request: requests.append(request.url))
+    offline = context.new_page()
+    errors = []
+    offline.on("pageerror", lambda error: errors.append(error))
+    offline.goto(saved.as_uri())
+    offline.wait_for_selector("#grid-a .seed", timeout=MS)
+    assert offline.locator("#grid-b .seed").count() == int(SMALL["seeds"])
+    assert offline.inner_text("#rate-a") == page.inner_text("#rate-a")
+    assert offline.is_hidden("#train")
+    offline.locator("#grid-a .seed").nth(2).click()
+    assert offline.inner_text("#detail-title") == f"Seed {int(SMALL['first']) + 2}"
+    assert [url for url in requests if not url.startswith(("file:", "data:"))] == []
+    assert errors == []
+    assert study["seeds"] == int(SMALL["seeds"])
+    offline.screenshot(path=ARTIFACTS / "playground-offline.png", full_page=True)
+    context.close()
