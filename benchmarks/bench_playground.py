@@ -5,9 +5,10 @@ each of two initializers, 2,000 epochs of per-sample SGD), and the same at 1,000
 
 For each study, interleaved in one process, ``REPEATS`` times each, with warm kernels:
 
-* **the page's answer**: what the page waits for, from its Train request to the study's data
-  in hand: the HTTP requests (polling every 10 ms), the trainer process's
-  ``run_study`` and :func:`~tinynet.playground.payload.study_payload`, and the JSON;
+* **the server's answer**: from the Train request to the study's data in hand, as the page
+  asks for it but polling every 10 ms (the page: every 150 ms), without the page's drawing:
+  the HTTP requests, the trainer process's ``run_study`` and
+  :func:`~tinynet.playground.payload.study_payload`, and the JSON;
 * **run_study**: the library's call for the same two arms, in this process;
 * **the page's data**: ``study_payload`` and its JSON, in this process;
 * **the bar**: ``benchmarks/handwritten.py``'s ``train``, the same training written by hand
@@ -52,7 +53,7 @@ POLL = 0.01
 
 
 def answer(url: str, fields: dict) -> float:
-    """Seconds from the Train request to the study's data in hand, as the page waits."""
+    """Seconds from the Train request to the study's data in hand."""
     started = time.perf_counter()
     request = urllib.request.Request(url + "api/studies", json.dumps(fields).encode(),
                                      {"Content-Type": "application/json"})
@@ -88,7 +89,7 @@ def measure(url: str, name: str, fields: dict) -> dict:
         np.testing.assert_allclose(handwritten(theta, table, X, y, setup.epochs, setup.lr),
                                    result.trained, rtol=1e-9, atol=1e-9)
     jobs = {
-        "the page's answer": lambda: answer(url, fields),
+        "the server's answer": lambda: answer(url, fields),
         "run_study": lambda: timed(lambda: run_study(form.arms, setup, progress=False,
                                                      record_every=form.record_every)),
         "the page's data": lambda: timed(lambda: json.dumps(finite_or_none(
@@ -114,11 +115,11 @@ def markdown(results: list[dict], machine: dict) -> str:
             lines.append(f"| {result['study']} | {label} | {seconds['median'] * 1000:,.0f} ms "
                          f"| {seconds['fastest'] * 1000:,.0f} ms |")
     ratios = "; ".join(
-        f"{r['study']}: {r['seconds']['''the page's answer''']['median'] / r['seconds']['the bar: hand-written Numba']['median']:.1f}x"  # noqa: E501
+        f"{r['study']}: {r['seconds']['''the server's answer''']['median'] / r['seconds']['the bar: hand-written Numba']['median']:.1f}x"  # noqa: E501
         for r in results)
     return "\n".join([
         *lines, "",
-        f"The page's answer over the bar (medians): {ratios}. {REPEATS} runs each, "
+        f"The server's answer over the bar (medians): {ratios}. {REPEATS} runs each, "
         f"interleaved, warm kernels. {results[0]['describe']}.",
         f"Machine: {machine['cpus']} cores ({machine['processor']}), numba threads "
         f"{machine['numba_threads']}, BLAS threads 1, load average "

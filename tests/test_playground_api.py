@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import signal
 import socket
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +22,8 @@ from playground_server import WAIT, Served
 from tinynet import dense, packing
 from tinynet.compiled import sources
 from tinynet.playground import read_form
-from tinynet.playground.payload import NOT_FINITE, RESOLUTION, boundaries, extent
+from tinynet.playground import worker
+from tinynet.playground.payload import NOT_FINITE, RESOLUTION, boundaries, extent, page_bytes
 from tinynet.playground.worker import Job, Trainer
 from tinynet.xor import build_network, run_study
 from tinynet.xor.report import finite_or_none
@@ -201,7 +205,34 @@ def test_a_body_that_is_not_a_json_object_is_refused(served, body, content_type,
 def test_a_body_too_large_is_refused_unread(served):
     status, answer, _ = served.request("api/check", body=b"{}", headers={
         "Content-Type": "application/json", "Content-Length": str(10**9)})
-    assert status == 413 and "must be 0 to 65536 bytes" in json.loads(answer)["errors"]["study"]
+    assert status == 413
+    assert "a JSON object of 2 to 65536 bytes, got Content-Length '1000000000'" in \
+        json.loads(answer)["errors"]["study"]
+
+
+def test_an_empty_body_starts_nothing(served):
+    status, answer, _ = served.request("api/studies", body=b"",
+                                       headers={"Content-Type": "application/json"})
+    assert status == 400 and "got Content-Length '0'" in json.loads(answer)["errors"]["study"]
+
+
+def test_a_body_without_a_length_is_refused():
+    import http.client
+
+    served = Served()
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", served.server.port, timeout=WAIT)
+        connection.putrequest("POST", "/api/studies")
+        connection.putheader("Content-Type", "application/json")
+        connection.putheader("Transfer-Encoding", "chunked")
+        connection.endheaders()
+        connection.send(b"2\r\n{}\r\n0\r\n\r\n")
+        response = connection.getresponse()
+        assert response.status == 411
+        assert "with a Content-Length" in json.loads(response.read())["errors"]["study"]
+        assert served.server.trainer.job(1) is None  # nothing started
+    finally:
+        served.close()
 
 
 def test_a_request_for_another_host_is_refused(served):
@@ -303,12 +334,78 @@ def test_run_study_refuses_on_chunk_with_an_executor_and_stops_when_it_raises():
     assert calls == [(0, form.setup.epochs)]  # one chunk: the whole of this small run
 
 
+def test_a_study_stopped_after_its_last_chunk_is_cancelled_not_done():
+    job = Job(1, {}, arms=2, epochs=100, state="cancelling")
+    Trainer._update(None, job, "done", b"{}")
+    assert job.state == "cancelled" and job.result is None
+
+
+def trained_in_this_process(fields: dict, cancelled: int = 0) -> list:
+    """What :func:`train_studies` sends for one study of ``fields``, run in a thread here."""
+    import multiprocessing
+    import threading
+
+    ours, theirs = multiprocessing.Pipe()
+    flag = multiprocessing.Value("q", cancelled, lock=False)
+    thread = threading.Thread(target=worker.train_studies, args=(theirs, flag), daemon=True)
+    thread.start()
+    ours.send((1, fields))
+    messages = [ours.recv()]
+    while messages[-1][0] not in ("done", "cancelled", "failed"):
+        messages.append(ours.recv())
+    ours.close()  # the trainer's next recv ends it
+    thread.join(WAIT)
+    return messages
+
+
+def test_a_study_past_the_time_limit_stops_with_a_message(monkeypatch):
+    monkeypatch.setattr(worker, "MAX_SECONDS", -1)
+    messages = trained_in_this_process({**SMALL, "b": ""})
+    kind, job_id, message = messages[-1]
+    assert (kind, job_id) == ("failed", 1)
+    assert message == ("the study ran past the playground's limit of -1 s and was stopped at "
+                       "epoch 400 of arm A; use fewer seeds, epochs or samples")
+
+
+def test_the_trainer_reports_a_study_as_the_page_reads_it():
+    kinds = [kind for kind, _, _ in trained_in_this_process({**SMALL, "seeds": "3"})]
+    assert kinds[0] == "running" and kinds[-1] == "done"
+    assert set(kinds[1:-1]) <= {"progress", "compiling"}
+    assert trained_in_this_process(SMALL, cancelled=1) == [("cancelled", 1, None)]
+
+
+def test_a_trainer_that_died_fails_its_study_and_the_next_train_starts_another():
+    served = Served()
+    try:
+        job_id = served.start(LONG)
+        served.wait(job_id, until=("running", "compiling"))
+        served.server.trainer._process.kill()
+        job = served.wait(job_id)
+        assert job["state"] == "failed"
+        assert job["error"] == ("the trainer process stopped (exit code -9); Train starts a "
+                                "new one")
+        assert served.result({**SMALL, "seeds": "2"})["seeds"] == 2
+    finally:
+        served.close()
+
+
+def test_the_page_data_is_about_the_size_the_form_estimates(small):
+    payload, form, _ = small
+    estimate = page_bytes(form.setup, len(form.arms), form.record_every)
+    size = len(json.dumps(payload, separators=(",", ":")))
+    assert 0.8 * estimate < size < estimate + 20_000  # + the study's summary and the data set
+
+
 # --- the command --------------------------------------------------------------------------
 
-def start(*arguments: str) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen([sys.executable, "-m", "tinynet.playground", "--no-browser",
+def start(*arguments: str, browser: str | None = None) -> tuple[subprocess.Popen, str]:
+    """Start the command (with ``--no-browser`` unless ``browser`` gives the command that
+    Python's ``webbrowser`` is to run, as $BROWSER); return it and its first line."""
+    environment = {**os.environ, "BROWSER": browser} if browser else None
+    options = [] if browser else ["--no-browser"]
+    process = subprocess.Popen([sys.executable, "-m", "tinynet.playground", *options,
                                 *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+                               text=True, env=environment)
     return process, process.stdout.readline()
 
 
@@ -326,6 +423,32 @@ def test_the_command_prints_its_address_serves_and_stops_at_ctrl_c_with_one_line
     assert process.returncode == 0
     assert out == "\ntinynet playground stopped\n"
     assert err == ""
+
+
+def test_the_command_opens_the_address_in_the_browser(tmp_path):
+    opened = tmp_path / "opened"
+    opener = tmp_path / "browser.sh"
+    opener.write_text(f'#!/bin/sh\necho "$1" > {opened}\n')
+    opener.chmod(0o755)
+    process, first = start(browser=f"{opener} %s")
+    try:
+        deadline = time.monotonic() + WAIT
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=WAIT)
+    assert opened.read_text().strip() == first.split()[3]
+
+
+def test_without_a_browser_the_command_says_to_open_the_address():
+    process, _ = start(browser=str(Path("/nonexistent/browser")))
+    try:
+        second = process.stdout.readline()
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=WAIT)
+    assert second == "(no browser found here: open the address in one)\n"
 
 
 def test_another_host_is_served_with_a_warning():

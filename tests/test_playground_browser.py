@@ -17,7 +17,6 @@ from playground_server import WAIT, Served
 
 pytestmark = pytest.mark.browser
 
-playwright = pytest.importorskip("playwright.sync_api", reason="pip install '.[browser]'")
 
 ARTIFACTS = Path(os.environ.get("TINYNET_TEST_ARTIFACTS",
                                 Path(__file__).resolve().parents[1] / "test-artifacts"))
@@ -46,7 +45,11 @@ def browser():
     if executable is None:
         pytest.fail("the browser tests need Chromium: apt-get install chromium (or set "
                     "TINYNET_CHROMIUM to its path)")
-    with playwright.sync_playwright() as driver:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the browser tests need Playwright: pip install '.[browser]'")
+    with sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
         yield browser
         browser.close()
@@ -146,6 +149,12 @@ def test_the_address_holds_the_settings_and_reproduces_the_study(page, served, b
     assert again.input_value("[name=epochs]") == "300"
     assert again.inner_text("#rate-b") == page.inner_text("#rate-b")
     assert first["arms"][1]["name"] == "B: he_normal"
+
+
+def test_the_address_takes_the_words_the_server_takes(page, served):
+    study = trained(page, served, {**SMALL, "seeds": "4", "shuffle": "Yes"})
+    assert page.is_checked("[name=shuffle]")
+    assert study["fields"]["shuffle"] == "1"
 
 
 def test_the_downloaded_html_file_shows_the_study_offline(page, served, browser, tmp_path):

@@ -5,7 +5,8 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from tinynet.playground.form import DEFAULTS, MAX_SEEDS, MAX_WORK, FormError, read_form
+from tinynet.playground import worker
+from tinynet.playground.form import DEFAULTS, MAX_PAGE_BYTES, MAX_SEEDS, MAX_WORK, FormError, read_form
 from tinynet.xor import Arm, Setup, Task
 
 
@@ -120,3 +121,7 @@ def test_the_docs_state_the_limits_the_form_applies():
     assert f"1 to {MAX_SEEDS:,} per initializer" in docs
     assert MAX_WORK == 2.5e11 and "at most 2.5 × 10¹¹" in docs
     assert read_form({}).work == 5.28e7 and "The default study is 5.3 × 10⁷" in docs
+    assert MAX_PAGE_BYTES == 32 * 2**20 and "at most 32 MiB a study" in docs
+    assert read_form({"hidden": "32,32", "seeds": "1000"})  # "enough for" holds
+    assert worker.MAX_SECONDS == 300 and "longer than 300 s" in docs
+    assert f"it keeps the last {worker.KEPT_RESULTS})" in docs

@@ -24,7 +24,7 @@ RESULTS = ROOT / "examples" / "results"
     ("cluster", "bench_cluster.md", "| Dask, 2 workers x 1 thread | 16,384 |"),
     ("small", "bench_small.md", "| single fit 2-8-1 |"),
     ("startup", "bench_startup.md", "| 2-2-2-1 (README's first command) |"),
-    ("playground", "bench_playground.md", "| default: 2 x 100 seeds | the page's answer |"),
+    ("playground", "bench_playground.md", "| default: 2 x 100 seeds | the server's answer |"),
 ])
 def test_the_benchmark_tables_are_the_committed_runs(marker, committed, part):
     readme = (ROOT / "README.md").read_text()

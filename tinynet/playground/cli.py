@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import webbrowser
 
 from .server import LOOPBACK, Playground
@@ -38,12 +39,17 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     print(f"tinynet playground at {server.url} (Ctrl-C stops it)", flush=True)
-    if not args.no_browser:
-        webbrowser.open(server.url)
     try:
+        if not args.no_browser:  # in a thread: a text browser would wait for the server
+            threading.Thread(target=_open, args=(server.url,), daemon=True).start()
         server.serve_forever()
     except KeyboardInterrupt:
         print("\ntinynet playground stopped", flush=True)
     finally:
         server.server_close()
     return 0
+
+
+def _open(url: str) -> None:
+    if not webbrowser.open(url):
+        print("(no browser found here: open the address in one)", flush=True)

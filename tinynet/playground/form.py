@@ -10,8 +10,10 @@ go to the field they name, or to ``study``.
 
 Limits (also in ``docs/playground.md``): 1 to :data:`MAX_SEEDS` seeds; at most
 :data:`MAX_WORK` parameter-sample-steps per study (seeds x epochs x samples x parameters,
-summed over the arms), about a minute of SGD on 2 cores; the memory the library's
-:func:`~tinynet.xor.bench.check_study_memory` allows.
+summed over the arms), about a minute of SGD on 2 cores; at most :data:`MAX_PAGE_BYTES` of
+data for the page; the memory the library's :func:`~tinynet.xor.bench.check_study_memory`
+allows. (The trainer also stops a study after
+:data:`~tinynet.playground.worker.MAX_SECONDS`.)
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ from ..optimizers import OPTIMIZERS
 from ..validation import check_int
 from ..xor import Arm, Setup, Task
 from ..xor.bench import check_study_memory
+from .payload import page_bytes
 
-__all__ = ["DEFAULTS", "MAX_SEEDS", "MAX_WORK", "RECORDS", "FormError", "Form", "read_form",
-           "choices"]
+__all__ = ["DEFAULTS", "MAX_SEEDS", "MAX_WORK", "MAX_PAGE_BYTES", "RECORDS", "TRUE", "FALSE",
+           "FormError", "Form", "read_form", "choices"]
 
 DEFAULTS = {"data": "xor", "n": "", "noise": "", "hidden": "8", "activation": "leaky_relu",
             "a": "normal", "b": "he_normal", "loss": "mse", "optimizer": "sgd", "lr": "0.03",
@@ -48,6 +51,11 @@ MAX_WORK = 25 * 10**10
 summed over its arms): about a minute of per-sample SGD on 2 cores for small layouts, at the
 4e9 a second that 1,000 seeds of 2-8-1 train at (``benchmarks/bench_playground.py``); Adam
 takes many times longer per step."""
+
+MAX_PAGE_BYTES = 32 * 2**20
+"""The most data a study may send the page (:func:`~tinynet.playground.payload.page_bytes`):
+32 MiB, enough for 1,000 seeds of 2-32-32-1 for each of A and B; the server keeps the last
+few studies' data, and the browser draws every seed."""
 
 RECORDS = 100
 """About how many points of each seed's loss curve a study keeps."""
@@ -142,6 +150,12 @@ def _form(typed: dict, fields: dict) -> Form:
                                   "(about a minute of training); use fewer seeds, epochs or "
                                   "samples"})
     record_every = math.ceil(setup.epochs / RECORDS)
+    size = page_bytes(setup, len(arms), record_every)
+    if size > MAX_PAGE_BYTES:
+        raise FormError({"study": f"the page's data would be {size / 2**20:,.0f} MiB (every "
+                                  f"seed's boundary, loss curve and weights), above the "
+                                  f"playground's limit of {MAX_PAGE_BYTES // 2**20} MiB; use "
+                                  "fewer seeds or narrower layers"})
     check_study_memory([setup], arms, record_every)
     return Form(tuple(arms), setup, fields, record_every)
 
@@ -210,7 +224,11 @@ def _check_alone(name: str, value: object, text: dict) -> None:
     """Raise what the library raises for field ``name`` given ``value``, the others at their
     defaults (``noise`` and ``n`` with the form's data set, which decides what they mean)."""
     if name == "batch":  # a batch is at most the data set, which the other fields give
-        Setup(batch_size=value, task=_task_or_none(text) or Task())
+        task = _task_or_none(text)
+        if task is None:  # refused: its own fields say why, and the batch waits for them
+            check_int("batch_size", value, minimum=1)
+        else:
+            Setup(batch_size=value, task=task)
     elif name in _SETUP_FIELDS:
         Setup(**{_SETUP_FIELDS[name]: value})
     elif name == "seeds":

@@ -14,16 +14,19 @@ only draws.
 from __future__ import annotations
 
 import base64
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import dense
 from ..packing import draw, layer_views, layout
-from ..xor import FAILURES, Study, build_network, solved_epochs
-from .form import Form
+from ..xor import FAILURES, Setup, Study, build_network, solved_epochs
+
+if TYPE_CHECKING:
+    from .form import Form
 
 __all__ = ["RESOLUTION", "NOT_FINITE", "CHUNK_BYTES", "packed", "study_payload", "extent",
-           "boundaries", "activation_stds"]
+           "boundaries", "activation_stds", "page_bytes"]
 
 RESOLUTION = 40
 """Grid points per side of a seed's decision boundary: 1,600 bytes a seed and arm."""
@@ -33,6 +36,15 @@ NOT_FINITE = 255
 
 CHUNK_BYTES = 32 * 2**20
 """About how much memory a forward pass over many seeds may take at once."""
+
+
+def page_bytes(setup: Setup, arms: int, record_every: int) -> int:
+    """About how many bytes the page's data of a study has: per arm and seed, its boundary
+    (:data:`RESOLUTION` ² bytes), its loss curve and its weights as initialised and as trained
+    (float32), as base64 (4/3), and its outcome and epoch of success (about 30 bytes)."""
+    per_seed = (RESOLUTION ** 2 + 4 * (setup.epochs // record_every)
+                + 8 * setup.parameters) * 4 // 3 + 30
+    return arms * setup.seeds * per_seed
 
 
 def packed(array: np.ndarray, dtype: str) -> dict:
@@ -126,7 +138,7 @@ def _arm(study: Study, index: int, X: np.ndarray, y: np.ndarray, box: list[float
     }
 
 
-def study_payload(form: Form, study: Study) -> dict:
+def study_payload(form: "Form", study: Study) -> dict:
     """What the page shows of ``study``, trained from ``form``: JSON-ready."""
     setup = study.setup
     X, y = setup.task.training_data()

@@ -30,8 +30,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 
 from ..xor import OUTCOMES
-from .form import DEFAULTS, MAX_SEEDS, MAX_WORK, FormError, choices, read_form
-from .worker import Trainer
+from .form import DEFAULTS, MAX_PAGE_BYTES, MAX_SEEDS, MAX_WORK, TRUE, FormError, choices, \
+    read_form
+from .worker import MAX_SECONDS, Trainer
 
 __all__ = ["STATIC", "Playground", "standalone_page", "MAX_BODY"]
 
@@ -44,7 +45,8 @@ STATIC = {"style.css": "text/css", "codec.js": "text/javascript",
 MAX_BODY = 64 * 1024
 """The largest request body accepted, in bytes: a form is a few hundred."""
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+LOOPBACK = ("127.0.0.1", "localhost")
+"""The addresses that mean this machine only (the server speaks IPv4)."""
 
 
 def _static(name: str) -> str:
@@ -74,10 +76,9 @@ class Playground(ThreadingHTTPServer):
         super().__init__((host, port), Handler)
         self.trainer = Trainer()
         self.host, self.port = host, self.server_address[1]
-        shown = "127.0.0.1" if host in ("", "0.0.0.0") else host
-        self.url = f"http://{shown if ':' not in shown else f'[{shown}]'}:{self.port}/"
-        self.allowed_hosts = ({f"{name}:{self.port}" for name in ("127.0.0.1", "localhost")}
-                              | {f"[::1]:{self.port}"} if host in LOOPBACK else None)
+        self.url = f"http://{'127.0.0.1' if host in ('', '0.0.0.0') else host}:{self.port}/"
+        self.allowed_hosts = ({f"{name}:{self.port}" for name in LOOPBACK}
+                              if host in LOOPBACK else None)
 
     def server_close(self) -> None:
         super().server_close()
@@ -109,8 +110,10 @@ class Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
         elif path == "/api/options":
             self._json(HTTPStatus.OK, {"defaults": DEFAULTS, "choices": choices(),
-                                       "limits": {"seeds": MAX_SEEDS, "work": MAX_WORK},
-                                       "outcomes": list(OUTCOMES)})
+                                       "true": list(TRUE), "outcomes": list(OUTCOMES),
+                                       "limits": {"seeds": MAX_SEEDS, "work": MAX_WORK,
+                                                  "page_bytes": MAX_PAGE_BYTES,
+                                                  "seconds": MAX_SECONDS}})
         elif (match := re.fullmatch(r"/api/studies/(\d+)(/result|/study\.json|/study\.html)?",
                                     path)):
             self._study(int(match.group(1)), match.group(2))
@@ -119,10 +122,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         if not self._host_allowed():
+            self.close_connection = True  # its body unread
             return
         path = self.path.split("?", 1)[0]
         fields = self._fields()  # read, whatever the address: the connection stays in step
         if fields is None:
+            self.close_connection = True
             return
         if (match := re.fullmatch(r"/api/studies/(\d+)/stop", path)):
             job = self.server.trainer.stop(int(match.group(1)))
@@ -167,25 +172,28 @@ class Handler(BaseHTTPRequestHandler):
                        download=f"tinynet-study-{job_id}.html")
 
     def _fields(self) -> dict | None:
-        """The request's JSON object of fields, or None after answering 400/413/415."""
+        """The request's JSON object of fields, or None after answering 4xx (the caller then
+        closes the connection: the body may be unread)."""
         if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
             self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE,
                        {"errors": {"study": "send the fields as JSON (Content-Type: "
                                             "application/json)"}})
             return None
-        try:
-            length = int(self.headers.get("Content-Length", "0"))
-        except ValueError:
-            length = -1
-        if not 0 <= length <= MAX_BODY:
-            self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-                       {"errors": {"study": f"the request body must be 0 to {MAX_BODY} bytes, "
-                                            f"got Content-Length "
-                                            f"{self.headers.get('Content-Length')!r}"}})
-            self.close_connection = True
+        given = self.headers.get("Content-Length")
+        if given is None or "Transfer-Encoding" in self.headers:
+            self._json(HTTPStatus.LENGTH_REQUIRED,
+                       {"errors": {"study": "send the body with a Content-Length and no "
+                                            "Transfer-Encoding"}})
+            return None
+        length = int(given) if given.isdigit() else -1
+        if not 2 <= length <= MAX_BODY:
+            self._json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE if length > MAX_BODY else
+                       HTTPStatus.BAD_REQUEST,
+                       {"errors": {"study": f"the request body must be a JSON object of 2 to "
+                                            f"{MAX_BODY} bytes, got Content-Length {given!r}"}})
             return None
         try:
-            fields = json.loads(self.rfile.read(length) or b"{}")
+            fields = json.loads(self.rfile.read(length))
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
             self._json(HTTPStatus.BAD_REQUEST, {"errors": {"study": f"the body is not JSON: "
                                                                     f"{error}"}})

@@ -8,8 +8,10 @@ compile once per server (and once per machine, through numba's cache).
 
 Every study has an id, counting up. Each Train cancels every earlier study (:meth:`Trainer.
 submit`) and Stop cancels one (:meth:`Trainer.stop`): the trainer checks between chunks of
-training, about once a second, and a cancelled study's results are never reported, so two
-studies' results cannot mix. A kernel that is compiling finishes first.
+training, about once a second, and once more before it reports a study done; a cancelled
+study's results are never reported, so two studies' results cannot mix. A kernel that is
+compiling finishes first. A study that trains longer than :data:`MAX_SECONDS` is stopped
+and fails with a message.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from ..xor.report import finite_or_none
 from .form import read_form
 from .payload import study_payload
 
-__all__ = ["Cancelled", "Job", "Trainer", "ACTIVE", "KEPT_RESULTS", "train_studies"]
+__all__ = ["Cancelled", "TooLong", "Job", "Trainer", "ACTIVE", "KEPT_RESULTS", "MAX_SECONDS",
+           "train_studies"]
 
 ACTIVE = ("queued", "running", "compiling")
 """The states of a study that has not finished and is not being cancelled."""
@@ -36,8 +39,16 @@ KEPT_RESULTS = 4
 """How many finished studies' results the server keeps for the page (and its downloads)."""
 
 
+MAX_SECONDS = 300
+"""The longest a study may train: it is stopped, between chunks, after this many seconds."""
+
+
 class Cancelled(Exception):
     """Raised between chunks of a study that was cancelled."""
+
+
+class TooLong(Exception):
+    """Raised between chunks of a study that has run past :data:`MAX_SECONDS`."""
 
 
 @dataclass
@@ -75,8 +86,8 @@ def train_studies(connection, cancelled) -> None:
     """The trainer process: receive ``(id, fields)``, train, and send back what happens:
     ``("running", id, None)``, ``("compiling", id, what)``, ``("progress", id, (arm,
     epochs))``, then ``("done", id, JSON bytes)``, ``("cancelled", id, None)`` or
-    ``("failed", id, message)``. A study stops when ``cancelled.value >= id``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server stops this process itself
+    ``("failed", id, message)``. A study stops when ``cancelled.value >= id``, and after
+    :data:`MAX_SECONDS`."""
     sending = threading.Lock()
 
     def send(*message) -> None:
@@ -91,10 +102,15 @@ def train_studies(connection, cancelled) -> None:
         if cancelled.value >= job_id:
             send("cancelled", job_id, None)
             continue
+        started = time.monotonic()
 
         def on_chunk(arm: int, done: int) -> None:
             if cancelled.value >= job_id:
                 raise Cancelled
+            if time.monotonic() - started > MAX_SECONDS:
+                raise TooLong(f"the study ran past the playground's limit of {MAX_SECONDS} s "
+                              f"and was stopped at epoch {done:,} of arm {'AB'[arm]}; use "
+                              "fewer seeds, epochs or samples")
             send("progress", job_id, (arm, done))
 
         send("running", job_id, None)
@@ -103,35 +119,54 @@ def train_studies(connection, cancelled) -> None:
             with compiling_told_to(lambda what: send("compiling", job_id, what)):
                 study = run_study(form.arms, form.setup, progress=False,
                                   record_every=form.record_every, on_chunk=on_chunk)
-            payload = study_payload(form, study)
-            text = json.dumps(finite_or_none(payload), separators=(",", ":"))
+            text = json.dumps(finite_or_none(study_payload(form, study)), separators=(",", ":"))
+            if cancelled.value >= job_id:  # stopped after its last chunk
+                raise Cancelled
             send("done", job_id, text.encode())
         except Cancelled:
             send("cancelled", job_id, None)
+        except TooLong as error:
+            send("failed", job_id, str(error))
         except Exception as error:  # shown on the page; the trainer goes on
             send("failed", job_id, f"{type(error).__name__}: {' '.join(str(error).split())}")
 
 
+def _trainer_process(connection, cancelled) -> None:
+    """The trainer process's entry: :func:`train_studies`, deaf to Ctrl-C (the server stops
+    this process itself)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    train_studies(connection, cancelled)
+
+
 class Trainer:
-    """The trainer process and the server's view of its jobs. Thread-safe."""
+    """The trainer process and the server's view of its jobs. Thread-safe. A trainer process
+    that has died (killed for its memory, say) fails its studies with a message, and the next
+    study starts a new one."""
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()      # the jobs and the process
+        self._sending = threading.Lock()   # the pipe to the process, held apart from _lock
+        self._jobs: dict[int, Job] = {}
+        self._next_id = 1
+        self._start()
+
+    def _start(self) -> None:
+        """Start a trainer process and the thread that reads what it sends."""
         context = multiprocessing.get_context("spawn")  # a fork would copy the server's threads
         self._connection, child = context.Pipe()
-        self._cancelled = context.Value("q", 0, lock=False)  # studies with id <= it stop
-        self._process = context.Process(target=train_studies, args=(child, self._cancelled),
+        self._cancelled = context.Value("q", self._next_id - 1, lock=False)  # ids <= it stop
+        self._process = context.Process(target=_trainer_process, args=(child, self._cancelled),
                                         name="tinynet-playground-trainer", daemon=True)
         self._process.start()
         child.close()
-        self._lock = threading.Lock()
-        self._jobs: dict[int, Job] = {}
-        self._next_id = 1
-        self._reader = threading.Thread(target=self._read, name="trainer-reader", daemon=True)
-        self._reader.start()
+        threading.Thread(target=self._read, args=(self._connection, self._process),
+                         name="trainer-reader", daemon=True).start()
 
     def submit(self, fields: dict, arms: int, epochs: int) -> Job:
         """Queue a study of checked ``fields``, cancelling every earlier one."""
         with self._lock:
+            if not self._process.is_alive():
+                self._start()
             job = Job(self._next_id, dict(fields), arms, epochs)
             self._next_id += 1
             self._jobs[job.id] = job
@@ -139,7 +174,12 @@ class Trainer:
             for earlier in self._jobs.values():
                 if earlier.id < job.id and earlier.state in ACTIVE:
                     earlier.state = "cancelling"
-            self._connection.send((job.id, job.fields))
+            connection = self._connection
+        with self._sending:  # outside _lock: a full pipe must not stop the reader
+            try:
+                connection.send((job.id, job.fields))
+            except OSError:  # the process died just now: its reader fails the job
+                pass
         return job
 
     def stop(self, job_id: int) -> Job | None:
@@ -152,28 +192,29 @@ class Trainer:
             return job
 
     def job(self, job_id: int) -> Job | None:
+        """Study ``job_id``, or None if there is none."""
         with self._lock:
             return self._jobs.get(job_id)
 
     def close(self) -> None:
         """Stop the trainer process."""
-        self._connection.close()
-        self._process.terminate()
-        self._process.join(5)
+        with self._lock:
+            self._connection.close()
+            self._process.terminate()
+            self._process.join(5)
 
-    @property
-    def alive(self) -> bool:
-        return self._process.is_alive()
-
-    def _read(self) -> None:
+    def _read(self, connection, process) -> None:
         while True:
             try:
-                kind, job_id, value = self._connection.recv()
-            except (EOFError, OSError):
+                kind, job_id, value = connection.recv()
+            except (EOFError, OSError):  # the process has gone
+                process.join(5)
                 with self._lock:
                     for job in self._jobs.values():
-                        if job.state not in ("done", "cancelled", "failed", "expired"):
-                            job.state, job.error = "failed", "the trainer process stopped"
+                        if job.state in (*ACTIVE, "cancelling"):
+                            job.state = "failed"
+                            job.error = (f"the trainer process stopped (exit code "
+                                         f"{process.exitcode}); Train starts a new one")
                 return
             with self._lock:
                 self._update(self._jobs[job_id], kind, value)
@@ -190,9 +231,9 @@ class Trainer:
             job.arm, job.epochs_done = value
             job.state = "cancelling" if cancelling else "running"
         else:
-            job.state = kind
+            job.state = "cancelled" if cancelling and kind == "done" else kind
             job.seconds = time.monotonic() - job.started
-            if kind == "done":
+            if job.state == "done":
                 job.result = value
                 self._expire()
             elif kind == "failed":

@@ -42,6 +42,7 @@
   async function train() {
     const fields = playground.readForm();
     const answer = await request("api/studies", fields);
+    if (answer.ok && current !== null && answer.body.id < current) return;  // an older Train's
     if (!answer.ok) {
       playground.showErrors(answer.body.errors || { study: answer.body.error });
       status("Not started: see the message beside the field.");
@@ -55,13 +56,25 @@
   }
 
   async function follow(id) {
+    try {
+      await poll(id);
+    } catch (error) {
+      if (id === current) {
+        status(`Lost the study: ${error.message}`);
+        running(false);
+      }
+    }
+  }
+
+  async function poll(id) {
     while (id === current) {
       const { body: job } = await request(`api/studies/${id}`);
       if (id !== current) return;
       status(describe(job));
       if (job.state === "done") {
-        const { body: study } = await request(`api/studies/${id}/result`);
+        const { ok, body: study } = await request(`api/studies/${id}/result`);
         if (id !== current) return;
+        if (!ok) throw new Error(study.error);
         show(study);
         document.getElementById("download-json").href = `api/studies/${id}/study.json`;
         document.getElementById("download-html").href = `api/studies/${id}/study.html`;
@@ -107,15 +120,8 @@
   // A downloaded page: the study inside it, the form showing its settings, nothing to run.
   function saved(data) {
     const study = JSON.parse(data.textContent);
-    const form = document.getElementById("form");
-    for (const [name, value] of Object.entries(study.fields)) {
-      const element = form.elements[name];
-      if (!element) continue;
-      if (element.tagName === "SELECT") element.append(playground.element("option", { value }, value));
-      if (element.type === "checkbox") element.checked = value === "1";
-      else element.value = value;
-    }
-    for (const element of form.elements) element.disabled = true;
+    playground.writeForm(study.fields);
+    for (const element of document.getElementById("form").elements) element.disabled = true;
     document.querySelector(".buttons").hidden = true;
     status("A saved study: run `python -m tinynet.playground` to train new ones.");
     show(study);

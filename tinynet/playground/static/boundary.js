@@ -92,5 +92,5 @@
                               " 1 (the line: 0.5; grey: not finite)");
   }
 
-  Object.assign(playground, { drawBoundary: draw, colourBar, contour });
+  Object.assign(playground, { drawBoundary: draw, colourBar });
 })(window.playground);

@@ -4,16 +4,17 @@
 
 (function (playground) {
   const form = () => document.getElementById("form");
+  let switchedOn = ["1"];  // the words that tick a checkbox: the server's, once it says
 
   // Fill the menus and the fields: from the address where it gives them, else the defaults.
   function setUp(options) {
+    switchedOn = options.true;
     for (const [name, names] of Object.entries(options.choices)) {
       const select = form().elements[name];
       for (const value of names) select.append(playground.element("option", { value }, value));
     }
     const given = new URLSearchParams(window.location.search);
     write({ ...options.defaults, ...Object.fromEntries(given) });
-    return given.toString() !== "";
   }
 
   // The fields as the server reads them: every one as text.
@@ -31,7 +32,7 @@
     for (const [name, value] of Object.entries(fields)) {
       const element = form().elements[name];
       if (!element) continue;
-      if (element.type === "checkbox") element.checked = ["1", "true", "on"].includes(value);
+      if (element.type === "checkbox") element.checked = switchedOn.includes(value.trim().toLowerCase());
       else if (element.tagName === "SELECT" && ![...element.options].some((o) => o.value === value)) {
         element.append(playground.element("option", { value }, value));  // shown, then refused
         element.value = value;
