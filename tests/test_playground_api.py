@@ -451,6 +451,30 @@ def test_without_a_browser_the_command_says_to_open_the_address():
     assert second == "(no browser found here: open the address in one)\n"
 
 
+def trainers_of(pid: int) -> list[int]:
+    """The processes that process ``pid`` spawned to train (Linux's /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            command = (stat.parent / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+        if parent == pid and b"spawn_main" in command:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_sigterm_stops_the_command_as_ctrl_c_does_and_its_trainer_with_it():
+    process, _ = start()
+    trainers = trainers_of(process.pid)
+    assert len(trainers) == 1
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=WAIT)
+    assert (process.returncode, out, err) == (0, "\ntinynet playground stopped\n", "")
+    assert not Path(f"/proc/{trainers[0]}").exists()
+
+
 def test_another_host_is_served_with_a_warning():
     process, first = start("--host", "0.0.0.0")
     try:

@@ -1,9 +1,10 @@
 """``python -m tinynet.playground`` (or ``tinynet-playground``): start the playground's server,
-print its address, open it in the browser, and stop at Ctrl-C."""
+print its address, open it in the browser, and stop at Ctrl-C (or SIGTERM)."""
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 import webbrowser
@@ -39,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     print(f"tinynet playground at {server.url} (Ctrl-C stops it)", flush=True)
+    signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop, as Ctrl-C
     try:
         if not args.no_browser:  # in a thread: a text browser would wait for the server
             threading.Thread(target=_open, args=(server.url,), daemon=True).start()
@@ -53,3 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 def _open(url: str) -> None:
     if not webbrowser.open(url):
         print("(no browser found here: open the address in one)", flush=True)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
