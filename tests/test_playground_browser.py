@@ -113,10 +113,11 @@ def test_stop_stops_a_long_study(page, served):
     page.click("#train")
     page.wait_for_function("/Training|Compiling/.test(document.getElementById('status')"
                            ".textContent)", timeout=MS)
+    assert page.is_visible("#progress")
     page.click("#stop")
     page.wait_for_function("document.getElementById('status').textContent === 'Stopped.'",
                            timeout=MS)
-    assert page.is_disabled("#stop")
+    assert page.is_disabled("#stop") and page.is_hidden("#progress")
     assert page.locator("#grid-a .seed").count() == 4  # the last results stay
 
 

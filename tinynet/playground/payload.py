@@ -14,16 +14,12 @@ only draws.
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import dense
 from ..packing import draw, layer_views, layout
 from ..xor import FAILURES, Setup, Study, build_network, solved_epochs
-
-if TYPE_CHECKING:
-    from .form import Form
 
 __all__ = ["RESOLUTION", "NOT_FINITE", "CHUNK_BYTES", "packed", "study_payload", "extent",
            "boundaries", "activation_stds", "page_bytes"]
@@ -138,8 +134,10 @@ def _arm(study: Study, index: int, X: np.ndarray, y: np.ndarray, box: list[float
     }
 
 
-def study_payload(form: "Form", study: Study) -> dict:
-    """What the page shows of ``study``, trained from ``form``: JSON-ready."""
+def study_payload(study: Study, fields: dict[str, str], query: str, record_every: int) -> dict:
+    """What the page shows of ``study``, trained from the form's ``fields`` (and its ``query``,
+    :attr:`~tinynet.playground.form.Form.query`), which recorded the loss every
+    ``record_every`` epochs: JSON-ready."""
     setup = study.setup
     X, y = setup.task.training_data()
     box = extent(X)
@@ -155,10 +153,10 @@ def study_payload(form: "Form", study: Study) -> dict:
                       "verdict": c.verdict(setup.seeds)}
     like = build_network(setup, study.results[0].arm, setup.first_seed)
     return {
-        "fields": form.fields, "query": form.query, "describe": setup.describe(),
+        "fields": fields, "query": query, "describe": setup.describe(),
         "shape": setup.shape, "sizes": setup.sizes, "epochs": setup.epochs,
         "first_seed": setup.first_seed, "seeds": setup.seeds,
-        "record_every": form.record_every, "loss_name": study.results[0].arm.loss,
+        "record_every": record_every, "loss_name": study.results[0].arm.loss,
         "table": layout(like).table.tolist(),
         "data": {"X": X.tolist(), "y": y.ravel().tolist()},
         "grid": {"extent": box, "resolution": RESOLUTION, "not_finite": NOT_FINITE},

@@ -119,7 +119,8 @@ def train_studies(connection, cancelled) -> None:
             with compiling_told_to(lambda what: send("compiling", job_id, what)):
                 study = run_study(form.arms, form.setup, progress=False,
                                   record_every=form.record_every, on_chunk=on_chunk)
-            text = json.dumps(finite_or_none(study_payload(form, study)), separators=(",", ":"))
+            payload = study_payload(study, form.fields, form.query, form.record_every)
+            text = json.dumps(finite_or_none(payload), separators=(",", ":"))
             if cancelled.value >= job_id:  # stopped after its last chunk
                 raise Cancelled
             send("done", job_id, text.encode())

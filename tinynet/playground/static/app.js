@@ -37,6 +37,13 @@
 
   function running(yes) {
     document.getElementById("stop").disabled = !yes;
+    document.getElementById("progress").hidden = !yes;
+  }
+
+  // The fraction of the study's epochs done: arms one after the other.
+  function progress(job) {
+    const done = job.state === "done" ? 1 : (job.arm * job.epochs + job.epochs_done) / (job.arms * job.epochs);
+    document.getElementById("progress").value = done;
   }
 
   async function train() {
@@ -71,6 +78,7 @@
       const { body: job } = await request(`api/studies/${id}`);
       if (id !== current) return;
       status(describe(job));
+      progress(job);
       if (job.state === "done") {
         const { ok, body: study } = await request(`api/studies/${id}/result`);
         if (id !== current) return;
