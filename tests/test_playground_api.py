@@ -8,6 +8,7 @@ import base64
 import json
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import default_sigint
 from playground_server import WAIT, Served
 
 from tinynet import dense, packing
@@ -405,8 +407,16 @@ def start(*arguments: str, browser: str | None = None) -> tuple[subprocess.Popen
     options = [] if browser else ["--no-browser"]
     process = subprocess.Popen([sys.executable, "-m", "tinynet.playground", *options,
                                 *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=environment)
-    return process, process.stdout.readline()
+                               text=True, env=environment, preexec_fn=default_sigint)
+    return process, line_of(process)
+
+
+def line_of(process: subprocess.Popen) -> str:
+    """The next line ``process`` prints, waiting at most :data:`WAIT` seconds for it."""
+    if not select.select([process.stdout], [], [], WAIT)[0]:
+        process.kill()
+        raise AssertionError(f"the command printed no line in {WAIT} s")
+    return process.stdout.readline()
 
 
 def test_the_command_prints_its_address_serves_and_stops_at_ctrl_c_with_one_line():
@@ -444,7 +454,7 @@ def test_the_command_opens_the_address_in_the_browser(tmp_path):
 def test_without_a_browser_the_command_says_to_open_the_address():
     process, _ = start(browser=str(Path("/nonexistent/browser")))
     try:
-        second = process.stdout.readline()
+        second = line_of(process)
     finally:
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=WAIT)
