@@ -279,3 +279,94 @@ def test_a_boundary_drawn_without_data_shows_xors_points_in_their_classes():
     ax = plots.decision_boundary(net).axes[0]
     colours = [tuple(c) for c in ax.collections[-1].get_facecolors()]
     assert len(set(colours)) == 2 and colours[0] == colours[3] != colours[1] == colours[2]
+
+
+# --- figures a class can read: shapes and text measured with the renderer's extents ---------
+
+def _drawn(fig):
+    """``fig`` laid out and drawn by Agg, and its renderer, so extents are final."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+def _overlap(a, b) -> bool:
+    """Whether two display-space boxes share more than a pixel's sliver."""
+    return min(a.x1, b.x1) - max(a.x0, b.x0) > 1 and min(a.y1, b.y1) - max(a.y0, b.y0) > 1
+
+
+@pytest.fixture(scope="module")
+def hundred():
+    """One arm of 100 seeds of 2-2-2-1, briefly trained: for a gallery of 100 panels."""
+    return run_study([Arm("normal")], Setup(seeds=100, epochs=300, lr=0.05), progress=False,
+                     record_every=50)
+
+
+def test_a_gallery_of_100_seeds_wraps_into_a_10_by_10_grid(hundred):
+    fig = plots.seed_gallery(hundred, seeds=100)
+    panels = [ax for ax in fig.axes if ax.get_title().startswith("seed ")]
+    assert len(panels) == 100
+    columns = {round(ax.get_position().x0, 6) for ax in panels}
+    rows = {round(ax.get_position().y0, 6) for ax in panels}
+    assert (len(columns), len(rows)) == (10, 10)
+    width, height = fig.get_size_inches()
+    assert 0.7 < width / height < 1.4  # near square, not a 16,000 x 235 px strip
+    assert plots.seed_gallery(hundred, seeds=5, columns=5).get_size_inches()[0] == 8.0
+
+
+@pytest.mark.parametrize("seeds", [4, 10, 100])
+def test_the_gallerys_title_and_legend_overlap_no_panel(hundred, seeds):
+    fig = plots.seed_gallery(hundred, seeds=seeds)
+    renderer = _drawn(fig)
+    title = fig._suptitle.get_window_extent(renderer)
+    legend = fig.legends[0].get_window_extent(renderer)
+    for ax in fig.axes:
+        box = ax.get_tightbbox(renderer)  # the panel with its title
+        assert not _overlap(title, box), ax.get_title()
+        assert not _overlap(legend, box), ax.get_title()
+    assert not _overlap(title, legend)
+
+
+def test_failed_only_loss_curves_draw_the_failed_seeds_alone(study):
+    result = study.result(0)
+    failed = np.flatnonzero(result.outcomes != "solved")
+    assert 0 < len(failed) < len(result.outcomes)  # the fixture has both
+    fig = plots.loss_curves(result, which="failed", seeds=100)
+    ax = fig.axes[0]
+    curves = [line for line in ax.lines if line.get_linestyle() == "-"]
+    assert len(curves) == len(failed)
+    for line, member in zip(curves, failed):
+        np.testing.assert_array_equal(line.get_ydata(), result.ensemble.loss[member])
+        assert line.get_color() == plots.OUTCOME_COLORS[result.outcomes[member]]
+    assert ax.get_title() == f"loss of {len(failed)} failed seeds"
+    assert len([line for line in plots.loss_curves(result, which="failed", seeds=2).axes[0].lines
+                if line.get_linestyle() == "-"]) == 2
+    with pytest.raises(ValueError, match="which='failed' needs each member's outcome"):
+        plots.loss_curves(result.ensemble, which="failed")
+    with pytest.raises(tinynet.UnknownNameError, match="unknown which 'solved'"):
+        plots.loss_curves(result, which="solved")
+
+
+@pytest.mark.parametrize("which", ["all", "failed", "every arm"])
+def test_no_text_of_a_loss_figure_overlaps_another_or_the_curves(study, which):
+    fig = plots.study_curves(study) if which == "every arm" else \
+        plots.loss_curves(study.result(0), which=which)
+    renderer = _drawn(fig)
+    for ax in fig.axes:
+        _texts_apart(ax, renderer)
+
+
+def _texts_apart(ax, renderer):
+    legend = ax.get_legend()
+    labels = [text.get_text() for text in legend.get_texts()]
+    assert sum(label.startswith("plateau 1/") for label in labels) == 3  # named there, once
+    assert not _overlap(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
+    texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *legend.get_texts(),
+             *[tick for tick in ax.get_xticklabels() + ax.get_yticklabels()
+               if tick.get_text() and tick.get_visible()]]
+    boxes = [(text.get_text(), text.get_window_extent(renderer)) for text in texts]
+    for i, (name, box) in enumerate(boxes):
+        for other, other_box in boxes[i + 1:]:
+            assert not _overlap(box, other_box), (name, other)
+    assert not ax.texts  # nothing written over the curves

@@ -26,6 +26,7 @@ What each draws (:func:`figure` gives an empty one, for pictures of your own):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -210,14 +211,16 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     arm), each panel framed in the colour of what the seed did (:data:`OUTCOME_COLORS`) and
     titled with its seed. ``which="all"`` shows the study's first seeds, an unbiased sample;
     ``"failed"`` its first seeds that did not succeed. ``columns`` panels per row (default:
-    ``seeds``); an arm takes as many rows as it needs."""
+    ⌈√n⌉ for the n panels of the largest arm, so that 100 seeds are a 10 x 10 grid); an arm
+    takes as many rows as it needs."""
     from .xor import Study
     check_instance("study", study, Study, "a tinynet.xor Study")
     indices = study.arm_indices(arms)
     results = [study.results[index] for index in indices]
     seeds = check_int("seeds", seeds, minimum=1)
     which = check_choice("which", which, ("all", "failed"))
-    columns = seeds if columns is None else check_int("columns", columns, minimum=1)
+    if columns is not None:
+        columns = check_int("columns", columns, minimum=1)
     chosen = []
     for result in results:
         if result.outcomes is None:
@@ -226,8 +229,11 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
         picked = np.flatnonzero(result.outcomes != "solved" if which == "failed" else
                                 np.ones(len(result.outcomes), dtype=bool))[:seeds]
         chosen.append((result, picked))
+    if columns is None:
+        columns = max(1, math.ceil(math.sqrt(max(len(picked) for _, picked in chosen))))
     rows_per_arm = [max(1, -(-len(picked) // columns)) for _, picked in chosen]
-    fig = figure(figsize=(1.6 * columns, 1.75 * sum(rows_per_arm) + 0.6))
+    height = 1.75 * sum(rows_per_arm) + 1.0  # + the title above and the legend below
+    fig = figure(figsize=(max(1.6 * columns, 5.0), height))
     grid = fig.subplots(sum(rows_per_arm), columns, squeeze=False)
     row = 0
     X, y = study.setup.task.training_data()
@@ -254,7 +260,7 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     shown = "failed only" if which == "failed" else "first seeds"
     fig.suptitle(f"{study.setup.task.name}, {study.shape}: decision boundaries of "
                  f"trained seeds ({shown})", fontsize=10)
-    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.tight_layout(rect=(0, 0.5 / height, 1, 1 - 0.45 / height))  # inches kept for both
     return save(fig, path)
 
 
@@ -268,12 +274,15 @@ def _outcome_legend(fig: "Figure", columns: int) -> None:
 
 
 def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | None = None, *,
-                seeds: int = 100, ax: "Axes | None" = None, path: str | Path | None = None,
-                title: str | None = None, plateaus: bool = True) -> "Figure":
-    """The loss of the first ``seeds`` members against the epoch, on a log scale, one line
-    each, coloured by outcome (:data:`OUTCOME_COLORS`) when known, with the XOR plateaus
-    (:data:`PLATEAUS`) as dashed lines unless ``plateaus`` is False (another task) or the arm
-    trained on another loss than MSE.
+                seeds: int = 100, which: str = "all", ax: "Axes | None" = None,
+                path: str | Path | None = None, title: str | None = None,
+                plateaus: bool = True) -> "Figure":
+    """The loss of the first ``seeds`` members against the epoch (``which="failed"``: of the
+    first ``seeds`` members that did not solve the task, which needs their outcomes), on a
+    log scale, one line each, coloured by outcome (:data:`OUTCOME_COLORS`) when known, with
+    the XOR plateaus (:data:`PLATEAUS`) as dashed lines unless ``plateaus`` is False (another
+    task) or the arm trained on another loss than MSE. The outcomes and plateaus are named in
+    a legend below the axes, clear of the curves.
     ``result``: an :class:`~tinynet.EnsembleResult` trained with ``record_every`` (and
     ``outcomes``, per member, if wanted), or an arm's result of a study run with
     ``record_every`` (its own outcomes)."""
@@ -291,42 +300,53 @@ def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | 
         raise ValueError("result has no loss history: train with record_every=k (fit_ensemble, "
                          "run_study, or --curves in the CLI)")
     seeds = check_int("seeds", seeds, minimum=1)
+    which = check_choice("which", which, ("all", "failed"))
     if outcomes is not None and len(outcomes) != result.members:
         raise ValueError(f"outcomes must give one outcome per member ({result.members}), got "
                          f"{len(outcomes)}")
+    if which == "failed" and outcomes is None:
+        raise ValueError("which='failed' needs each member's outcome: pass outcomes=..., or "
+                         "a study's ArmResult")
+    outcomes = None if outcomes is None else np.asarray(outcomes, dtype=object)
+    members = (np.arange(result.members) if which == "all" else
+               np.flatnonzero(outcomes != "solved"))[:seeds]
     own = ax is None
-    ax = _axes(ax, figsize=(7.0, 4.2))
+    ax = _axes(ax, figsize=(7.0, 5.0))
     epochs = result.record_every * np.arange(1, result.loss.shape[1] + 1)
-    shown = min(seeds, result.members)
-    losses = result.loss[:shown]
+    losses = result.loss[members]
     finite = losses[np.isfinite(losses) & (losses > 0)]
     top = min(float(finite.max()) if finite.size else 1.0, 2.5) * 1.3  # the plateaus stay in view
-    for member in range(shown):
+    for member, loss_of_member in zip(members, losses):
         color = "#1f77b4" if outcomes is None else OUTCOME_COLORS[outcomes[member]]
-        ax.plot(epochs, np.clip(losses[member], None, top), color=color, linewidth=0.8,
+        ax.plot(epochs, np.clip(loss_of_member, None, top), color=color, linewidth=0.8,
                 alpha=0.5)
-    diverged = np.flatnonzero(result.diverged[:shown])
+    from matplotlib.lines import Line2D
+    handles = [] if outcomes is None else [
+        Line2D([], [], color=OUTCOME_COLORS[kind], label=OUTCOME_LABELS[kind])
+        for kind in OUTCOME_COLORS if kind in set(outcomes[members])]
+    diverged = members[result.diverged[members]]
     if diverged.size:  # where each stopped, on the top edge
-        ax.plot(result.diverged_epoch[diverged] + 1, np.full(diverged.size, top), "x",
-                color=OUTCOME_COLORS["diverged"], clip_on=False,
-                label=f"diverged ({diverged.size}), loss cut at the top")
+        handles += ax.plot(result.diverged_epoch[diverged] + 1, np.full(diverged.size, top),
+                           "x", color=OUTCOME_COLORS["diverged"], clip_on=False,
+                           label=f"diverged ({diverged.size}), loss cut at the top")
     if finite.size:
         ax.set_ylim(float(finite.min()) * 0.7, top)
-    for level, meaning in (PLATEAUS if plateaus else {}).items():
-        ax.axhline(level, color="gray", linestyle="--", linewidth=1.0)
-        ax.annotate(meaning, (1.0, level), xycoords=("axes fraction", "data"),
-                    xytext=(-4, 3), textcoords="offset points", ha="right", fontsize=8,
-                    color="dimgray")
+    for (level, meaning), dashes in zip((PLATEAUS if plateaus else {}).items(), _PLATEAU_DASHES):
+        handles.append(ax.axhline(level, color="gray", linestyle=(0, dashes), linewidth=1.0,
+                                  label=f"plateau {meaning}"))
     ax.set_yscale("log")
     ax.set_xlabel("epoch")
     ax.set_ylabel(f"{loss} over the epoch")
-    ax.set_title(title if title is not None else f"loss of {shown} seeds", fontsize=10)
-    if outcomes is not None:
-        from matplotlib.lines import Line2D
-        present = [kind for kind in OUTCOME_COLORS if kind in set(outcomes[:shown])]
-        ax.legend(handles=[Line2D([], [], color=OUTCOME_COLORS[kind], label=OUTCOME_LABELS[kind])
-                           for kind in present], fontsize=8, loc="lower left")
+    shown = f"{len(members)} failed seeds" if which == "failed" else f"{len(members)} seeds"
+    ax.set_title(title if title is not None else f"loss of {shown}", fontsize=10)
+    if handles:
+        ax.legend(handles=handles, fontsize=8, loc="upper center", ncol=2, frameon=False,
+                  bbox_to_anchor=(0.5, 0.0), borderaxespad=4.5)  # 36 pt below: the x labels
     return _finish(ax.figure, path, 110, own)
+
+
+_PLATEAU_DASHES = ((5, 2), (1, 1.5), (6, 2, 1, 2))
+"""A dash pattern per plateau, so that the legend tells their lines apart."""
 
 
 # --- studies and diagnostics ------------------------------------------------------------------
@@ -339,7 +359,7 @@ def study_curves(study: "Study", *, seeds: int = 100,
     from .xor import Study
     check_instance("study", study, Study, "a tinynet.xor Study")
     seeds = check_int("seeds", seeds, minimum=1)
-    fig = figure(figsize=(5.5 * len(study.results), 4.2))
+    fig = figure(figsize=(5.5 * len(study.results), 5.0))
     for ax, result in zip(fig.subplots(1, len(study.results), sharey=True, squeeze=False)[0],
                           study.results):
         loss_curves(result, seeds=seeds, ax=ax, title=result.arm.name,
