@@ -521,3 +521,16 @@ def test_ctrl_c_stops_fit_and_leaves_the_network_as_it_was(tmp_path):
 def test_the_readme_counts_the_catalogue():
     readme = " ".join((ROOT / "README.md").read_text().split())
     assert f"garbage, huge, NaN and negative values ({len(CASES)} cases)" in readme
+
+
+@pytest.mark.parametrize("command", [["-m", "tinynet.init"],
+                                     ["-m", "tinynet.xor", "--epochs", "10", "--seeds", "4"]])
+def test_a_reader_that_goes_away_ends_the_command_quietly(command):
+    # The read end is closed before the command writes (it is still importing), so its first
+    # write fails with EPIPE: what `| head` does to a longer output, without the race.
+    run = subprocess.Popen([sys.executable, *command], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=checkout_environment())
+    run.stdout.close()
+    err = run.stderr.read().decode()
+    run.wait(timeout=300)
+    assert (run.returncode, err) == (1, "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..activations import get_activation
+from ..text import reader_gone
 from .registry import distinct, entries as _entries, get
 from .schemes import Auto
 
@@ -27,4 +28,7 @@ def markdown_table() -> str:
 
 
 if __name__ == "__main__":
-    print(markdown_table())
+    try:
+        print(markdown_table(), flush=True)
+    except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
+        reader_gone()

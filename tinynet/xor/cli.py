@@ -50,6 +50,7 @@ from .arms import DEFAULT_SETUP, Arm, Setup
 from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds, code_identity
 from .task import Task
 from ..results import UPDATES
+from ..text import reader_gone
 from ..validation import summarised
 from .presets import PRESETS, get_preset
 from .ranges import SeedRanges, run_seed_ranges
@@ -441,8 +442,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
                "wrote only " + ", ".join(map(str, written))), file=sys.stderr)
         sys.exit(143 if terminated else 130)
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(1)
+        reader_gone()
     except BlockError as error:  # a task failed on the cluster: not a bad argument
         parser.exit(1, f"{parser.prog}: error: {error}\n")
     except (ValueError, TypeError, OSError) as error:
