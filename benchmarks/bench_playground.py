@@ -93,7 +93,7 @@ def measure(url: str, name: str, fields: dict) -> dict:
         "run_study": lambda: timed(lambda: run_study(form.arms, setup, progress=False,
                                                      record_every=form.record_every)),
         "the page's data": lambda: timed(lambda: json.dumps(finite_or_none(
-            study_payload(study, form.fields, form.query, form.record_every)))),
+            study_payload(study, form.fields, form.record_every)))),
         "the bar: hand-written Numba": lambda: timed(lambda: [
             handwritten(theta, table, X, y, setup.epochs, setup.lr) for theta, table in starts]),
     }

@@ -61,8 +61,9 @@ def main() -> None:
     fig.tight_layout()
     plots.save(fig, args.out / FIGURES[0], dpi=110)
 
-    plots.seed_gallery(study, seeds=10, path=args.out / FIGURES[1])
-    plots.seed_gallery(study, seeds=10, which="failed", path=args.out / FIGURES[2])
+    # ten panels an arm, two rows of five (the default, about √10 columns, leaves gaps)
+    plots.seed_gallery(study, seeds=10, columns=5, path=args.out / FIGURES[1])
+    plots.seed_gallery(study, seeds=10, which="failed", columns=5, path=args.out / FIGURES[2])
     plots.study_curves(study, path=args.out / FIGURES[3])
     print("wrote " + ", ".join(str(args.out / name) for name in FIGURES))
 

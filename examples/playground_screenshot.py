@@ -28,13 +28,13 @@ WAIT_MS = 120_000
 """The longest wait for the study: a first compile on a busy machine takes up to a minute."""
 
 
-def chromium() -> str:
-    """The Chromium to drive: ``$TINYNET_CHROMIUM``, or ``chromium`` on the PATH."""
-    path = os.environ.get("TINYNET_CHROMIUM") or shutil.which("chromium")
-    if path is None:
-        raise SystemExit("error: no Chromium: apt-get install chromium, or set "
-                         "TINYNET_CHROMIUM to its path")
-    return path
+NO_CHROMIUM = "no Chromium: apt-get install chromium, or set TINYNET_CHROMIUM to its path"
+
+
+def chromium() -> str | None:
+    """The Chromium to drive: ``$TINYNET_CHROMIUM``, or ``chromium`` on the PATH (None if
+    there is neither); the browser tests drive the same one."""
+    return os.environ.get("TINYNET_CHROMIUM") or shutil.which("chromium")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -42,13 +42,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent /
                         "figures" / "playground.png", help="the PNG to write")
     args = parser.parse_args(argv)
+    executable = chromium()
+    if executable is None:
+        raise SystemExit(f"error: {NO_CHROMIUM}")
     from playwright.sync_api import sync_playwright
 
     server = Playground(port=0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with sync_playwright() as driver:
-            browser = driver.chromium.launch(executable_path=chromium(), args=CHROMIUM_FLAGS)
+            browser = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
             page = browser.new_page(viewport={"width": 1500, "height": 1250})
             page.goto(server.url)
             page.wait_for_function("document.getElementById('status').textContent"

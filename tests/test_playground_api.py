@@ -75,9 +75,7 @@ def test_every_seeds_outcome_is_run_studys(small):
                                       result.trained.astype(np.float32))
         np.testing.assert_array_equal(unpacked(arm["loss"]),
                                       result.ensemble.loss.astype(np.float32))
-    comparison = study.comparisons[0]
-    assert payload["comparison"]["p"] == comparison.p
-    assert payload["comparison"]["verdict"] == comparison.verdict(form.setup.seeds)
+    assert payload["verdict"] == study.comparisons[0].verdict(form.setup.seeds)
 
 
 def test_the_seeds_that_differ_are_those_one_arm_solved_and_the_other_did_not(small):
@@ -130,7 +128,7 @@ def test_the_activation_std_at_initialization_is_measured_on_the_training_data(s
 def test_one_initializer_alone_is_a_study_of_one_arm(served):
     payload = served.result({**SMALL, "b": ""})
     assert len(payload["arms"]) == 1
-    assert payload["comparison"] is None and payload["differ"] == []
+    assert payload["verdict"] is None and payload["differ"] == []
 
 
 def test_a_diverged_seed_is_an_outcome_on_the_page(served):
@@ -149,9 +147,7 @@ def test_outputs_that_are_not_finite_are_drawn_as_such():
     net = build_network(form.setup, form.arms[0], 0)
     theta = np.stack([packing.pack(net)] * 2)
     theta[1, 0] = np.nan  # one weight not a number: so are the outputs
-    table = packing.layout(net).table
-    drawn = boundaries(theta, table, [layer.activation for layer in net.layers],
-                       [-1.0, 1.0, -1.0, 1.0])
+    drawn = boundaries(theta, net, [-1.0, 1.0, -1.0, 1.0])
     assert np.all(drawn[0] <= 250)
     assert np.any(drawn[1] == NOT_FINITE)
 
@@ -305,7 +301,7 @@ def test_a_compile_is_told_to_the_listener_and_shown_as_the_jobs_state(tmp_path)
     sources.announce_compiling(Kernel, "after the block")
     assert heard == ["layout [2, 8, 1]"]
 
-    job = Job(1, {}, arms=2, epochs=100)
+    job = Job(1, read_form({}), generation=1)
     Trainer._update(None, job, "compiling", "layout [2, 8, 1]")
     status = job.status()
     assert status["state"] == "compiling"
@@ -337,7 +333,7 @@ def test_run_study_refuses_on_chunk_with_an_executor_and_stops_when_it_raises():
 
 
 def test_a_study_stopped_after_its_last_chunk_is_cancelled_not_done():
-    job = Job(1, {}, arms=2, epochs=100, state="cancelling")
+    job = Job(1, read_form({}), generation=1, state="cancelling")
     Trainer._update(None, job, "done", b"{}")
     assert job.state == "cancelled" and job.result is None
 
@@ -351,7 +347,7 @@ def trained_in_this_process(fields: dict, cancelled: int = 0) -> list:
     flag = multiprocessing.Value("q", cancelled, lock=False)
     thread = threading.Thread(target=worker.train_studies, args=(theirs, flag), daemon=True)
     thread.start()
-    ours.send((1, fields))
+    ours.send((1, read_form(fields)))
     messages = [ours.recv()]
     while messages[-1][0] not in ("done", "cancelled", "failed"):
         messages.append(ours.recv())
@@ -389,6 +385,27 @@ def test_a_trainer_that_died_fails_its_study_and_the_next_train_starts_another()
         assert served.result({**SMALL, "seeds": "2"})["seeds"] == 2
     finally:
         served.close()
+
+
+def test_a_dead_trainers_reader_fails_its_own_studies_not_those_sent_to_its_successor():
+    import multiprocessing
+    import threading
+
+    class Gone:  # a trainer process that has exited
+        exitcode = -9
+
+        def join(self, timeout=None):
+            pass
+
+    trainer = Trainer.__new__(Trainer)  # the jobs alone, no process
+    trainer._lock = threading.Lock()
+    trainer._jobs = {1: Job(1, read_form({}), generation=1, state="running"),
+                     2: Job(2, read_form({}), generation=2, state="queued")}
+    ours, theirs = multiprocessing.Pipe()
+    theirs.close()  # the first process has gone: its pipe ends
+    trainer._read(ours, Gone(), generation=1)
+    assert trainer._jobs[1].state == "failed" and "exit code -9" in trainer._jobs[1].error
+    assert trainer._jobs[2].state == "queued"
 
 
 def test_the_page_data_is_about_the_size_the_form_estimates(small):

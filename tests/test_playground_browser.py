@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
+from playground_screenshot import CHROMIUM_FLAGS, NO_CHROMIUM, chromium  # examples/
 from playground_server import WAIT, Served
 
 pytestmark = pytest.mark.browser
@@ -20,12 +20,6 @@ pytestmark = pytest.mark.browser
 
 ARTIFACTS = Path(os.environ.get("TINYNET_TEST_ARTIFACTS",
                                 Path(__file__).resolve().parents[1] / "test-artifacts"))
-
-CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"]
-"""As root in a sandbox without a network: no sandbox of Chromium's own, and none of its
-background connections (each would be refused)."""
 
 SMALL = {"seeds": "36", "epochs": "500", "first": "2000"}
 LONG = {"seeds": "1000", "hidden": "16,16", "epochs": "20000"}
@@ -41,10 +35,9 @@ def served():
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = os.environ.get("TINYNET_CHROMIUM") or shutil.which("chromium")
+    executable = chromium()
     if executable is None:
-        pytest.fail("the browser tests need Chromium: apt-get install chromium (or set "
-                    "TINYNET_CHROMIUM to its path)")
+        pytest.fail(f"the browser tests need Chromium: {NO_CHROMIUM}")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -90,7 +83,7 @@ def test_the_page_trains_a_study_and_shows_every_seed_and_the_apis_numbers(page,
             f"{100 * arm['rate']:.1f} % [{100 * low:.1f}, {100 * high:.1f}]"
         assert page.inner_text(f"#solved-{letter}") == f"{arm['successes']} of {arm['n']}"
     assert page.locator("#grid-a .seed.differs").count() == len(study["differ"])
-    assert study["comparison"]["verdict"] in page.inner_text("#comparison")
+    assert study["verdict"] in page.inner_text("#comparison")
     assert page.locator("#curves canvas").count() == 2
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=ARTIFACTS / "playground.png", full_page=True)

@@ -86,8 +86,8 @@ def test_every_refused_field_is_named_at_once():
 
 def test_n_is_checked_with_the_data_set_it_belongs_to():
     assert "n must be an integer >= 2" in refused({"data": "moons", "n": "1"})["n"]
-    errors = refused({"data": "moons", "n": "x", "noise": "0.1"})
-    assert list(errors) == ["n"]  # the noise is fine; n's message is shown beside n
+    errors = refused({"data": "moons", "n": "x", "noise": "0.1", "batch": "8"})
+    assert list(errors) == ["n"]  # noise and batch are fine; n's message is shown beside n
 
 
 def test_a_study_above_the_work_limit_is_refused_with_the_numbers():

@@ -226,9 +226,7 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
         if result.outcomes is None:
             raise ValueError(f"arm {result.arm.name!r} kept no per-seed outcomes (a study read "
                              "from a file keeps none)")
-        picked = np.flatnonzero(result.outcomes != "solved" if which == "failed" else
-                                np.ones(len(result.outcomes), dtype=bool))[:seeds]
-        chosen.append((result, picked))
+        chosen.append((result, _first(result.outcomes, which, seeds)))
     if columns is None:
         columns = max(1, math.ceil(math.sqrt(max(len(picked) for _, picked in chosen))))
     rows_per_arm = [max(1, -(-len(picked) // columns)) for _, picked in chosen]
@@ -262,6 +260,16 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
                  f"trained seeds ({shown})", fontsize=10)
     fig.tight_layout(rect=(0, 0.5 / height, 1, 1 - 0.45 / height))  # inches kept for both
     return save(fig, path)
+
+
+def _first(outcomes: np.ndarray | None, which: str, seeds: int,
+           members: int | None = None) -> np.ndarray:
+    """The indices of the first ``seeds`` members (``which="all"``) or of the first
+    ``seeds`` members whose outcome is not ``"solved"`` (``"failed"``), of ``outcomes`` (or
+    of ``members`` members whose outcomes are not known)."""
+    if which == "failed":
+        return np.flatnonzero(outcomes != "solved")[:seeds]
+    return np.arange(len(outcomes) if members is None else members)[:seeds]
 
 
 def _outcome_legend(fig: "Figure", columns: int) -> None:
@@ -308,8 +316,7 @@ def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | 
         raise ValueError("which='failed' needs each member's outcome: pass outcomes=..., or "
                          "a study's ArmResult")
     outcomes = None if outcomes is None else np.asarray(outcomes, dtype=object)
-    members = (np.arange(result.members) if which == "all" else
-               np.flatnonzero(outcomes != "solved"))[:seeds]
+    members = _first(outcomes, which, seeds, result.members)
     own = ax is None
     ax = _axes(ax, figsize=(7.0, 5.0))
     epochs = result.record_every * np.arange(1, result.loss.shape[1] + 1)

@@ -50,6 +50,7 @@ to BLAS, which rounds in an order of its own.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -69,7 +70,7 @@ if TYPE_CHECKING:
     from .network import Network
 
 __all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "sgd_step", "train", "fit_one",
-           "fit_many", "fit_packed", "forward_many", "predict"]
+           "fit_many", "fit_packed", "layer_outputs_many", "forward_many", "predict"]
 
 Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Activation]]
 """Per layer ``(W, b, dW, db, activation)``: W and b are views into ``theta``, dW and db into
@@ -324,14 +325,21 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
     return forward_many(theta, table, activations, X)
 
 
-def forward_many(theta: np.ndarray, table: np.ndarray, activations: list[Activation],
-                 X: np.ndarray) -> np.ndarray:
-    """The outputs on X (N, n_in) of S stacked networks, packed parameters ``theta`` (S, P) of
-    layout ``table``: (S, N, n_out), every layer for all members at once."""
+def layer_outputs_many(theta: np.ndarray, table: np.ndarray, activations: list[Activation],
+                       X: np.ndarray) -> Iterator[np.ndarray]:
+    """Each layer's output on X (N, n_in) of S stacked networks, packed parameters ``theta``
+    (S, P) of layout ``table``, in turn: (S, N, width of the layer), every member at once."""
     outputs = np.broadcast_to(X, (len(theta), *X.shape))
     for (W, b), activation in zip(layer_views(theta, table), activations):
         _, outputs = dense.forward(outputs, W, b, activation)
-    return outputs
+        yield outputs
+
+
+def forward_many(theta: np.ndarray, table: np.ndarray, activations: list[Activation],
+                 X: np.ndarray) -> np.ndarray:
+    """The outputs on X (N, n_in) of S stacked networks, packed parameters ``theta`` (S, P) of
+    layout ``table``: (S, N, n_out), the last of :func:`layer_outputs_many`."""
+    return deque(layer_outputs_many(theta, table, activations, X), maxlen=1).pop()
 
 
 def predict(net: "Network", X: np.ndarray) -> np.ndarray:

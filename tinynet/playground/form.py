@@ -117,9 +117,14 @@ def read_form(values: dict) -> Form:
     for name, read in _READERS.items():
         try:
             typed[name] = read(text[name])
-            _check_alone(name, typed[name], text)
+            _check_alone(name, typed[name])
         except (ValueError, TypeError) as error:
             errors[name] = _one_line(error)
+    if not errors.keys() & {"data", "n", "noise"}:  # n and noise mean what the data set says
+        try:
+            _task(typed)
+        except (ValueError, TypeError) as error:
+            errors[_field_of(error)] = _one_line(error)
     if errors:
         raise FormError(errors)
     try:
@@ -127,9 +132,7 @@ def read_form(values: dict) -> Form:
     except FormError:
         raise
     except (ValueError, TypeError) as error:
-        message = _one_line(error)
-        named = message.split(" ", 1)[0]
-        raise FormError({_FIELD_OF.get(named, "study"): message}) from None
+        raise FormError({_field_of(error): _one_line(error)}) from None
 
 
 def _form(typed: dict, fields: dict) -> Form:
@@ -211,26 +214,30 @@ _READERS = {"data": str.strip, "n": _optional(_integer), "noise": _optional(_num
 """How each field's text becomes a value for the library's checks."""
 
 _SETUP_FIELDS = {"hidden": "hidden", "activation": "activation", "lr": "lr",
-                 "epochs": "epochs", "batch": "batch_size", "first": "first_seed"}
+                 "epochs": "epochs", "first": "first_seed"}
 """Fields that are :class:`~tinynet.xor.Setup` arguments, and their names there."""
 
 _FIELD_OF = {**{argument: field for field, argument in _SETUP_FIELDS.items()},
-             "hidden[0]": "hidden", "seeds": "seeds", "noise": "noise", "n": "n",
-             "data": "data", "last": "first"}
-"""The field a message whose first word is a library argument belongs to."""
+             "batch_size": "batch", "last": "first"}
+"""The field of a message whose first word is a library argument of another name than the
+field's ("last seed (first_seed + seeds - 1) must be ...")."""
 
 
-def _check_alone(name: str, value: object, text: dict) -> None:
+def _field_of(error: BaseException) -> str:
+    """The field a message of the library's is about: the one its first word names, or
+    ``"study"``."""
+    named = str(error).split(" ", 1)[0]
+    return _FIELD_OF.get(named, named if named in DEFAULTS else "study")
+
+
+def _check_alone(name: str, value: object) -> None:
     """Raise what the library raises for field ``name`` given ``value``, the others at their
-    defaults (``noise`` and ``n`` with the form's data set, which decides what they mean)."""
-    if name == "batch":  # a batch is at most the data set, which the other fields give
-        task = _task_or_none(text)
-        if task is None:  # refused: its own fields say why, and the batch waits for them
-            check_int("batch_size", value, minimum=1)
-        else:
-            Setup(batch_size=value, task=task)
-    elif name in _SETUP_FIELDS:
+    defaults. (``n`` and ``noise`` are checked together with the data set; a batch against
+    the data set's size with the whole form.)"""
+    if name in _SETUP_FIELDS:
         Setup(**{_SETUP_FIELDS[name]: value})
+    elif name == "batch":
+        check_int("batch_size", value, minimum=1)
     elif name == "seeds":
         check_int("seeds", value, minimum=1, maximum=MAX_SEEDS)
     elif name in ("a", "b"):
@@ -240,24 +247,6 @@ def _check_alone(name: str, value: object, text: dict) -> None:
         Arm(DEFAULTS["a"], **{name: value})
     elif name == "data":
         Task(value)
-    elif name in ("n", "noise") and text["data"].strip() in DATASETS:
-        given = {"n": _optional(_integer)(text["n"])} if name == "noise" else {}
-        try:
-            Task(text["data"].strip(), **given, **{name: value})
-        except (ValueError, TypeError) as error:
-            if name == "noise" and given["n"] is not None and _one_line(error).startswith("n "):
-                return  # n's own message, shown beside n
-            raise
-
-
-def _task_or_none(text: dict) -> Task | None:
-    """The task the form's text gives, or None if its fields are refused (then their own
-    messages say why)."""
-    try:
-        return Task(text["data"].strip(), n=_optional(_integer)(text["n"]),
-                    noise=_optional(_number)(text["noise"]))
-    except (ValueError, TypeError):
-        return None
 
 
 def _one_line(error: BaseException) -> str:

@@ -7,8 +7,8 @@ Fisher test between A and B; and the study itself as the library writes it
 Large arrays travel as base64 text of their bytes (:func:`packed`), which the page reads into
 typed arrays: a boundary is :data:`RESOLUTION` x :data:`RESOLUTION` bytes, the network's
 output scaled to 0-250 (255: not finite); curves and weights are float32. Every number is
-computed here, from the library's own forward pass (:func:`tinynet.dense.forward`); the page
-only draws.
+computed here, from the library's own forward pass
+(:func:`tinynet.reference.layer_outputs_many`); the page only draws.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import base64
 
 import numpy as np
 
-from .. import dense
-from ..packing import draw, layer_views, layout
+from ..network import Network
+from ..packing import draw, layout
+from ..reference import layer_outputs_many
 from ..xor import FAILURES, Setup, Study, build_network, solved_epochs
 
 __all__ = ["RESOLUTION", "NOT_FINITE", "CHUNK_BYTES", "packed", "study_payload", "extent",
@@ -67,40 +68,35 @@ def _grid(box: list[float]) -> np.ndarray:
     return np.column_stack([gx.ravel(), gy.ravel()])
 
 
-def _layers(theta: np.ndarray, table: np.ndarray, activations: list, X: np.ndarray):
-    """Each layer's output on X, (S, N, width), for the S networks of ``theta`` (S, P), in
-    chunks of seeds of about :data:`CHUNK_BYTES`; yields (first row, [outputs per layer])."""
-    width = max(int(table[:, 1].max()), X.shape[1])
-    step = max(1, CHUNK_BYTES // (8 * 3 * len(X) * width))
+def _layers(theta: np.ndarray, like: Network, X: np.ndarray):
+    """Each layer's output on X, (S, N, width), for the S networks like ``like`` of ``theta``
+    (S, P), in chunks of seeds of about :data:`CHUNK_BYTES`; yields (first row, [outputs per
+    layer])."""
+    table, activations = layout(like).table, [layer.activation for layer in like.layers]
+    step = max(1, CHUNK_BYTES // (8 * 3 * len(X) * max(like.sizes)))
     for start in range(0, len(theta), step):
-        outputs, per_layer = np.broadcast_to(X, (len(theta[start:start + step]), *X.shape)), []
         with np.errstate(all="ignore"):  # a diverged network's outputs overflow to NaN
-            for (W, b), activation in zip(layer_views(theta[start:start + step], table),
-                                          activations):
-                _, outputs = dense.forward(outputs, W, b, activation)
-                per_layer.append(outputs)
-        yield start, per_layer
+            yield start, list(layer_outputs_many(theta[start:start + step], table, activations,
+                                                 X))
 
 
-def boundaries(theta: np.ndarray, table: np.ndarray, activations: list,
-               box: list[float]) -> np.ndarray:
+def boundaries(theta: np.ndarray, like: Network, box: list[float]) -> np.ndarray:
     """Each network's output on the grid over ``box``, as bytes (S, R, R): 0-250 for outputs
     0-1, :data:`NOT_FINITE` where it is not finite."""
     grid = _grid(box)
     result = np.empty((len(theta), RESOLUTION * RESOLUTION), dtype=np.uint8)
-    for start, per_layer in _layers(theta, table, activations, grid):
+    for start, per_layer in _layers(theta, like, grid):
         output = per_layer[-1][..., 0]
         scaled = np.rint(np.clip(np.nan_to_num(output, nan=0.0), 0.0, 1.0) * 250)
         result[start:start + len(output)] = np.where(np.isfinite(output), scaled, NOT_FINITE)
     return result.reshape(len(theta), RESOLUTION, RESOLUTION)
 
 
-def activation_stds(theta: np.ndarray, table: np.ndarray, activations: list,
-                    X: np.ndarray) -> np.ndarray:
+def activation_stds(theta: np.ndarray, like: Network, X: np.ndarray) -> np.ndarray:
     """(S, layers): each network's activation std over the samples and units of every layer,
     on X."""
-    stds = np.empty((len(theta), len(table)))
-    for start, per_layer in _layers(theta, table, activations, X):
+    stds = np.empty((len(theta), len(like.layers)))
+    for start, per_layer in _layers(theta, like, X):
         for index, outputs in enumerate(per_layer):
             stds[start:start + len(outputs), index] = outputs.std(axis=(1, 2))
     return stds
@@ -111,56 +107,47 @@ def _quartiles(values: np.ndarray) -> list[float] | None:
     return None if len(values) == 0 else [float(q) for q in np.percentile(values, [25, 50, 75])]
 
 
-def _arm(study: Study, index: int, X: np.ndarray, y: np.ndarray, box: list[float]) -> dict:
+def _arm(study: Study, index: int, like: Network, X: np.ndarray, y: np.ndarray,
+         box: list[float]) -> dict:
     result, setup = study.results[index], study.setup
-    like = build_network(setup, result.arm, setup.first_seed)
-    table = layout(like).table
-    activations = [layer.activation for layer in like.layers]
-    initial = draw(like, setup.seed_range)
-    stds = activation_stds(initial, table, activations, X)
+    initial = draw(like, setup.seed_range)  # bit for bit the study's (not kept by it)
+    stds = activation_stds(initial, like, X)
     return {
-        "name": result.arm.name, "init": result.arm.init, "successes": result.successes,
-        "n": result.n, "rate": result.rate, "interval": list(result.interval),
-        "failures": result.failures, "seconds": result.seconds,
-        "solved_epoch_quartiles": result.solved_epoch_quartiles,
-        "weight_stds": result.init_stds,
-        "activation_stds": [_quartiles(stds[:, layer]) for layer in range(len(table))],
+        "name": result.arm.name, "successes": result.successes, "n": result.n,
+        "rate": result.rate, "interval": list(result.interval), "failures": result.failures,
+        "seconds": result.seconds, "solved_epoch_quartiles": result.solved_epoch_quartiles,
+        "activation_stds": [_quartiles(stds[:, layer]) for layer in range(stds.shape[1])],
         "outcomes": [str(kind) for kind in result.outcomes],
         "solved_epochs": solved_epochs(result.ensemble, y).tolist(),
-        "boundaries": packed(boundaries(result.trained, table, activations, box), "uint8"),
+        "boundaries": packed(boundaries(result.trained, like, box), "uint8"),
         "loss": packed(result.ensemble.loss, "float32"),
         "initial": packed(initial, "float32"),
         "trained": packed(result.trained, "float32"),
     }
 
 
-def study_payload(study: Study, fields: dict[str, str], query: str, record_every: int) -> dict:
-    """What the page shows of ``study``, trained from the form's ``fields`` (and its ``query``,
-    :attr:`~tinynet.playground.form.Form.query`), which recorded the loss every
-    ``record_every`` epochs: JSON-ready."""
+def study_payload(study: Study, fields: dict[str, str], record_every: int) -> dict:
+    """What the page shows of ``study``, trained from the form's ``fields``, which recorded
+    the loss every ``record_every`` epochs: JSON-ready. The numbers the page does not show
+    are in ``"study"``, as :meth:`~tinynet.xor.Study.to_dict` writes them."""
     setup = study.setup
     X, y = setup.task.training_data()
     box = extent(X)
-    arms = [_arm(study, index, X, y, box) for index in range(len(study.results))]
+    likes = [build_network(setup, result.arm, setup.first_seed) for result in study.results]
+    arms = [_arm(study, index, like, X, y, box) for index, like in enumerate(likes)]
     differ = []
     if len(arms) == 2:
-        a, b = (np.asarray(arm["outcomes"]) == "solved" for arm in arms)
+        a, b = (result.solved for result in study.results)
         differ = np.flatnonzero(a != b).tolist()
-    comparison = None
-    if study.comparisons:
-        c = study.comparisons[0]
-        comparison = {"p": c.p, "p_holm": c.p_holm, "seeds_needed": c.seeds_needed,
-                      "verdict": c.verdict(setup.seeds)}
-    like = build_network(setup, study.results[0].arm, setup.first_seed)
     return {
-        "fields": fields, "query": query, "describe": setup.describe(),
-        "shape": setup.shape, "sizes": setup.sizes, "epochs": setup.epochs,
+        "fields": fields, "describe": setup.describe(), "sizes": setup.sizes,
         "first_seed": setup.first_seed, "seeds": setup.seeds,
         "record_every": record_every, "loss_name": study.results[0].arm.loss,
-        "table": layout(like).table.tolist(),
+        "table": layout(likes[0]).table.tolist(),
         "data": {"X": X.tolist(), "y": y.ravel().tolist()},
         "grid": {"extent": box, "resolution": RESOLUTION, "not_finite": NOT_FINITE},
         "failure_labels": {kind: list(text) for kind, text in FAILURES.items()},
-        "arms": arms, "differ": differ, "comparison": comparison,
+        "arms": arms, "differ": differ,
+        "verdict": study.comparisons[0].verdict(setup.seeds) if study.comparisons else None,
         "study": study.to_dict(),
     }

@@ -29,7 +29,6 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 
-from ..xor import OUTCOMES
 from .form import DEFAULTS, MAX_PAGE_BYTES, MAX_SEEDS, MAX_WORK, TRUE, FormError, choices, \
     read_form
 from .worker import MAX_SECONDS, Trainer
@@ -75,7 +74,7 @@ class Playground(ThreadingHTTPServer):
         self.trainer: Trainer | None = None  # started once the address is bound
         super().__init__((host, port), Handler)
         self.trainer = Trainer()
-        self.host, self.port = host, self.server_address[1]
+        self.port = self.server_address[1]
         self.url = f"http://{'127.0.0.1' if host in ('', '0.0.0.0') else host}:{self.port}/"
         self.allowed_hosts = ({f"{name}:{self.port}" for name in LOOPBACK}
                               if host in LOOPBACK else None)
@@ -110,7 +109,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
         elif path == "/api/options":
             self._json(HTTPStatus.OK, {"defaults": DEFAULTS, "choices": choices(),
-                                       "true": list(TRUE), "outcomes": list(OUTCOMES),
+                                       "true": list(TRUE),
                                        "limits": {"seeds": MAX_SEEDS, "work": MAX_WORK,
                                                   "page_bytes": MAX_PAGE_BYTES,
                                                   "seconds": MAX_SECONDS}})
@@ -148,7 +147,7 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/api/check":
             self._json(HTTPStatus.OK, {"errors": {}, "query": form.query})
             return
-        job = self.server.trainer.submit(form.fields, len(form.arms), form.setup.epochs)
+        job = self.server.trainer.submit(form)
         self._json(HTTPStatus.ACCEPTED, {**job.status(), "query": form.query})
 
     # --- pieces -------------------------------------------------------------------------

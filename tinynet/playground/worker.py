@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from ..compiled.sources import COMPILE_TIME, compiling_told_to
 from ..xor import run_study
 from ..xor.report import finite_or_none
-from .form import read_form
+from .form import Form
 from .payload import study_payload
 
 __all__ = ["Cancelled", "TooLong", "Job", "Trainer", "ACTIVE", "KEPT_RESULTS", "MAX_SECONDS",
@@ -53,14 +53,14 @@ class TooLong(Exception):
 
 @dataclass
 class Job:
-    """A study the page asked for: its ``state`` (queued, running, compiling, done, cancelled,
+    """A study the page asked for: its checked ``form``, the trainer process it went to (its
+    ``generation``), its ``state`` (queued, running, compiling, cancelling, done, cancelled,
     failed, expired), which arm is training and how many epochs it has done, what is
     compiling and since when, the error's message, and when done the page's data as JSON."""
 
     id: int
-    fields: dict
-    arms: int
-    epochs: int
+    form: Form
+    generation: int
     state: str = "queued"
     arm: int = 0
     epochs_done: int = 0
@@ -77,13 +77,14 @@ class Job:
         if self.compiling is not None and self.state == "compiling":
             compiling = {"what": self.compiling, "usually": COMPILE_TIME,
                          "seconds": time.monotonic() - self.compiling_since}
-        return {"id": self.id, "state": self.state, "arm": self.arm, "arms": self.arms,
-                "epochs_done": self.epochs_done, "epochs": self.epochs,
+        return {"id": self.id, "state": self.state, "arm": self.arm,
+                "arms": len(self.form.arms), "epochs_done": self.epochs_done,
+                "epochs": self.form.setup.epochs,
                 "compiling": compiling, "error": self.error, "seconds": self.seconds}
 
 
 def train_studies(connection, cancelled) -> None:
-    """The trainer process: receive ``(id, fields)``, train, and send back what happens:
+    """The trainer process: receive ``(id, form)``, train, and send back what happens:
     ``("running", id, None)``, ``("compiling", id, what)``, ``("progress", id, (arm,
     epochs))``, then ``("done", id, JSON bytes)``, ``("cancelled", id, None)`` or
     ``("failed", id, message)``. A study stops when ``cancelled.value >= id``, and after
@@ -96,7 +97,7 @@ def train_studies(connection, cancelled) -> None:
 
     while True:
         try:
-            job_id, fields = connection.recv()
+            job_id, form = connection.recv()
         except (EOFError, OSError):  # the server has gone
             return
         if cancelled.value >= job_id:
@@ -115,11 +116,10 @@ def train_studies(connection, cancelled) -> None:
 
         send("running", job_id, None)
         try:
-            form = read_form(fields)
             with compiling_told_to(lambda what: send("compiling", job_id, what)):
                 study = run_study(form.arms, form.setup, progress=False,
                                   record_every=form.record_every, on_chunk=on_chunk)
-            payload = study_payload(study, form.fields, form.query, form.record_every)
+            payload = study_payload(study, form.fields, form.record_every)
             text = json.dumps(finite_or_none(payload), separators=(",", ":"))
             if cancelled.value >= job_id:  # stopped after its last chunk
                 raise Cancelled
@@ -149,10 +149,12 @@ class Trainer:
         self._sending = threading.Lock()   # the pipe to the process, held apart from _lock
         self._jobs: dict[int, Job] = {}
         self._next_id = 1
+        self._generation = 0  # how many trainer processes have been started
         self._start()
 
     def _start(self) -> None:
         """Start a trainer process and the thread that reads what it sends."""
+        self._generation += 1
         context = multiprocessing.get_context("spawn")  # a fork would copy the server's threads
         self._connection, child = context.Pipe()
         self._cancelled = context.Value("q", self._next_id - 1, lock=False)  # ids <= it stop
@@ -160,15 +162,16 @@ class Trainer:
                                         name="tinynet-playground-trainer", daemon=True)
         self._process.start()
         child.close()
-        threading.Thread(target=self._read, args=(self._connection, self._process),
+        threading.Thread(target=self._read,
+                         args=(self._connection, self._process, self._generation),
                          name="trainer-reader", daemon=True).start()
 
-    def submit(self, fields: dict, arms: int, epochs: int) -> Job:
-        """Queue a study of checked ``fields``, cancelling every earlier one."""
+    def submit(self, form: Form) -> Job:
+        """Queue a study of ``form``, cancelling every earlier one."""
         with self._lock:
             if not self._process.is_alive():
                 self._start()
-            job = Job(self._next_id, dict(fields), arms, epochs)
+            job = Job(self._next_id, form, self._generation)
             self._next_id += 1
             self._jobs[job.id] = job
             self._cancelled.value = job.id - 1
@@ -178,7 +181,7 @@ class Trainer:
             connection = self._connection
         with self._sending:  # outside _lock: a full pipe must not stop the reader
             try:
-                connection.send((job.id, job.fields))
+                connection.send((job.id, form))
             except OSError:  # the process died just now: its reader fails the job
                 pass
         return job
@@ -204,7 +207,9 @@ class Trainer:
             self._process.terminate()
             self._process.join(5)
 
-    def _read(self, connection, process) -> None:
+    def _read(self, connection, process, generation: int) -> None:
+        """Apply what trainer process ``generation`` sends; when it has gone, fail its
+        unfinished studies (not those already sent to a process started since)."""
         while True:
             try:
                 kind, job_id, value = connection.recv()
@@ -212,7 +217,8 @@ class Trainer:
                 process.join(5)
                 with self._lock:
                     for job in self._jobs.values():
-                        if job.state in (*ACTIVE, "cancelling"):
+                        if job.generation == generation and job.state in (*ACTIVE,
+                                                                            "cancelling"):
                             job.state = "failed"
                             job.error = (f"the trainer process stopped (exit code "
                                          f"{process.exitcode}); Train starts a new one")
@@ -221,24 +227,27 @@ class Trainer:
                 self._update(self._jobs[job_id], kind, value)
 
     def _update(self, job: Job, kind: str, value: object) -> None:
+        """Apply one message of the trainer's (see :func:`train_studies`) to ``job``. A study
+        being cancelled stays so until it ends, and if it ends done, it counts as cancelled."""
         cancelling = job.state == "cancelling"
         if kind == "running":
-            job.state = "cancelling" if cancelling else "running"
             job.started = time.monotonic()
         elif kind == "compiling":
             job.compiling, job.compiling_since = value, time.monotonic()
-            job.state = "cancelling" if cancelling else "compiling"
         elif kind == "progress":
             job.arm, job.epochs_done = value
-            job.state = "cancelling" if cancelling else "running"
-        else:
-            job.state = "cancelled" if cancelling and kind == "done" else kind
+            kind = "running"
+        else:  # the end: done, cancelled or failed
             job.seconds = time.monotonic() - job.started
-            if job.state == "done":
+            if kind == "done" and cancelling:
+                kind = "cancelled"
+            elif kind == "done":
                 job.result = value
                 self._expire()
             elif kind == "failed":
                 job.error = value
+            cancelling = False
+        job.state = "cancelling" if cancelling else kind
 
     def _expire(self) -> None:
         """Keep the results of the last :data:`KEPT_RESULTS` finished studies."""

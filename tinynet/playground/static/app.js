@@ -14,7 +14,7 @@
       body: JSON.stringify(fields),
     };
     const response = await fetch(address, options);
-    return { ok: response.ok, status: response.status, body: await response.json() };
+    return { ok: response.ok, body: await response.json() };
   }
 
   function describe(job) {

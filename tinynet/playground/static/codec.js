@@ -19,9 +19,8 @@ window.playground = window.playground || {};
     };
   }
 
-  const percent = (x, digits = 1) => (100 * x).toFixed(digits) + " %";
+  const percent = (x) => (100 * x).toFixed(1) + " %";
   const interval = (pair) => `[${(100 * pair[0]).toFixed(1)}, ${(100 * pair[1]).toFixed(1)}]`;
-  const pValue = (p) => (p < 0.0001 ? "< 0.0001" : p.toPrecision(2));
   const thousands = (n) => n.toLocaleString("en-US");
   const duration = (s) => (s < 1 ? `${Math.round(s * 1000)} ms` : `${s.toFixed(1)} s`);
 
@@ -37,5 +36,5 @@ window.playground = window.playground || {};
     return node;
   }
 
-  Object.assign(playground, { unpack, percent, interval, pValue, thousands, duration, element });
+  Object.assign(playground, { unpack, percent, interval, thousands, duration, element });
 })(window.playground);

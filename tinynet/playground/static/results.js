@@ -46,10 +46,9 @@
       element("td", {}, duration(arm.seconds))));
     const parts = [element("h2", {}, "Success rates"), element("table", { class: "numbers" },
       element("thead", {}, head), element("tbody", {}, rows))];
-    if (study.comparison) {
-      const c = study.comparison;
+    if (study.verdict) {
       parts.push(element("p", { id: "comparison" },
-        `Fisher's exact test, two-sided: ${c.verdict}.`));
+        `Fisher's exact test, two-sided: ${study.verdict}.`));
     } else {
       parts.push(element("p", { class: "note" }, "Choose an initializer B to test A against it."));
     }
