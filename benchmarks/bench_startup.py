@@ -163,8 +163,7 @@ def main() -> None:
              f"({versions['numba_threads']} threads, {versions['threading_layer']} layer), "
              + ", ".join(f"{k}={v}" for k, v in threads.items())
              + f", {os.cpu_count()} cores, 1-minute load average {load_at_start:.1f} at the start "
-             f"and {load:.1f} at the end (this benchmark's own runs included). "
-             f"Target (issue 27): {TARGET_S:.1f} s.", "",
+             f"and {load:.1f} at the end (this benchmark's own runs included).", "",
              "| job | interpreter (s) | import tinynet (s) | CLI imports (s) | kernel load (s) "
              "| training (s) | report (s) | exit and rest (s) | total wall (s) |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]

@@ -1,7 +1,7 @@
 """The generated data sets of tinynet.data, each learned by a small MLP and drawn with its
 decision boundary: datasets.png.
 
-    python examples/datasets.py                         # into the current folder
+    python examples/datasets.py                         # into ./datasets/
     python examples/datasets.py --commit                # into examples/figures/ (the README's)
     python examples/datasets.py --epochs 200 --out /tmp/figures
 """
@@ -9,7 +9,6 @@ decision boundary: datasets.png.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -20,15 +19,24 @@ from tinynet import data, plots
 from outputs import add_out, out_folder  # examples/, beside this script
 
 FIGURE = "datasets.png"
+"""The file written, in --out."""
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--epochs", type=int, default=2000, help="epochs of per-sample SGD")
-    add_out(parser, Path("."))
-    args = parser.parse_args()
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments ``argv`` (default: the command line), with ``out`` the folder to write
+    into (:func:`outputs.out_folder`)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--epochs", type=int, default=2000,
+                        help="epochs of per-sample SGD (2,000)")
+    add_out(parser, "datasets")
+    args = parser.parse_args(argv)
     args.out = out_folder(parser, args)
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Learn and draw every data set (arguments ``argv``, default: the command line)."""
+    args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     fig = Figure(figsize=(16.0, 3.6))
     for ax, (name, generate) in zip(fig.subplots(1, len(data.DATASETS)), data.DATASETS.items()):

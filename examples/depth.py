@@ -1,20 +1,20 @@
 """Where initialization decides: success rate against depth, per initializer.
 
-    python examples/depth.py --readme README.md   # the full study (about an hour on 2
+    python examples/depth.py --readme docs/depth.md   # the full study (about an hour on 2
                                                   # cores), its JSON, figure and README section
     python examples/depth.py --quick              # depths 1 and 8, 64 seeds: about 15 s
-    python examples/depth.py --activation tanh --readme README.md   # tanh hidden layers
+    python examples/depth.py --activation tanh --readme docs/depth.md   # tanh hidden layers
                                                   # (longer still: no vector tanh)
-    python examples/depth.py --render --readme README.md   # the section from the JSON alone
+    python examples/depth.py --render --readme docs/depth.md   # the section from the JSON alone
 
 MLPs of hidden layers of 16 units, 1 to 32 of them, learn two concentric circles by minibatch
-SGD from 1,024 seeds per initializer and depth (:func:`tinynet.xor.depth.run_depth_study`); beside
-the success rates stands the second moment of the last hidden layer at initialisation that
-:mod:`tinynet.diagnostics` predicts. With ``--readme`` (or ``--commit``) the full study writes
-the committed ``examples/results/depth_<act>.json`` and ``examples/figures/depth_<act>.png``,
-otherwise ``depth_<act>.json`` and ``.png`` in the working folder (or ``--json``,
-``--figure``), so that a trial run never replaces a committed result; ``--readme`` then
-rewrites the README's section between
+SGD from 1,024 seeds per initializer and depth (:func:`tinynet.xor.depth.run_depth_study`);
+beside the success rates stands the second moment of the last hidden layer at initialisation
+that :mod:`tinynet.diagnostics` predicts. With ``--readme`` (or ``--commit``) the full study
+writes the committed ``examples/results/depth_<act>.json`` and
+``examples/figures/depth_<act>.png``, otherwise ``depth_<act>.json`` and ``.png`` in a folder
+``depth`` under the working folder (or ``--json``, ``--figure``), so that a trial run never
+replaces a committed result; ``--readme`` then rewrites the README's section between
 ``<!-- depth start -->`` and ``<!-- depth end -->`` from the committed JSON alone, and
 ``tests/test_readme.py`` fails if the two disagree.
 """
@@ -31,6 +31,7 @@ from pathlib import Path
 from tinynet import plots, stats
 from tinynet.files import put_between, write_whole
 from tinynet.activations import ACTIVATIONS
+from tinynet.xor.cli import add_progress_flag, show_progress
 from tinynet.xor.depth import (DEPTH_SETUP, DEPTHS, QUICK_DEPTHS, QUICK_SETUP, DepthStudy,
                                run_depth_study)
 from xor_studies import timed  # examples/, beside this script
@@ -38,6 +39,9 @@ from xor_studies import timed  # examples/, beside this script
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "examples" / "results"
 FIGURES = ROOT / "examples" / "figures"
+OWN_FOLDER = Path("depth")
+"""Where the full study writes unless committed or told (--json, --figure): a folder named
+after the example, under the working folder."""
 README_ACTIVATIONS = ("relu", "tanh")
 """The activations whose studies the README shows."""
 
@@ -49,17 +53,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--activation", default="relu", choices=sorted(ACTIVATIONS),
                         help="hidden activation (relu)")
     parser.add_argument("--quick", action="store_true",
-                        help=f"depths {', '.join(map(str, QUICK_DEPTHS))}, {QUICK_SETUP.seeds} "
-                             f"seeds, {QUICK_SETUP.epochs} epochs at lr {QUICK_SETUP.lr:g}; "
+                        help=f"depths {', '.join(map(str, QUICK_DEPTHS))} at "
+                             f"{QUICK_SETUP.seeds} seeds a cell, {QUICK_SETUP.epochs} epochs at "
+                             f"lr {QUICK_SETUP.lr:g}; "
                              "writes nothing unless --json or --figure says where")
     parser.add_argument("--seeds", type=int, default=None,
                         help=f"seeds per cell ({DEPTH_SETUP.seeds}; quick {QUICK_SETUP.seeds})")
     parser.add_argument("--json", type=Path, default=None,
                         help="write the study here (default for the full study: "
-                             "depth_<activation>.json in the working folder)")
+                             "depth/depth_<activation>.json under the working folder)")
     parser.add_argument("--figure", type=Path, default=None,
                         help="draw the figure here (default for the full study: "
-                             "depth_<activation>.png in the working folder)")
+                             "depth/depth_<activation>.png under the working folder)")
     parser.add_argument("--commit", action="store_true",
                         help="write the full study into the committed "
                              "examples/results/depth_<activation>.json and its figure "
@@ -68,6 +73,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="train nothing: render the README section from the committed JSON")
     parser.add_argument("--readme", type=Path, default=None,
                         help="rewrite the depth section of this README")
+    add_progress_flag(parser)
     args = parser.parse_args(argv)
     if args.quick and args.render:
         parser.error("--render reads the committed full studies; it cannot be --quick")
@@ -79,7 +85,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--readme renders the committed full studies; it cannot be --quick")
     if not args.quick and not args.render:  # --readme quotes the committed results: commits
         committed = args.commit or args.readme is not None
-        json_in, figure_in = (RESULTS, FIGURES) if committed else (Path(), Path())
+        json_in, figure_in = (RESULTS, FIGURES) if committed else (OWN_FOLDER, OWN_FOLDER)
         args.json = args.json or json_in / f"depth_{args.activation}.json"
         args.figure = args.figure or figure_in / f"depth_{args.activation}.png"
     for flag, path in (("--json", args.json), ("--figure", args.figure)):
@@ -91,12 +97,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def run(activation: str, quick: bool, seeds: int | None) -> dict:
+def run(activation: str, quick: bool, seeds: int | None, progress: bool = False) -> dict:
     """The study, as JSON-ready data with the run's record (:func:`xor_studies.timed`: the
-    machine, its load and the time it took)."""
+    machine, its load and the time it took); with ``progress``, progress on stderr."""
     setup = replace(QUICK_SETUP if quick else DEPTH_SETUP, activation=activation)
     study, record = timed(run_depth_study, setup, QUICK_DEPTHS if quick else DEPTHS,
-                          seeds=seeds)
+                          seeds=seeds, progress=progress)
     return {"run": record, **study.to_dict()}
 
 
@@ -192,7 +198,7 @@ def render_study(data: dict, results: Path) -> str:
     lines += [
         "",
         f"![{activation}: success rate against depth per initializer, and the predicted second "
-        f"moment at initialisation](examples/figures/depth_{activation}.png)",
+        f"moment at initialisation](../examples/figures/depth_{activation}.png)",
         "",
         f"{setup.task.describe()}; {activation} hidden layers of {study.width}, a sigmoid "
         f"output, MSE, minibatch SGD (batches of {setup.batch_size}, lr {setup.lr:g}, "
@@ -236,8 +242,8 @@ def render(results: Path) -> str:
         seconds.append(f"{activation} {data['run']['seconds'] / 60:.1f} min at a 1-minute load "
                        f"average of {data['run']['load_average_1min']:.1f} on "
                        f"{data['run']['cores']} cores")
-    parts.append("```bash\npython examples/depth.py --readme README.md\n"
-                 "python examples/depth.py --activation tanh --readme README.md\n```\n\nrun "
+    parts.append("```bash\npython examples/depth.py --readme docs/depth.md\n"
+                 "python examples/depth.py --activation tanh --readme docs/depth.md\n```\n\nrun "
                  "each study (" + "; ".join(seconds) + "), write its JSON to `examples/results/` "
                  "and its figure, and rewrite this section from the JSON; `--quick` runs depths "
                  "1 and 8 from 64 seeds (for tests and a class).\n")
@@ -250,7 +256,7 @@ MARKERS = ("<!-- depth start -->\n", "<!-- depth end -->")
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if not args.render:
-        data = run(args.activation, args.quick, args.seeds)
+        data = run(args.activation, args.quick, args.seeds, show_progress(args.progress))
         study = study_of(data)
         print(study.report())
         print(f"\n{data['run']['seconds']:.0f} s")

@@ -2,7 +2,8 @@
 open question, settled by measurement.
 
     python examples/fan_average.py                  # table, figure, training comparison
-    python examples/fan_average.py --plot /tmp/fan_average.png
+    python examples/fan_average.py --commit         # the figure into examples/figures/
+    python examples/fan_average.py --out /tmp/figures --no-training
 
 Stacks alternate m → n → m → ... (m = 64; n = 256 and 1024; 10 to 40 layers). Every layer
 draws Var(w) = gain² / fan with one of three averages of m and n:
@@ -35,31 +36,31 @@ from tinynet import plots
 from tinynet.diagnostics import propagate
 from tinynet.init.fans import FAN_MODES
 
+from outputs import add_out, out_folder  # examples/, beside this script
+
 AVERAGES = {"arithmetic": ("xavier", "fan_avg"), "geometric": ("xavier_geometric", "fan_geo_avg"),
             "contraharmonic": ("xavier_contraharmonic", "fan_contraharmonic")}
 GAINS = {"identity": 1.0, "relu": math.sqrt(2.0)}
+FIGURE = "fan_average.png"
+"""The file written, in --out."""
 
 
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--m", type=int, default=64, help="the narrow width")
-    parser.add_argument("--n", type=int, nargs="+", default=[256, 1024], help="wide widths")
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments ``argv`` (default: the command line), with ``out`` the folder to write
+    into (:func:`outputs.out_folder`)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--m", type=int, default=64, help="the narrow width (64)")
+    parser.add_argument("--n", type=int, nargs="+", default=[256, 1024],
+                        help="wide widths (256 1024)")
     parser.add_argument("--depths", type=int, nargs="+", default=[10, 20, 40],
-                        help="numbers of layers (even: whole round trips)")
-    parser.add_argument("--batch", type=int, default=256, help="inputs per measurement")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--plot", type=Path, default=Path("fan_average.png"),
-                        help="where the figure goes")
-    parser.add_argument("--commit", action="store_true",
-                        help="write the committed examples/figures/fan_average.png instead")
+                        help="numbers of layers (even: whole round trips; 10 20 40)")
+    parser.add_argument("--batch", type=int, default=256, help="inputs per measurement (256)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of data and weights (0)")
+    add_out(parser, "fan_average")
     parser.add_argument("--no-training", action="store_true",
                         help="skip the training comparison")
-    args = parser.parse_args()
-    if args.commit:
-        args.plot = Path(__file__).parent / "figures" / "fan_average.png"
-    if args.plot.suffix.lower() != ".png" or (args.plot.exists() and not args.plot.is_file()):
-        parser.error(f"--plot {args.plot}: give the path of a .png file to write")
+    args = parser.parse_args(argv)
+    args.out = out_folder(parser, args)
     if any(d < 2 or d % 2 for d in args.depths):
         parser.error(f"--depths must be even numbers >= 2, got {args.depths}")
     if args.m < 1 or any(n < 1 for n in args.n):
@@ -141,7 +142,6 @@ def plot(rows: list[dict], path: Path) -> None:
     axes[0].legend(fontsize="small", title="filled: forward, open: backward, dashed: theory")
     fig.suptitle("m → n → m stacks, m = 64: only the geometric mean keeps the signal")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
     plots.save(fig, path, dpi=110)
     plt.close(fig)
 
@@ -167,12 +167,15 @@ def training_comparison(seed: int) -> None:
     print()
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> None:
+    """Measure, print and draw, then compare training (arguments ``argv``, default: the
+    command line)."""
+    args = parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
     rows = measure(args)
     print_table(rows, args.m)
-    plot(rows, args.plot)
-    print(f"figure: {args.plot}\n")
+    plot(rows, args.out / FIGURE)
+    print(f"figure: {args.out / FIGURE}\n")
     if not args.no_training:
         training_comparison(args.seed)
 

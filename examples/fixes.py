@@ -1,8 +1,8 @@
-"""What fixes 99mlp: the notes' network against one change at a time, from one command:
+"""What fixes 99mlp: the notes' network against one change at a time, from one command.
 
-    python examples/fixes.py --readme README.md            # run it all (about 30 minutes on
+    python examples/fixes.py --readme docs/fixes.md            # run it all (about 30 minutes on
                                                            # 2 cores), rewrite the README
-    python examples/fixes.py --render --readme README.md   # only re-render the README section
+    python examples/fixes.py --render --readme docs/fixes.md   # only re-render the README section
     python examples/fixes.py --seeds 1000 --sweep-seeds 200   # a quick try, under ./fixes
 
 It runs, with tinynet's own bench (:mod:`tinynet.xor.fixes`):
@@ -33,6 +33,7 @@ from pathlib import Path
 from tinynet import plots
 from tinynet.files import put_between, write_whole
 from tinynet.xor import Setup, Study, compare, run_study
+from tinynet.xor.cli import add_progress_flag, show_progress
 from tinynet.xor.fixes import (BASELINE, CHANGES, Change, best_lr, best_pair, change, combine,
                                run_lr_sweep)
 from xor_studies import timed  # examples/, beside this script
@@ -60,6 +61,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="run nothing: render the README section from the committed JSON")
     parser.add_argument("--readme", type=Path, default=None,
                         help="rewrite the fixes section of this README (implies --commit)")
+    add_progress_flag(parser)
     args = parser.parse_args(argv)
     for flag in ("seeds", "sweep_seeds"):
         if getattr(args, flag) < 1:
@@ -73,29 +75,33 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def sweep(tuned: Change, seeds: int) -> tuple[float, dict]:
-    """``tuned``'s learning-rate sweep: its best rate, and the sweep as JSON-ready data."""
-    study, record = timed(run_lr_sweep, tuned, Setup(seeds=seeds, first_seed=SWEEP_FIRST_SEED))
+def sweep(tuned: Change, seeds: int, progress: bool = False) -> tuple[float, dict]:
+    """``tuned``'s learning-rate sweep: its best rate, and the sweep as JSON-ready data (with
+    ``progress``, progress on stderr)."""
+    study, record = timed(run_lr_sweep, tuned, Setup(seeds=seeds, first_seed=SWEEP_FIRST_SEED),
+                          progress)
     best = best_lr(tuned, study)
     print(f"  sweep {tuned.name}: best lr {best:g} ({record['seconds']:.0f} s)", flush=True)
     return best, {"run": record, **study.to_dict()}
 
 
-def run(seeds: int, sweep_seeds: int) -> tuple[dict, Study]:
-    """The whole design: its JSON-ready result, and the study of every arm."""
+def run(seeds: int, sweep_seeds: int, progress: bool = False) -> tuple[dict, Study]:
+    """The whole design: its JSON-ready result, and the study of every arm (with
+    ``progress``, progress on stderr)."""
     lrs, sweeps = {}, {}
     for tuned in (c for c in CHANGES if c.tuned):
-        lrs[tuned.name], sweeps[tuned.name] = sweep(tuned, sweep_seeds)
+        lrs[tuned.name], sweeps[tuned.name] = sweep(tuned, sweep_seeds, progress)
     setup = Setup(seeds=seeds)
     singles = [BASELINE, *(c.arm(lrs.get(c.name)) for c in CHANGES)]
-    first, first_record = timed(run_study, singles, setup, against=0)
+    first, first_record = timed(run_study, singles, setup, progress, against=0)
     print(f"  {len(singles)} arms: {first_record['seconds']:.0f} s", flush=True)
     rates = {c.name: r.rate for c, r in zip(CHANGES, first.results[1:])}
     pair = best_pair(rates)
     together = combine(*map(change, pair))
     if together.tuned:
-        lrs[together.name], sweeps[together.name] = sweep(together, sweep_seeds)
-    second, second_record = timed(run_study, [together.arm(lrs.get(together.name))], setup)
+        lrs[together.name], sweeps[together.name] = sweep(together, sweep_seeds, progress)
+    second, second_record = timed(run_study, [together.arm(lrs.get(together.name))], setup,
+                                  progress)
     print(f"  {together.label}: {second_record['seconds']:.0f} s", flush=True)
     results = first.results + second.results
     study = Study(setup, results, compare(results, against=0), baseline=BASELINE.name)
@@ -108,7 +114,7 @@ def main(argv: list[str] | None = None) -> None:
     from fixes_text import MARKERS, render  # examples/, beside this script
     args = parse_args(argv)
     if not args.render:
-        data, study = run(args.seeds, args.sweep_seeds)
+        data, study = run(args.seeds, args.sweep_seeds, show_progress(args.progress))
         args.json.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(data, indent=2) + "\n"
         write_whole(args.json, lambda path: path.write_text(text))

@@ -189,7 +189,7 @@ def render_regenerate(data: dict) -> str:
     loads = [r["load_average_1min"] for r in runs]
     record = runs[0]
     return paragraph(
-        f"`python examples/fixes.py --readme README.md` runs the sweeps and the arms, writes "
+        f"`python examples/fixes.py --readme docs/fixes.md` runs the sweeps and the arms, writes "
         f"`examples/results/fixes.json` and the figure, and rewrites this section from the "
         f"JSON; `python examples/xor.py --preset fixes --seeds 10000` trains the same arms "
         f"(the learning rates and pair the committed run chose). The committed run took "
@@ -203,7 +203,7 @@ def render(data: dict) -> str:
     baseline = data["results"][0]
     lines = [*render_table(data), "",
              f"![Success rate of each change against the notes' network, {baseline['n']:,} "
-             "seeds each](examples/figures/fixes.png)", "", "What the data say:", "",
+             "seeds each](../examples/figures/fixes.png)", "", "What the data say:", "",
              *render_findings(data), "", "Learning rates:", "", *render_sweeps(data), "",
              render_regenerate(data)]
     return "\n".join(lines) + "\n"

@@ -13,7 +13,6 @@ every 100 epochs and its trained network.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -21,6 +20,7 @@ from matplotlib.figure import Figure
 import tinynet
 from tinynet import plots
 from tinynet.xor import Arm, Setup, run_study
+from tinynet.xor.cli import add_progress_flag, show_progress
 
 from outputs import add_out, out_folder  # examples/, beside this script
 
@@ -28,22 +28,27 @@ FIGURES = ("look_boundaries.png", "look_gallery.png", "look_failed.png", "look_c
 """The files written, in --out."""
 
 
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--seeds", type=int, default=100, help="seeds per arm")
-    parser.add_argument("--epochs", type=int, default=20_000, help="epochs")
-    add_out(parser, Path("look_inside"))
-    args = parser.parse_args()
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments ``argv`` (default: the command line), with ``out`` the folder to write
+    into (:func:`outputs.out_folder`)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=100, help="seeds per arm (100)")
+    parser.add_argument("--epochs", type=int, default=20_000, help="epochs (20,000)")
+    add_out(parser, "look_inside")
+    add_progress_flag(parser)
+    args = parser.parse_args(argv)
     args.out = out_folder(parser, args)
     return args
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> None:
+    """Train the study and draw its figures (arguments ``argv``, default: the command
+    line)."""
+    args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     setup = Setup(seeds=args.seeds, epochs=args.epochs)
     study = run_study([Arm("normal"), Arm("normal", shuffle=True)], setup,
+                      progress=show_progress(args.progress),
                       record_every=max(1, args.epochs // 200))
     print(study.report())
 

@@ -1,4 +1,5 @@
-"""Where an example writes its figures: a folder of the user's (``--out``) by default, the
+"""Where an example writes its files: a folder of the user's (``--out``), by default one named
+after the example under the current folder (``./datasets`` for ``datasets.py``), and the
 committed ``examples/figures/`` only when asked (``--commit``), so that a trial run never
 replaces what the README shows."""
 
@@ -11,11 +12,15 @@ COMMITTED_FIGURES = Path(__file__).resolve().parent / "figures"
 """The figures the README shows."""
 
 
-def add_out(parser: argparse.ArgumentParser, default: Path) -> None:
-    """``--out FOLDER`` (default ``default``) and ``--commit``."""
-    parser.add_argument("--out", type=Path, default=default, help="folder for the figures")
+def add_out(parser: argparse.ArgumentParser, example: str) -> None:
+    """``--out FOLDER`` (default ``./<example>``, a folder named after the example) and
+    ``--commit``."""
+    parser.add_argument("--out", type=Path, default=Path(example), metavar="FOLDER",
+                        help="folder to write into, made if missing (default: %(default)s, "
+                             "under the current folder)")
     parser.add_argument("--commit", action="store_true",
-                        help="write into the committed examples/figures instead of --out")
+                        help="write the committed files in examples/figures (the README's) "
+                             "instead of into --out")
 
 
 def out_folder(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Path:

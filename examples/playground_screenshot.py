@@ -2,10 +2,11 @@
 network, N(0,1) against He) in the system's Chromium, the top of the page: the form, the
 rates, the test and the two grids.
 
-    python examples/playground_screenshot.py       # writes examples/figures/playground.png
+    python examples/playground_screenshot.py            # into ./playground_screenshot/
+    python examples/playground_screenshot.py --commit   # examples/figures/playground.png
 
 Needs Playwright (``pip install ".[browser]"``) and Chromium (Debian: ``apt-get install
-chromium``; pip cannot download browsers). ``--out`` writes elsewhere.
+chromium``; pip cannot download browsers).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import argparse
 import os
 import shutil
 import threading
-from pathlib import Path
 
 from tinynet.playground import Playground
+
+from outputs import add_out, out_folder  # examples/, beside this script
 
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
@@ -30,6 +32,9 @@ WAIT_MS = 120_000
 
 NO_CHROMIUM = "no Chromium: apt-get install chromium, or set TINYNET_CHROMIUM to its path"
 
+FIGURE = "playground.png"
+"""The file written, in --out."""
+
 
 def chromium() -> str | None:
     """The Chromium to drive: ``$TINYNET_CHROMIUM``, or ``chromium`` on the PATH (None if
@@ -37,11 +42,19 @@ def chromium() -> str | None:
     return os.environ.get("TINYNET_CHROMIUM") or shutil.which("chromium")
 
 
-def main(argv: list[str] | None = None) -> None:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments ``argv`` (default: the command line), with ``out`` the folder to write
+    into (:func:`outputs.out_folder`)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parent /
-                        "figures" / "playground.png", help="the PNG to write")
+    add_out(parser, "playground_screenshot")
     args = parser.parse_args(argv)
+    args.out = out_folder(parser, args)
+    return args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Take the screenshot (arguments ``argv``, default: the command line)."""
+    args = parse_args(argv)
     executable = chromium()
     if executable is None:
         raise SystemExit(f"error: {NO_CHROMIUM}")
@@ -56,13 +69,13 @@ def main(argv: list[str] | None = None) -> None:
             page.goto(server.url)
             page.wait_for_function("document.getElementById('status').textContent"
                                    ".startsWith('Done')", timeout=WAIT_MS)
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=args.out, full_page=False)
+            args.out.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=args.out / FIGURE, full_page=False)
             browser.close()
     finally:
         server.shutdown()
         server.server_close()
-    print(f"wrote {args.out}")
+    print(f"wrote {args.out / FIGURE}")
 
 
 if __name__ == "__main__":

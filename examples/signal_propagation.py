@@ -1,7 +1,8 @@
 """Second moments through deep networks: what each initializer does to the signal, measured
 beside the theory, with the notes' explosion table and the classic activation histograms.
 
-    python examples/signal_propagation.py                 # figures into examples/figures/
+    python examples/signal_propagation.py                 # figures into ./signal_propagation/
+    python examples/signal_propagation.py --commit        # into examples/figures/ (the README's)
     python examples/signal_propagation.py --depth 50 --out /tmp/figures
 
 Every figure is of untrained networks at initialization: that is where the theory applies.
@@ -17,7 +18,6 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 
@@ -25,23 +25,27 @@ import tinynet
 from tinynet.diagnostics import propagate
 from tinynet.init.distributions import TRUNCATION
 
+from outputs import add_out, out_folder  # examples/, beside this script
+
 ACTIVATIONS = ["identity", "relu", "leaky_relu", "sigmoid", "tanh"]
 INITS = ["normal", "lecun_normal", "xavier_normal", "he_normal", "he_leaky", "orthogonal"]
 
 
-def parse_args() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    parser.add_argument("--depth", type=int, default=30, help="layers (20 to 50 is the idea)")
-    parser.add_argument("--width", type=int, default=100, help="units per layer")
-    parser.add_argument("--batch", type=int, default=500, help="inputs per measurement")
-    parser.add_argument("--seed", type=int, default=0, help="seed of data and weights")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "figures",
-                        help="folder for the PNG figures")
-    args = parser.parse_args()
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The arguments ``argv`` (default: the command line), with ``out`` the folder to write
+    into (:func:`outputs.out_folder`)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--depth", type=int, default=30,
+                        help="layers (30; 20 to 50 is the idea)")
+    parser.add_argument("--width", type=int, default=100, help="units per layer (100)")
+    parser.add_argument("--batch", type=int, default=500, help="inputs per measurement (500)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of data and weights (0)")
+    add_out(parser, "signal_propagation")
+    args = parser.parse_args(argv)
     for name in ("depth", "width", "batch"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    args.out = out_folder(parser, args)
     return args
 
 
@@ -120,8 +124,10 @@ def truncated_normal_demo(rng: np.random.Generator) -> None:
     print()
 
 
-def main() -> None:
-    args = parse_args()
+def main(argv: list[str] | None = None) -> None:
+    """Print the tables and draw the figures (arguments ``argv``, default: the command
+    line)."""
+    args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng([args.seed, 1])  # data: a stream apart from the weights
     explosion_table(rng)

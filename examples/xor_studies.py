@@ -1,8 +1,8 @@
-"""Every XOR study the README quotes, at 10,000 seeds per arm, from one command:
+"""Every XOR study the README quotes, at 10,000 seeds per arm, from one command.
 
-    python examples/xor_studies.py --readme README.md      # run them all (about 15 minutes
+    python examples/xor_studies.py --readme docs/xor.md      # run them all (about 15 minutes
                                                            # on 2 cores), rewrite the README
-    python examples/xor_studies.py --render --readme README.md   # only re-render the README
+    python examples/xor_studies.py --render --readme docs/xor.md   # only re-render the README
                                                                  # from the committed results
 
 It runs, with tinynet's own bench (:mod:`tinynet.xor`):
@@ -39,6 +39,7 @@ import numpy as np
 from tinynet import plots, stats
 from tinynet.files import put_between, write_whole
 from tinynet.xor import Arm, Setup, decode_solved, get_preset, run_seed_ranges, run_study
+from tinynet.xor.cli import add_progress_flag, show_progress
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "examples" / "results"
@@ -50,8 +51,9 @@ EXAMPLE_ARGS = ["--init", "he_leaky", "--shuffle"]
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    summary = __doc__.split("\n\n")[0]
-    parser = argparse.ArgumentParser(description=summary)
+    summary, details = __doc__.split("\n\n", 1)
+    parser = argparse.ArgumentParser(description=summary, epilog=details,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=10_000,
                         help="seeds per arm (10,000; fewer for a quick try)")
     parser.add_argument("--out", type=Path, default=Path("xor_studies"),
@@ -69,6 +71,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "(or --results)")
     parser.add_argument("--readme", type=Path, default=None,
                         help="rewrite the study sections of this README (implies --commit)")
+    add_progress_flag(parser)
     args = parser.parse_args(argv)
     unknown = sorted(set(args.only.split(",")) - set(STUDIES))
     if unknown:
@@ -102,36 +105,41 @@ def timed(function, *args, **kwargs) -> tuple[object, dict]:
                     "seconds": round(seconds, 3)}
 
 
-def run_example() -> dict:
-    """The README's first command, as a user runs it (its default, 100 seeds)."""
+def run_example(progress: bool = False) -> dict:
+    """The README's first command, as a user runs it (its default, 100 seeds), with
+    ``--progress`` or ``--no-progress`` as ``progress`` says (not part of the command
+    recorded)."""
     from contextlib import redirect_stdout
     from io import StringIO
 
     from tinynet.xor.cli import main
     out = StringIO()
     with redirect_stdout(out):
-        main(EXAMPLE_ARGS, prog="examples/xor.py")
+        main(EXAMPLE_ARGS + ["--progress" if progress else "--no-progress"],
+             prog="examples/xor.py")
     return {"command": "python examples/xor.py " + " ".join(EXAMPLE_ARGS),
             "output": out.getvalue()}
 
 
-def run(name: str, seeds: int, figures: Path) -> dict:
-    """Run study ``name`` at ``seeds`` seeds per arm; return its JSON-ready result."""
+def run(name: str, seeds: int, figures: Path, progress: bool = False) -> dict:
+    """Run study ``name`` at ``seeds`` seeds per arm (with ``progress``, progress on
+    stderr); return its JSON-ready result."""
     setup = Setup(seeds=seeds)
     if name == "example":
-        result, record = timed(run_example)
+        result, record = timed(run_example, progress)
         return {"run": record, **result}
     if name in ("notes", "candidates", "widths"):
-        sweep, record = timed(get_preset(name).run, setup)
+        sweep, record = timed(get_preset(name).run, setup, progress=progress)
         if name != "candidates":
             plots.rates(sweep.studies, figures / f"xor_{name}.png")
         return {"run": record, **sweep.to_dict()}
     if name == "seed_ranges":
-        check, record = timed(run_seed_ranges, [Arm("he_leaky")], setup, SEED_RANGES)
+        check, record = timed(run_seed_ranges, [Arm("he_leaky")], setup, SEED_RANGES,
+                              progress)
         return {"run": record, **check.to_dict()}
     if name == "long":
         study, record = timed(run_study, [Arm("normal", label="N(0,1)")],
-                              Setup(seeds=seeds, epochs=LONG_EPOCHS))
+                              Setup(seeds=seeds, epochs=LONG_EPOCHS), progress)
         return {"run": record, **study.to_dict()}
     raise ValueError(f"unknown study {name!r}; expected one of {', '.join(STUDIES)}")
 
@@ -303,7 +311,7 @@ def render_notes(data: dict) -> str:
         + lucky_verdict[0].upper() + lucky_verdict[1:],
     ]
     lines += ["", f"![XOR success rates of the notes' runs, {n:,} seeds each]"
-                  "(examples/figures/xor_notes.png)", "", "What the data say:", "",
+                  "(../examples/figures/xor_notes.png)", "", "What the data say:", "",
               *(paragraph(bullet, indent="  ") for bullet in bullets)]
     return "\n".join(lines) + "\n"
 
@@ -393,7 +401,7 @@ def render_widths(data: dict) -> str:
     lines += [
         "",
         f"![XOR success rate against width and initializer, {n:,} seeds per bar]"
-        "(examples/figures/xor_widths.png)",
+        "(../examples/figures/xor_widths.png)",
         "",
         paragraph(
         "Up to width 4 the four schemes draw weights of about the same size (the hidden layer's "
@@ -443,10 +451,10 @@ def render_regenerate(data: dict) -> str:
     first = records[STUDIES[0]]
     loads = [record["load_average_1min"] for record in records.values()]
     parts = ", ".join(f"{name} {minutes(record)}" for name, record in records.items())
-    return ("```bash\npython examples/xor_studies.py --readme README.md\n```\n\n" + paragraph(
+    return ("```bash\npython examples/xor_studies.py --readme docs/xor.md\n```\n\n" + paragraph(
             f"runs every study in this section at the seed counts shown, writes its JSON to "
             f"`examples/results/` and the figures, and rewrites this section from the JSON; "
-            f"`tests/test_readme.py` fails if the README and the JSON disagree. The committed run "
+            f"`tests/test_readme.py` fails if this page and the JSON disagree. The committed run "
             f"took {total / 60:.0f} min ({parts}) on {first['cores']} cores with "
             f"{first['numba_threads']} numba threads, Python {first['python']}, NumPy "
             f"{first['numpy']}, numba {first['numba']}, at a 1-minute load average of "
@@ -487,7 +495,7 @@ def main(argv: list[str] | None = None) -> None:
         args.figures.mkdir(parents=True, exist_ok=True)
         for name in args.only.split(","):
             print(f"running {name} ...", flush=True)
-            result = run(name, args.seeds, args.figures)
+            result = run(name, args.seeds, args.figures, show_progress(args.progress))
             text = json.dumps(result, indent=2) + "\n"
             write_whole(args.results / f"xor_{name}.json", lambda path: path.write_text(text))
             print(f"  {name}: {result['run']['seconds']:.0f} s", flush=True)

@@ -50,6 +50,20 @@ class Softplus(Activation):
 
 
 ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def page(name: str) -> str:
+    """The text of the documentation page ``docs/<name>``, or of the README for
+    ``"README.md"``: where the tests find the numbers, tables and sentences they keep in step
+    with the code and the committed results."""
+    return (ROOT / name if name == "README.md" else DOCS / name).read_text(encoding="utf-8")
+
+
+def pages() -> dict[str, str]:
+    """Every page a reader sees: the README and each Markdown page of ``docs/``, by name."""
+    return {"README.md": page("README.md"),
+            **{path.name: page(path.name) for path in sorted(DOCS.glob("*.md"))}}
 
 
 def checkout_environment(*paths: Path) -> dict:

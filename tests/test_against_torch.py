@@ -12,6 +12,8 @@ from test_maths_once import RMSprop  # docs/contributing.md's, defined outside t
 torch = pytest.importorskip("torch", reason="PyTorch comes with the torch extra: pip install "
                                             "'.[dev,torch]'")
 
+pytestmark = pytest.mark.slow  # every kernel set trained against PyTorch: CI runs them (-m slow)
+
 ACTIVATIONS = {"leaky_relu": lambda z: torch.nn.functional.leaky_relu(z, 0.01),
                "tanh": torch.tanh, "sigmoid": torch.sigmoid}
 

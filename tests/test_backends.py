@@ -80,6 +80,7 @@ def test_numba_fit_matches_numpy_fit(case):
         close(p, q)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case,update", [
     *((case, "after_backward") for case in range(0, 24, 3)),
     *((case, "during_backward") for case in (1, 8, 11, 15, 22)),  # every output activation
@@ -281,6 +282,7 @@ def test_backends_agree_on_random_networks(sizes, hidden, output, samples, shuff
         close(p, q)
 
 
+@pytest.mark.slow
 def test_kernels_run_with_the_jit_disabled():
     """With NUMBA_DISABLE_JIT=1 the kernels are plain Python: run their tests that way."""
     tests = Path(__file__).resolve().parent

@@ -5,7 +5,6 @@ expected (checked here by a pattern on the message), and nothing may be coerced 
 """
 
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +19,7 @@ from tinynet.xor.outcome import allowed_wrong
 from tinynet.xor.depth import DEPTH_SETUP, DepthStudy, run_depth_study
 from tinynet.xor.task import Task
 
-from helpers import Softplus
+from helpers import Softplus, page
 
 X, Y = tinynet.data.xor()
 
@@ -477,8 +476,7 @@ def test_bad_input_is_refused_with_a_clear_message(case, restore_registry):
 
 def test_the_catalogue_is_large_and_the_readme_counts_it():
     assert len(CATALOGUE) >= 150
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    assert f"a catalogue of {len(CATALOGUE)} such cases" in readme
+    assert f"a catalogue of {len(CATALOGUE)} such cases" in page("library.md")
 
 
 # --- integer and float32 inputs: converted exactly, never truncated -------------------------

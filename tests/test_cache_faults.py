@@ -123,6 +123,7 @@ def files_in(folder: Path) -> set[Path]:
     return {path.relative_to(folder) for path in folder.rglob("*")}
 
 
+@pytest.mark.slow
 def test_a_read_only_package_caches_in_the_user_cache(site, unwritable, home, tmp_path):
     before = files_in(site / "tinynet")
     done = finish(run(["-c", TINY_FIT], copy_environment(site, HOME=str(home)), tmp_path))
@@ -206,6 +207,7 @@ def test_kernel_dir_refuses_what_it_cannot_write(tmp_path, monkeypatch, capsys):
     assert "CacheUnwritableError" in compiled.__all__
 
 
+@pytest.mark.slow
 def test_two_cold_compiles_at_once_agree(site, home, tmp_path):
     """Two Pythons, given the same empty TINYNET_KERNEL_DIR, start training at the same moment
     (each waits for the word after importing numba): both write the kernel's source, compile

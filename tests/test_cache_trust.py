@@ -80,6 +80,7 @@ def copy_tree(source: Path, target: Path) -> None:
     subprocess.run(["cp", "-a", str(source), str(target)], check=True)
 
 
+@pytest.mark.slow
 def test_a_planted_cache_runs_when_trusted_so_the_attack_is_real(compiled_once, tmp_path):
     """The control: the same planted folder, but this user's and private, is loaded, and the
     pickle runs. (The guard then takes the entry for damage and compiles it again.)"""
@@ -91,6 +92,7 @@ def test_a_planted_cache_runs_when_trusted_so_the_attack_is_real(compiled_once, 
     assert (tmp_path / "ran").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("owner,group,mode", [(STRANGER, -1, 0o755), (0, -1, 0o777),
                                               (0, STRANGER, 0o775)])  # group STRANGER's
 def test_a_kernel_folder_others_can_write_is_never_loaded(compiled_once, tmp_path, owner,
@@ -197,6 +199,7 @@ def damage_and_run_twice(tmp_path: Path, caches_in: Path, damage: bytes, first: 
     assert "compiling" not in again.stderr and again.stdout == first
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [b"", b"garbage", b"\x80\x04\x95"])
 def test_a_damaged_kernel_cache_entry_is_named_removed_and_compiled_again(compiled_once,
                                                                            tmp_path, damage):
@@ -206,6 +209,7 @@ def test_a_damaged_kernel_cache_entry_is_named_removed_and_compiled_again(compil
     damage_and_run_twice(tmp_path, tmp_path / "kernels", damage, first.stdout)
 
 
+@pytest.mark.slow
 def test_damaged_entries_of_the_packages_own_kernels_too(compiled_once, tmp_path):
     """With NUMBA_CACHE_DIR, where numba caches the package's own kernels as well as the
     generated one: every index there damaged (the package's own ``__pycache__``, the

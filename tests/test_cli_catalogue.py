@@ -24,7 +24,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from helpers import ROOT, checkout_environment, default_sigint
+from helpers import ROOT, checkout_environment, default_sigint, page
 from tinynet.xor.cli import main, parse_args
 
 PROG = "xor.py"
@@ -362,6 +362,21 @@ CASES = [
                                   r"matplotlib writes", name=f"{flag.lstrip('-')} as {name}")
       for flag, name in (("--plot", "rates"), ("--gallery", "seeds.txt"), ("--curves", "c.np"))],
     case("--json", "-", r"cannot both write to stdout", "--csv", "-"),
+    # --gallery-seeds (with --gallery; the tiny run has 2 seeds)
+    *[case("--gallery-seeds", value, expected, "--gallery", "{tmp}/g.png") for value, expected in (
+        ("abc", r"argument --gallery-seeds: expected a whole number of seeds, at least 1, "
+                r"got 'abc'"),
+        ("2.5", r"argument --gallery-seeds: expected a whole number of seeds, at least 1, "
+                r"got '2.5'"),
+        ("", r"argument --gallery-seeds: expected a whole number of seeds, at least 1, got ''"),
+        ("0", r"argument --gallery-seeds: expected a whole number of seeds, at least 1, got '0'"),
+        ("-3", r"argument --gallery-seeds: expected a whole number of seeds, at least 1, "
+               r"got '-3'"),
+        ("3", r"--gallery-seeds 3: more than the study's 2 seeds; expected a number from 1 to 2"),
+        (BIG, r"--gallery-seeds 9{20}: more than the study's 2 seeds"),
+    )],
+    case("--gallery-seeds", "2", r"--gallery-seeds 2 says how many seeds --gallery draws; "
+                                 r"give --gallery PNG too", name="gallery-seeds without --gallery"),
     # --save-failed
     case("--save-failed", "{tmp}/file.txt", r"--save-failed .*file\.txt",
          name="save-failed an existing regular file"),
@@ -518,8 +533,8 @@ def test_ctrl_c_stops_fit_and_leaves_the_network_as_it_was(tmp_path):
     assert run.returncode == 0 and "Traceback" not in err, err
 
 
-def test_the_readme_counts_the_catalogue():
-    readme = " ".join((ROOT / "README.md").read_text().split())
+def test_the_docs_count_the_catalogue():
+    readme = " ".join(page("library.md").split())
     assert f"garbage, huge, NaN and negative values ({len(CASES)} cases)" in readme
 
 

@@ -28,7 +28,7 @@ from tinynet.xor import Arm, Setup, Task, get_preset, run_seed_ranges, run_study
 from tinynet.xor.blocks import BLOCK_SEEDS, BlockError, block_size, blocks
 from tinynet.xor.cli import DASK_MISSING, main
 
-pytestmark = pytest.mark.unrolled  # the default kernels, on the workers as here
+pytestmark = [pytest.mark.unrolled, pytest.mark.slow]  # the default kernels, on the workers as here
 
 ARMS = [Arm("normal"), Arm("he_leaky", shuffle=True)]
 SETUP = Setup(seeds=320, epochs=2000)

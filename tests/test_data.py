@@ -11,6 +11,8 @@ import pytest
 import tinynet
 from tinynet import data
 
+from helpers import page
+
 GENERATED = sorted(data.DATASETS)  # a new generator is tested without being listed here
 
 
@@ -101,5 +103,5 @@ def test_the_example_draws_every_data_set_for_the_readme(tmp_path):
     subprocess.run([sys.executable, str(root / "examples" / "datasets.py"), "--epochs", "20",
                     "--out", str(tmp_path)], check=True, capture_output=True, timeout=300)
     assert (tmp_path / "datasets.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "(examples/figures/datasets.png)" in (root / "README.md").read_text()
+    assert "(../examples/figures/datasets.png)" in page("datasets.md")
     assert (root / "examples" / "figures" / "datasets.png").is_file()

@@ -245,16 +245,19 @@ def test_bad_outputs_stop_before_training(tmp_path, capsys, argv, message):
     assert "Traceback" not in err and re.search(message, last), err
 
 
-def test_the_full_study_writes_in_the_working_folder_unless_committed(tmp_path, monkeypatch):
+def test_the_full_study_writes_in_its_folder_under_the_working_one_unless_committed(
+        tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     args = depth_example.parse_args(["--activation", "tanh"])
-    assert (args.json, args.figure) == (Path("depth_tanh.json"), Path("depth_tanh.png"))
+    assert (args.json, args.figure) == (Path("depth/depth_tanh.json"),
+                                        Path("depth/depth_tanh.png"))
     for argv in (["--commit"], ["--readme", "README.md"]):
         args = depth_example.parse_args(argv)
         assert args.json == depth_example.RESULTS / "depth_relu.json"
         assert args.figure == depth_example.FIGURES / "depth_relu.png"
 
 
+@pytest.mark.slow
 def test_the_quick_setting_shows_where_initialization_decides(tmp_path):
     """examples/depth.py --quick end to end (about 15 s on 2 cores). With fixed seeds the
     result is exact; the assertions are on the 95 % intervals: at depth 8 N(0,1)'s and

@@ -48,6 +48,7 @@ def ulp_errors(x: np.ndarray) -> np.ndarray:
     return (np.abs(ours(x).astype(np.longdouble) - exact) / ulp).astype(np.float64)
 
 
+@pytest.mark.slow
 def test_within_one_ulp_of_the_correctly_rounded_exp_at_ten_million_points():
     x = np.random.default_rng(27).uniform(-745.2, LARGEST_FINITE_INPUT, 10_000_000)
     errors = ulp_errors(x)

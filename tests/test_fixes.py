@@ -17,6 +17,7 @@ import pytest
 from tinynet import plots, stats
 from tinynet.xor import (Arm, Setup, compare, decode_solved, get_preset, run_depth_study,
                           run_study, run_sweep)
+from helpers import page
 from tinynet.xor.fixes import (BASELINE, CHANGES, CHOSEN_LRS, CHOSEN_PAIR, LEARNING_RATES,
                                best_lr, best_pair, change, combine, fixes_arms, most_solved,
                                run_lr_sweep)
@@ -232,9 +233,9 @@ def test_the_committed_results_are_what_this_code_computes(committed, arm):
                                   decode_solved(recorded["solved"], recorded["n"])[:64])
 
 
-def test_the_readme_section_is_rendered_from_the_committed_run(committed):
+def test_the_docs_section_is_rendered_from_the_committed_run(committed):
     text = fixes_text()
-    readme = (ROOT / "README.md").read_text()
+    readme = page("fixes.md")
     start, end = text.MARKERS
     assert readme[readme.index(start) + len(start):readme.index(end)] == text.render(committed)
 

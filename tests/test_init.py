@@ -634,13 +634,11 @@ def test_replacing_an_entry_unfolds_its_aliases(restore_registry):
     assert distinct["he_uniform"] == ["kaiming_uniform"]
 
 
-def test_readme_table_is_the_registry():
-    from pathlib import Path
-
+def test_the_docs_table_is_the_registry():
+    from helpers import page
     from tinynet.init.__main__ import markdown_table
-    readme = Path(__file__).resolve().parents[1] / "README.md"
-    assert markdown_table() in readme.read_text(encoding="utf-8"), \
-        "README's initializer table is stale: regenerate it with python -m tinynet.init"
+    assert markdown_table() in page("initializers.md"), \
+        "docs/initializers.md's table is stale: regenerate it with python -m tinynet.init"
 
 
 @pytest.mark.parametrize("a", [0.01, 0.1, 0.3, 0.7, 1.3])

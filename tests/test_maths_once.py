@@ -82,6 +82,7 @@ def agree(a, b, tolerance=1e-12):
         np.testing.assert_allclose(p, q, rtol=0, atol=tolerance)
 
 
+@pytest.mark.slow
 def test_an_activation_defined_outside_the_package_compiles_and_trains_as_on_numpy(kernels):
     """2-32-1 goes to the generic kernel (too big to unroll), 2-3-1 to either."""
     numpy_net, numba_net = steps([2, 32, 1], Softplus(beta=2.0))
@@ -95,6 +96,7 @@ def test_an_activation_defined_outside_the_package_compiles_and_trains_as_on_num
                            steps([2, 3, 1], Softplus(beta=0.5))[1].layers[0].W)
 
 
+@pytest.mark.slow
 def test_an_ensemble_of_a_new_activation_is_each_single_fit_bit_for_bit(kernels):
     X, y = tinynet.data.xor()
     for sizes in ([2, 3, 1], [2, 24, 1]):  # either kernel, then the generic one
@@ -120,6 +122,7 @@ def test_the_documented_optimizer_trains_as_on_numpy(kernels):
     agree(trained["numpy"], trained["numba"])
 
 
+@pytest.mark.slow
 def test_a_subclass_of_a_built_in_runs_its_own_maths(kernels):
     numpy_net, numba_net = steps([2, 4, 1], HalfLeaky(0.1))
     agree(numpy_net, numba_net)
@@ -127,6 +130,7 @@ def test_a_subclass_of_a_built_in_runs_its_own_maths(kernels):
     assert not np.allclose(plain.layers[0].W, numba_net.layers[0].W)
 
 
+@pytest.mark.slow
 def test_a_loss_defined_outside_the_package_compiles_and_trains_as_on_numpy(kernels):
     for sizes in ([2, 3, 1], [2, 24, 1]):
         agree(*steps(sizes, "tanh", loss=LogCosh()))
@@ -358,6 +362,7 @@ class SigmoidInSteps(Activation):
         return s, e / ((1.0 + e) * (1.0 + e))
 
 
+@pytest.mark.slow
 def test_a_definition_may_use_any_name_the_kernels_use(kernels):
     X, y = tinynet.data.xor()
     sizes = [2, 3, 1]
@@ -390,6 +395,7 @@ class WeightedBCE(tinynet.losses.BCE):
         return 3.0 * diff * diff, 6.0 * diff / batch
 
 
+@pytest.mark.slow
 def test_a_subclass_of_bce_with_its_own_loss_trains_on_its_own_gradient(kernels):
     assert tinynet.losses.BCE().through_sigmoid() and not WeightedBCE().through_sigmoid()
     X, y = tinynet.data.xor()
@@ -463,6 +469,7 @@ class SoftplusLoss(Loss):
         return abs(y_hat - y) + log1p(e), where(y_hat >= y, 1.0, -1.0) / ((1.0 + e) * batch)
 
 
+@pytest.mark.slow
 def test_a_loss_that_calls_exp_trains_each_ensemble_member_as_numpy_does(kernels):
     X, y = tinynet.data.xor()
     runs = {}

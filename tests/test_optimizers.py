@@ -241,6 +241,7 @@ class SignDescent(Optimizer):
         return p - lr * np.sign(g)
 
 
+@pytest.mark.slow
 @pytest.mark.unrolled  # the generated kernels; the generic ones write the same definition
 def test_an_optimizer_defined_outside_the_package_compiles_and_trains_as_on_numpy():
     """(every optimizer's, tests/test_unrolled.py: a kit compile per class saved here)"""

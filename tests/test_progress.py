@@ -1,11 +1,15 @@
 """Long runs in chunks: the same run bit for bit, progress after each chunk, Ctrl-C between
 chunks (networks untouched; the CLI exits 130 with one line and no partial files), and the
-notice before a kernel is compiled."""
+notice before a kernel is compiled. Who reports progress: the library only when asked, the
+command line on a terminal unless told."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
+import types
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +19,10 @@ from tinynet import reference
 from tinynet.compiled import backend, sources, unrolled
 from tinynet.compiled.simd import LANES
 from tinynet.packing import layout
+from tinynet.xor import Arm, Setup, get_preset, run_seed_ranges, run_study, run_sweep
+from tinynet.xor import bench, cli
+from tinynet.xor.depth import QUICK_SETUP, run_depth_study
+from tinynet.xor.fixes import change, run_lr_sweep
 
 from helpers import default_sigint
 from test_backends import same_parameters
@@ -116,3 +124,74 @@ def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path, epoch
     assert stderr.strip().splitlines() == [f"{word}: nothing was written"], stderr
     assert stdout == ""
     assert list(out.iterdir()) == []
+
+
+# --- who reports progress ----------------------------------------------------------------
+
+TINY = Setup(seeds=2, epochs=2)
+
+
+def slow_clock(monkeypatch, step: float) -> None:
+    """Make the bench's clock (:mod:`tinynet.xor.bench` only) advance ``step`` seconds at each
+    reading: a study that takes as long as any, without waiting for it."""
+    now = iter(step * k for k in range(10**9))
+    monkeypatch.setattr(bench, "time", types.SimpleNamespace(perf_counter=lambda: next(now)))
+
+
+LIBRARY_CALLS = {
+    "run_study": lambda: run_study([Arm("normal")], TINY),
+    "run_sweep": lambda: run_sweep([Arm("normal")], [TINY, replace(TINY, hidden=(3,))]),
+    "run_seed_ranges": lambda: run_seed_ranges([Arm("normal")], TINY, (0, 10)),
+    "Preset.run": lambda: get_preset("notes").run(TINY),
+    "run_depth_study": lambda: run_depth_study(replace(QUICK_SETUP, epochs=1), depths=(1,),
+                                               seeds=2),
+    "run_lr_sweep": lambda: run_lr_sweep(change("lr"), TINY),
+}
+"""Every library entry that takes ``progress``, called with its defaults on a tiny setup."""
+
+
+@pytest.mark.parametrize("terminal", [False, True], ids=["not a terminal", "a terminal"])
+@pytest.mark.parametrize("name", LIBRARY_CALLS)
+def test_a_library_call_prints_nothing_by_default_however_long_it_takes(name, terminal,
+                                                                      monkeypatch, capsys):
+    """As in a notebook: no progress and no result lines on stderr unless progress=True, even
+    when the study takes a minute an arm and stderr is a terminal."""
+    call = LIBRARY_CALLS[name]
+    call()  # any kernel compiled now, and its notice read and dropped
+    capsys.readouterr()
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
+    slow_clock(monkeypatch, 60.0)
+    call()
+    assert capsys.readouterr().err == ""
+
+
+def test_a_library_call_reports_progress_when_asked(monkeypatch, capsys):
+    run_study([Arm("normal")], TINY, progress=False)
+    capsys.readouterr()
+    slow_clock(monkeypatch, 60.0)
+    run_study([Arm("normal")], TINY, progress=True)
+    err = capsys.readouterr().err
+    assert "[1/1] normal: 0 of 2 epochs" in err                     # how far training has got
+    assert re.search(r"\[1/1\] normal: \d/2 solved \(\d+\.\d s\)\n$", err)  # the arm's result
+
+
+@pytest.mark.parametrize("terminal,flag,shown", [
+    (True, [], True),                     # the command line on a terminal: progress
+    (False, [], False),                   # piped or logged: none, however long the run
+    (True, ["--no-progress"], False),
+    (False, ["--progress"], True),
+])
+def test_the_command_line_reports_progress_on_a_terminal_unless_told(terminal, flag, shown,
+                                                                     monkeypatch, capsys):
+    argv = ["--init", "normal", "--seeds", "2", "--epochs", "2", *flag]
+    cli.main(argv + ["--no-progress"])  # any kernel compiled now, and its notice dropped
+    capsys.readouterr()
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: terminal)
+    slow_clock(monkeypatch, 60.0 if not shown else 0.0)  # frozen: no line for its time
+    cli.main(argv)
+    err = capsys.readouterr().err
+    if shown:
+        assert "[1/1] normal: 0 of 2 epochs" in err                 # how far training has got
+        assert re.search(r"\[1/1\] normal: \d/2 solved \(", err)     # the arm's result line
+    else:
+        assert err == ""

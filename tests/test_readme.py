@@ -1,4 +1,5 @@
-"""The README's numbers that come from committed results stay equal to them."""
+"""The numbers the README and the documentation pages quote from committed results stay equal
+to them, and the README stays a front door: short, with links that lead somewhere."""
 
 import importlib
 import json
@@ -11,23 +12,27 @@ import pytest
 
 from tinynet.xor import Arm, Setup, decode_solved, run_study
 
+from helpers import page, pages
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "examples" / "results"
 
 
-@pytest.mark.parametrize("marker,committed,part", [
-    ("benchmark", "bench_jit_vs_numpy.md", "#### targets"),  # the whole run, not an empty block
-    ("before-after", "before_after_issue17.md", "| cold start"),
-    ("chunks", "bench_chunks.md", "| numba 2-2-1, 5000 seeds"),
-    ("seeds", "bench_seeds.md", "| packed | 1,000,000 |"),
-    ("depth-bench", "bench_depth.md", "| 2-16x32-1 |"),
-    ("cluster", "bench_cluster.md", "| Dask, 2 workers x 1 thread | 16,384 |"),
-    ("small", "bench_small.md", "| single fit 2-8-1 |"),
-    ("startup", "bench_startup.md", "| 2-2-2-1 (README's first command) |"),
-    ("playground", "bench_playground.md", "| default: 2 x 100 seeds | the server's answer |"),
+@pytest.mark.parametrize("name,marker,committed,part", [
+    # the whole run, not an empty block
+    ("performance.md", "benchmark", "bench_jit_vs_numpy.md", "#### start-up"),
+    ("performance.md", "before-after", "before_after_issue17.md", "| cold start"),
+    ("performance.md", "chunks", "bench_chunks.md", "| numba 2-2-1, 5000 seeds"),
+    ("performance.md", "seeds", "bench_seeds.md", "| packed | 1,000,000 |"),
+    ("performance.md", "depth-bench", "bench_depth.md", "| 2-16x32-1 |"),
+    ("ensembles.md", "cluster", "bench_cluster.md", "| Dask, 2 workers x 1 thread | 16,384 |"),
+    ("performance.md", "small", "bench_small.md", "| single fit 2-8-1 |"),
+    ("performance.md", "startup", "bench_startup.md", "| 2-2-2-1 (README's first command) |"),
+    ("playground.md", "playground", "bench_playground.md",
+     "| default: 2 x 100 seeds | the server's answer |"),
 ])
-def test_the_benchmark_tables_are_the_committed_runs(marker, committed, part):
-    readme = (ROOT / "README.md").read_text()
+def test_the_benchmark_tables_are_the_committed_runs(name, marker, committed, part):
+    readme = page(name)
     start, end = f"<!-- {marker}: start -->\n", f"<!-- {marker}: end -->"
     shown = readme[readme.index(start) + len(start):readme.index(end)]
     assert shown == (ROOT / "benchmarks" / "results" / committed).read_text()
@@ -41,12 +46,12 @@ def xor_studies():
     return importlib.reload(xor_studies)
 
 
-def test_the_xor_sections_are_rendered_from_the_committed_results():
+def test_the_xor_page_is_rendered_from_the_committed_results():
     studies = xor_studies()
-    shown = studies.sections((ROOT / "README.md").read_text())
+    shown = studies.sections(page("xor.md"))
     rendered = studies.render(studies.load(studies.RESULTS))
     for name in studies.RENDERERS:
-        assert shown[name] == rendered[name], f"README section {name!r} is stale"
+        assert shown[name] == rendered[name], f"docs/xor.md's section {name!r} is stale"
 
 
 def test_headline_rates_come_from_at_least_10000_seeds_per_arm():
@@ -130,9 +135,9 @@ def test_the_one_command_runs_every_study_and_rewrites_the_sections(tmp_path, ca
     assert (tmp_path / "xor_notes.png").exists() and (tmp_path / "xor_widths.png").exists()
 
 
-def test_the_depth_section_is_rendered_from_the_committed_study():
+def test_the_depth_page_is_rendered_from_the_committed_study():
     import depth  # examples/depth.py; examples/ is on the path (tests/conftest.py)
-    readme = (ROOT / "README.md").read_text()
+    readme = page("depth.md")
     start, end = depth.MARKERS
     shown = readme[readme.index(start) + len(start):readme.index(end)]
     assert shown == depth.render(RESULTS)
@@ -140,7 +145,7 @@ def test_the_depth_section_is_rendered_from_the_committed_study():
 
 
 def test_the_numpy_paths_cost_is_quoted_from_the_committed_before_after():
-    """README's sentence on what the NumPy path's bit-identity costs: the NumPy ensemble rows'
+    """The performance page's sentence on what the NumPy path's bit-identity costs: the NumPy ensemble rows'
     slowdown (1 − before/after, in %) and the NumPy fit's ratio, from
     benchmarks/results/before_after_issue25b.json (python benchmarks/bench_before_after.py
     --rev 96d2479 --out ...)."""
@@ -148,6 +153,36 @@ def test_the_numpy_paths_cost_is_quoted_from_the_committed_before_after():
         (ROOT / "benchmarks" / "results" / "before_after_issue25b.json").read_text())["rows"]}
     costs = [100 * (1 - ratio) for case, ratio in rows.items()
              if case.startswith("NumPy ensemble")]
-    readme = " ".join((ROOT / "README.md").read_text().split())
+    readme = " ".join(page("performance.md").split())
     assert f"that costs it {min(costs):.0f}-{max(costs):.0f} % against the" in readme
     assert f"at {rows['NumPy fit 2-2-2-1, 300 epochs']:.2f} times the speed of the loop" in readme
+
+
+# --- the README as a front door ---------------------------------------------------------------
+
+README_LINES = 200
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)\s]*)?\)")
+
+
+def test_the_readme_is_short_and_opens_with_the_two_commands():
+    text = page("README.md")
+    assert len(text.splitlines()) <= README_LINES
+    first = text[text.index("```bash\n") + 8:]
+    assert first[:first.index("```")].splitlines() == [
+        "pip install . && python examples/xor.py --init he_leaky --shuffle",
+        'pip install ".[dev,torch]" && python -m pytest']
+
+
+@pytest.mark.parametrize("name", sorted(pages()))
+def test_every_relative_link_names_a_file_of_the_repository(name):
+    """The links of the README and of every docs page, as a reader on a forge follows them
+    (the site's build checks them again, with their anchors: mkdocs build --strict)."""
+    folder = ROOT if name == "README.md" else ROOT / "docs"
+    targets = [target for target in LINK.findall(pages()[name]) if "://" not in target]
+    missing = [target for target in targets if not (folder / target).exists()]
+    assert not missing, f"{name} links to files that are not there: {missing}"
+
+
+def test_a_broken_link_is_caught():
+    folder = ROOT / "docs"
+    assert not (folder / LINK.findall("see [it](../examples/nowhere.png)")[0]).exists()

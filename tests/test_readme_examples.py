@@ -1,5 +1,5 @@
-"""Every Python block of the README runs alone, as a new user would paste it, and prints what
-the README shows.
+"""Every Python block of the README and of the documentation pages runs alone, as a new user
+would paste it, and prints what the page shows.
 
 A block is one of two kinds:
 
@@ -18,10 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run_python
+from helpers import page, pages, run_python
 
-ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.MULTILINE | re.DOTALL)
 
 
@@ -55,34 +53,42 @@ def python_blocks(text: str) -> list[Block]:
     return blocks
 
 
-BLOCKS = python_blocks(README.read_text())
+BLOCKS = [(name, block) for name, text in pages().items() for block in python_blocks(text)]
 
 
-def check(block: Block, folder: Path) -> None:
-    """Run ``block`` in ``folder``; fail unless it succeeds and prints what it shows."""
+def check(block: Block, folder: Path, name: str = "README.md") -> None:
+    """Run ``block`` of page ``name`` in ``folder``; fail unless it succeeds and prints what it
+    shows."""
     if block.doctest:
         (folder / "block.txt").write_text(block.code)
         done = run_python(["-m", "doctest", "block.txt"], folder)
-        assert done.returncode == 0, f"README line {block.line}:\n{done.stdout}{done.stderr}"
+        assert done.returncode == 0, f"{name} line {block.line}:\n{done.stdout}{done.stderr}"
         return
     (folder / "block.py").write_text(block.code)
     done = run_python(["block.py"], folder)
-    assert done.returncode == 0, f"README line {block.line} failed:\n{done.stderr}"
+    assert done.returncode == 0, f"{name} line {block.line} failed:\n{done.stderr}"
     assert done.stdout == (block.shown or ""), (
-        f"README line {block.line}: what the block prints is not what the README shows"
+        f"{name} line {block.line}: what the block prints is not what the page shows"
         if block.shown is not None else
-        f"README line {block.line} prints, but the README shows no output after it")
+        f"{name} line {block.line} prints, but the page shows no output after it")
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[f"line {block.line}" for block in BLOCKS])
-def test_the_block_runs_alone_and_prints_what_the_readme_shows(block, tmp_path):
-    check(block, tmp_path)
+@pytest.mark.parametrize("name,block", [
+    # The README's blocks run in the fast suite, the docs pages' with the slow tests.
+    pytest.param(name, block, id=f"{name} line {block.line}",
+                 marks=() if name == "README.md" else pytest.mark.slow)
+    for name, block in BLOCKS])
+def test_the_block_runs_alone_and_prints_what_the_page_shows(name, block, tmp_path):
+    check(block, tmp_path, name)
 
 
-def test_the_readme_has_python_blocks_of_both_kinds_with_outputs():
-    assert len(BLOCKS) == README.read_text().count("\n```python\n")  # none lost to a bad fence
-    assert any(block.doctest for block in BLOCKS)
-    assert sum(block.shown is not None for block in BLOCKS) >= 3
+def test_the_pages_have_python_blocks_of_both_kinds_with_outputs():
+    for name, text in pages().items():  # none lost to a bad fence
+        assert sum(found == name for found, _ in BLOCKS) == text.count("\n```python\n"), name
+    blocks = [block for _, block in BLOCKS]
+    assert any(block.doctest for block in blocks)
+    assert sum(block.shown is not None for block in blocks) >= 3
+    assert [block for block in python_blocks(page("README.md")) if block.shown]
 
 
 def changed(text: str) -> str:
@@ -94,13 +100,13 @@ def changed(text: str) -> str:
 
 
 def test_a_script_whose_shown_output_stops_matching_fails(tmp_path):
-    block = next(block for block in BLOCKS if block.shown and "final_loss=" in block.shown)
-    with pytest.raises(AssertionError, match="not what the README shows"):
+    block = next(block for _, block in BLOCKS if block.shown and "final_loss=" in block.shown)
+    with pytest.raises(AssertionError, match="not what the page shows"):
         check(Block(block.line, block.code, changed(block.shown)), tmp_path)
 
 
 def test_a_doctest_whose_shown_output_stops_matching_fails(tmp_path):
-    block = next(block for block in BLOCKS if block.doctest and "std = " in block.code)
+    block = next(block for _, block in BLOCKS if block.doctest and "std = " in block.code)
     with pytest.raises(AssertionError, match="Failed example"):
         check(Block(block.line, changed(block.code), None), tmp_path)
 

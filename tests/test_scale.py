@@ -16,7 +16,7 @@ from tinynet import packing, seeding
 from tinynet.xor import Arm, Setup, run_study
 from tinynet.xor.bench import bytes_per_seed
 
-from helpers import ROOT, checkout_environment
+from helpers import checkout_environment, page
 
 X, Y = tinynet.data.xor()
 
@@ -149,6 +149,7 @@ held before it (Linux resets the peak on writing 5 to /proc/self/clear_refs), an
 estimate check_study_memory refuses by."""
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="Linux's peak reset")
 @pytest.mark.parametrize("case", ["((256, 256), 64, 64, 1000)", "((64, 64, 64), 32, 256, 2000)",
                                   "((512,), 16, 130, 500)"])
@@ -164,8 +165,8 @@ def test_the_memory_estimate_covers_what_wide_layouts_really_use(case):
     assert peak <= estimate <= 3 * peak, (peak, estimate)
 
 
-def test_the_readme_states_the_memory_per_seed():
-    readme = (ROOT / "README.md").read_text()
+def test_the_docs_state_the_memory_per_seed():
+    readme = page("performance.md")
     assert (f"{bytes_per_seed(Setup(hidden=(2,)))} bytes for 2-2-1, "
             f"{bytes_per_seed(Setup())} for 2-2-2-1") in readme
 

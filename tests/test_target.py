@@ -101,6 +101,7 @@ sys.stdout.write(theta.tobytes().hex())
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not AVX512, reason="only a CPU with AVX-512 has the two widths to compare")
 def test_wide_and_narrow_vectors_train_the_same_networks_bit_for_bit(tmp_path):
     """The lanes never add across each other, so the vector width cannot change a result:

@@ -1,6 +1,6 @@
 """The tutorial's lessons run from the command line and as notebooks, through the same code
 a student runs (tutorial/make_notebooks.py), with small settings; so does every exercise;
-the README's lesson block is the committed run's, and the numbers the lessons' text quotes
+the teaching page's lesson list is the committed run's, and the numbers the lessons' text quotes
 are what they printed in it."""
 
 import json
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import checkout_environment, run_python
+from helpers import checkout_environment, page, run_python
 
 import make_notebooks  # tutorial/ is on the path (tests/conftest.py)
 
@@ -96,12 +96,13 @@ def run_script(text: str, name: str, folder: Path) -> subprocess.CompletedProces
     return run_python([name], folder)
 
 
-def test_there_are_six_lessons_each_with_small_settings_and_a_readme_figure():
+def test_there_are_six_lessons_each_with_small_settings_and_a_shown_figure():
     names = list(LESSONS)
     assert len(names) == 6 and names == sorted(names)
-    assert set(SMALL) == set(names) == set(make_notebooks.README_FIGURES) == set(QUOTED)
+    assert set(SMALL) == set(names) == set(make_notebooks.SHOWN_FIGURES) == set(QUOTED)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", LESSONS)
 def test_the_lesson_runs_as_a_script(name, tmp_path):
     lesson = LESSONS[name]
@@ -112,10 +113,11 @@ def test_the_lesson_runs_as_a_script(name, tmp_path):
     done = run_script(text, lesson.name, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()
-    figure, _ = make_notebooks.README_FIGURES[name]
+    figure, _ = make_notebooks.SHOWN_FIGURES[name]
     assert (tmp_path / figure).stat().st_size > 10_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", LESSONS)
 def test_the_lesson_runs_as_a_notebook(name, tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", checkout_environment()["PYTHONPATH"])  # the kernel inherits it
@@ -129,10 +131,11 @@ def test_the_lesson_runs_as_a_notebook(name, tmp_path, monkeypatch):
     if name == "05_distributions_and_fans":  # the injected setting, not the lesson's own 20
         assert "after 6 layers" in printed and "after 20 layers" not in printed
     assert printed.strip()
-    figure, _ = make_notebooks.README_FIGURES[name]
+    figure, _ = make_notebooks.SHOWN_FIGURES[name]
     assert (tmp_path / figure).exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,says,settings,change", EXERCISES,
                          ids=[f"{name[:2]}-{i}" for i, (name, *_) in enumerate(EXERCISES)])
 def test_every_exercise_runs(name, says, settings, change, tmp_path):
@@ -148,6 +151,7 @@ def test_every_exercise_runs(name, says, settings, change, tmp_path):
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.slow
 def test_lesson_4_runs_with_leaky_relu_as_its_settings_say(tmp_path):
     lesson = LESSONS["04_depth"]
     assert "relu, leaky_relu or tanh" in lesson.read_text()
@@ -178,6 +182,7 @@ def test_the_lesson_has_settings_a_title_and_two_or_three_exercises(name):
     assert len([e for e in EXERCISES if e[0] == name]) == len(numbered)
 
 
+@pytest.mark.slow
 def test_the_command_builds_the_chosen_lesson_and_leaves_tracked_files_alone(tmp_path,
                                                                            monkeypatch):
     monkeypatch.setenv("PYTHONPATH", checkout_environment()["PYTHONPATH"])
@@ -189,18 +194,18 @@ def test_the_command_builds_the_chosen_lesson_and_leaves_tracked_files_alone(tmp
     assert {path: path.read_bytes() for path in make_notebooks.FIGURES.iterdir()} == tracked
     with pytest.raises(SystemExit):
         make_notebooks.main(["9", "--out", str(tmp_path)])
-    with pytest.raises(SystemExit):  # the README's record needs every lesson, timed cold
-        make_notebooks.main(["5", "--readme", "README.md"])
+    with pytest.raises(SystemExit):  # the docs' record needs every lesson, timed cold
+        make_notebooks.main(["5", "--readme", "docs/teaching.md"])
 
 
-def test_the_readme_block_is_the_committed_run():
-    readme = (ROOT / "README.md").read_text()
+def test_the_docs_lesson_block_is_the_committed_run():
+    readme = page("teaching.md")
     start, end = make_notebooks.MARKERS
     shown = readme[readme.index(start) + len(start) + 1:readme.index(end)]
     record = json.loads(make_notebooks.RECORD.read_text())
     assert shown == make_notebooks.render(record)
     assert set(record["lessons"]) == set(LESSONS)
-    for figure, _ in make_notebooks.README_FIGURES.values():
+    for figure, _ in make_notebooks.SHOWN_FIGURES.values():
         assert (make_notebooks.FIGURES / figure).exists()
         assert f"tutorial/figures/{figure}" in shown
 

@@ -19,7 +19,7 @@ from tinynet.packing import layout
 
 from test_backends import same_parameters
 
-pytestmark = pytest.mark.unrolled
+pytestmark = [pytest.mark.unrolled, pytest.mark.slow]
 
 CASES = [  # sizes, hidden, output, optimizer, samples, update, shuffle, lr
     ([2, 2, 1], "leaky_relu", "sigmoid", "sgd", 4, "after_backward", True, 0.5),  # 99mlp's family

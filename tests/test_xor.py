@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import asdict, replace
@@ -330,6 +331,8 @@ def test_cli_presets(tmp_path, capsys):
     (["--seed-ranges", "0,100", "--gallery", "g.png"], "--gallery cannot be combined with"),
     (["--seed-ranges", "0,100", "--save-failed", "f"], "--save-failed cannot be combined"),
     (["--gallery", "-"], "--gallery writes a PNG file; '-' (stdout) is for --json and --csv"),
+    (["--gallery-seeds", "4"], "--gallery-seeds 4 says how many seeds --gallery draws; give "
+                               "--gallery PNG too"),
     (["--json", "-", "--csv", "-"], "--json - and --csv - cannot both write to stdout"),
     (["--curves", "/no/such/folder/c.png"], "--curves /no/such/folder/c.png: cannot write"),
     (["--save-failed", "/no/such/folder/f"], "--save-failed /no/such/folder/f: not a directory"),
@@ -374,6 +377,43 @@ def test_cli_draws_the_seeds_and_saves_the_failed_ones(tmp_path, capsys):
                                       tinynet.mlp([2, 2, 1], init=folder, seed=seed).layers[0].W)
         record = json.loads((failed / "2-2-1" / folder / f"seed{seed}.json").read_text())
         assert record["outcome"] != "solved" and len(record["loss"]) == 200  # 2000 / 10
+
+
+@pytest.mark.parametrize("argv,panels", [([], 10), (["--gallery-seeds", "4"], 4),
+                                          (["--gallery-seeds", "12"], 12)])
+def test_cli_gallery_draws_the_number_of_seeds_asked_for(argv, panels, tmp_path, monkeypatch,
+                                                         capsys):
+    """--gallery-seeds N: the first N seeds of each arm, about sqrt(N) panels a row
+    (plots.seed_gallery's default); 10 without it."""
+    drawn = []
+
+    def gallery(study, **options):
+        figure = seed_gallery(study, **options)
+        drawn.append([ax.get_title() for ax in figure.axes if ax.get_title()])
+        return figure
+
+    seed_gallery = tinynet.plots.seed_gallery
+    monkeypatch.setattr(tinynet.plots, "seed_gallery", gallery)
+    main(["--init", "normal,he_leaky", "--seeds", "12", "--epochs", "2", "--gallery",
+          str(tmp_path / "g.png"), *argv])
+    assert drawn == [[f"seed {seed}" for seed in range(panels)] * 2]
+    assert (tmp_path / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_help_shows_its_commands_whole(monkeypatch, capsys):
+    """The module docstring is the help's epilog: its shell continuation is shown as one (a
+    backslash that Python took for its own joined two lines into one of 181 characters), and
+    no line is wider than the terminal."""
+    monkeypatch.setenv("COLUMNS", "100")
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    text = capsys.readouterr().out
+    assert ("python -m tinynet.xor --data moons --samples 200 --accuracy 0.95 --hidden 16,16 \\\n"
+            "        --activation relu --batch-size 32") in text
+    assert max(map(len, text.splitlines())) <= 100
+    epilog = text[text.index("\n\n    python -m tinynet.xor"):]
+    assert not re.search(r"\S {2,}--\w", epilog)  # no command run into the next line's flags
 
 
 def test_cli_saves_the_failed_seeds_with_their_history_on_its_own(tmp_path, capsys):

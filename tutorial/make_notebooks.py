@@ -1,17 +1,17 @@
-"""Turn the lessons into notebooks with their outputs, and keep the README's lesson figures.
+"""Turn the lessons into notebooks with their outputs; keep the lessons of docs/teaching.md.
 
-    pip install ".[docs]"                               # Jupytext, nbclient, ipykernel
+    pip install ".[teach]"                              # JupyterLab, Jupytext, the kernel
     python tutorial/make_notebooks.py                   # every lesson, into tutorial/notebooks/
     python tutorial/make_notebooks.py 02 --out /tmp/nb  # one lesson, elsewhere
-    python tutorial/make_notebooks.py --cold --readme README.md   # the README's run times
+    python tutorial/make_notebooks.py --cold --readme docs/teaching.md   # the docs' run times
 
 Each lesson (``tutorial/NN_*.py``, Jupytext percent format) is read as a notebook and run
 cell by cell in a Jupyter kernel with its default settings, in the output folder, where it
 writes its figures; the notebook is saved there with every output (``NN_*.ipynb``).
 With ``--cold`` each lesson first runs with empty kernel caches, and both times are kept.
-``--cold --readme README.md`` (every lesson) also keeps the run: its record (times and what
+``--cold --readme docs/teaching.md`` (every lesson) also keeps the run: its record (times and what
 each lesson printed) in ``tutorial/figures/lessons.json``, the figure of each lesson that the
-README shows in ``tutorial/figures/``, and the README's "Teaching with tinynet" block
+teaching page shows in ``tutorial/figures/``, and that page's lesson list
 rendered from the record (tests/test_tutorial.py keeps the two equal, and the lessons' text
 in step with what they printed).
 
@@ -42,7 +42,7 @@ LESSONS = sorted(HERE.glob("[0-9][0-9]_*.py"))
 FIGURES = HERE / "figures"
 RECORD = FIGURES / "lessons.json"
 
-README_FIGURES = {
+SHOWN_FIGURES = {
     "01_a_network_by_hand": ("01_boundaries.png", "a decision boundary, before and after"),
     "02_many_seeds": ("02_studies_of_100.png", "the same study of 100 seeds, repeated"),
     "03_when_he_is_normal": ("03_widths.png", "success rate against width, N(0,1) and He"),
@@ -50,7 +50,7 @@ README_FIGURES = {
     "05_distributions_and_fans": ("05_fans.png", "second moments through m → n → m stacks"),
     "06_what_fixes_99mlp": ("06_fixes.png", "each change against the notes' network"),
 }
-"""Per lesson, the figure it writes that the README shows, and what it shows."""
+"""Per lesson, the figure it writes that the teaching page shows, and what it shows."""
 
 MARKERS = ("<!-- tutorial: start -->", "<!-- tutorial: end -->")
 
@@ -181,9 +181,9 @@ def build(lessons: list[Path], out: Path, cold: bool = False) -> dict:
 
 def publish(record: dict, out: Path) -> None:
     """Keep a build of every lesson: its record in ``tutorial/figures/lessons.json``, and the
-    figure of each lesson that the README shows copied from ``out``."""
+    figure of each lesson that the teaching page shows copied from ``out``."""
     FIGURES.mkdir(exist_ok=True)
-    for figure, _ in README_FIGURES.values():
+    for figure, _ in SHOWN_FIGURES.values():
         shutil.copyfile(out / figure, FIGURES / figure)
     RECORD.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
 
@@ -198,14 +198,14 @@ def title(lesson: Path) -> str:
 
 
 def render(record: dict) -> str:
-    """The README's block: the lessons in order, each with its run times and figure."""
+    """The teaching page's lesson list: the lessons in order, each with its run times and figure."""
     lines = []
     for index, lesson in enumerate(LESSONS, start=1):
         entry = record["lessons"][lesson.stem]
-        figure, alt = README_FIGURES[lesson.stem]
-        lines += [f"{index}. [{title(lesson)}](tutorial/{lesson.name}) ({entry['seconds']:.0f} "
+        figure, alt = SHOWN_FIGURES[lesson.stem]
+        lines += [f"{index}. [{title(lesson)}](../tutorial/{lesson.name}) ({entry['seconds']:.0f} "
                   f"s; {entry['cold_seconds']:.0f} s on a first run)", "",
-                  f"   ![{alt}](tutorial/figures/{figure})", ""]
+                  f"   ![{alt}](../tutorial/figures/{figure})", ""]
     loads = [entry["load_average_1min"] for entry in record["lessons"].values()]
     lines.append(f"Run times: each lesson executed as a notebook with its default settings, "
                  f"kernel start included (`python tutorial/make_notebooks.py --cold`): first "
@@ -226,7 +226,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cold", action="store_true",
                         help="time each lesson's first run too, with empty kernel caches")
     parser.add_argument("--readme", type=Path,
-                        help="rewrite this README's tutorial block from the record")
+                        help="rewrite the lesson list of this page (docs/teaching.md) "
+                             "from the record")
     args = parser.parse_args(argv)
     chosen = [lesson for lesson in LESSONS if not args.lessons or any(
         lesson.stem.startswith(name) or name.isdigit() and int(lesson.stem[:2]) == int(name)

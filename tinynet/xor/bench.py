@@ -143,7 +143,7 @@ class ArmProgress:
 
 
 def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
-              progress: bool | None = None, record_every: int | None = None,
+              progress: bool = False, record_every: int | None = None,
               executor: object | None = None, block_seeds: int | None = None,
               against: int | None = None,
               on_chunk: Callable[[int, int], None] | None = None) -> Study:
@@ -156,9 +156,10 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
     its blocks.
 
     ``progress=True`` reports on stderr how far each arm's training has got
-    (:class:`ArmProgress`) and a line per arm when it is done; ``None`` (the default) does the
-    first on a terminal only and the second once the study has run for more than a second;
-    ``False`` prints nothing; with an executor, progress is how many blocks are done.
+    (:class:`ArmProgress`; with an executor, how many blocks are done) and a line per arm when
+    it is done. By default a study prints nothing, however long it runs: a library call in a
+    notebook or a script stays quiet. The command line asks for progress on a terminal
+    (:func:`tinynet.xor.cli.show_progress`).
     ``record_every=k`` keeps every seed's loss every k epochs
     (``study.result(arm).ensemble.loss``: 8 bytes per seed and record; off by default). The
     trained parameters are kept either way (``study.network(arm, seed)``).
@@ -193,10 +194,8 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
                             maximum=len(arms) - 1)
     y = setup.task.training_data()[1]  # the targets the outcomes are judged on
     held_out = setup.task.held_out_data()
-    started = time.perf_counter()
-    live = sys.stderr.isatty() if progress is None else progress  # training progress shown
     remote = None if executor is None else run_blocks(list(arms), setup, executor, block_seeds,
-                                                      record_every, live)
+                                                      record_every, progress)
     results = []
     for index, arm in enumerate(arms):
         label = f"[{index + 1}/{len(arms)}] {arm.name}"
@@ -204,14 +203,14 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
             outcome, trained, seconds = remote[index]
         else:
             chunk = None if on_chunk is None else functools.partial(on_chunk, index)
-            outcome, trained, seconds = _train_here(arm, setup, record_every, label, live,
+            outcome, trained, seconds = _train_here(arm, setup, record_every, label, progress,
                                                     chunk)
         like = build_network(setup, arm, setup.first_seed)
         results.append(ArmResult.from_ensemble(
             arm, outcome, y, [layer.init_std() for layer in like.layers], seconds,
             trained=trained, accuracy=setup.task.criterion,
             held_out=None if held_out is None else _accuracies(like, trained, *held_out)))
-        if progress or (progress is None and time.perf_counter() - started > 1.0):
+        if progress:
             print(f"{label}: {results[-1].successes}/{setup.seeds} solved ({seconds:.1f} s)",
                   file=sys.stderr)
     return Study(setup, results, compare(results, against),
@@ -219,11 +218,11 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
 
 
 def _train_here(arm: Arm, setup: Setup, record_every: int | None, label: str,
-                live: bool, on_chunk: Callable[[int], None] | None = None
+                report: bool, on_chunk: Callable[[int], None] | None = None
                 ) -> tuple[EnsembleResult, np.ndarray, float]:
     """:func:`~tinynet.xor.blocks.train` in this process, with :class:`ArmProgress` if
-    ``live``, and ``on_chunk(epochs_done)`` after each chunk if given."""
-    reporter = ArmProgress(label, setup.epochs, setup.seeds * setup.task.samples) if live \
+    ``report``, and ``on_chunk(epochs_done)`` after each chunk if given."""
+    reporter = ArmProgress(label, setup.epochs, setup.seeds * setup.task.samples) if report \
         else None
     listeners = [call for call in (reporter, on_chunk) if call is not None]
 

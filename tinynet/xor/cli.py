@@ -7,9 +7,10 @@ per initializer.
     python -m tinynet.xor --preset widths         # where initialization starts to matter
     python -m tinynet.xor --seeds 4000 --seed-ranges 0,777000,10000000   # do seed ranges agree?
     python -m tinynet.xor --init normal --gallery gallery.png --curves curves.png
+    python -m tinynet.xor --seeds 1000 --gallery g.png --gallery-seeds 100   # a 10 x 10 grid
     python -m tinynet.xor --init normal --save-failed failed/   # the failed seeds' networks
     python -m tinynet.xor --preset depth          # where initialization decides (circles)
-    python -m tinynet.xor --data moons --samples 200 --accuracy 0.95 --hidden 16,16 \
+    python -m tinynet.xor --data moons --samples 200 --accuracy 0.95 --hidden 16,16 \\
         --activation relu --batch-size 32 --lr 0.1 --epochs 300 --init normal,he_normal --shuffle
     python -m tinynet.xor --preset notes --seeds 100000 --workers 2     # a local Dask cluster
     python -m tinynet.xor --preset notes --seeds 100000 --scheduler tcp://host:8786
@@ -57,10 +58,13 @@ from .ranges import SeedRanges, run_seed_ranges
 from .report import Study, finite_or_none
 from .sweep import run_sweep
 
-__all__ = ["main", "command", "parse_args", "split_specs"]
+__all__ = ["main", "command", "parse_args", "split_specs", "add_progress_flag", "show_progress"]
 
 DEFAULT_INIT = "he_leaky"
 """The initializer of the single arm run without --init."""
+
+GALLERY_SEEDS = 10
+"""How many seeds of each arm --gallery draws without --gallery-seeds."""
 
 CONNECT_TIMEOUT = "10s"
 """How long --scheduler tries to reach the scheduler."""
@@ -112,6 +116,34 @@ def _initializer_specs(text: str) -> list[str]:
     if not specs:
         raise argparse.ArgumentTypeError("expected at least one initializer name")
     return specs
+
+
+def _seed_count(text: str) -> int:
+    """argparse type for --gallery-seeds: a whole number of seeds, at least 1 (at most the
+    study's seeds, checked once the setup is known, in :func:`_design`)."""
+    try:
+        count = int(text)
+    except ValueError:
+        count = None
+    if count is None or count < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of seeds, at least 1, got "
+                                         f"{text!r}")
+    return count
+
+
+def add_progress_flag(parser: argparse.ArgumentParser) -> None:
+    """``--progress/--no-progress`` on ``parser``: whether to report training progress on
+    stderr; not given, None, which :func:`show_progress` reads as "on a terminal only"."""
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="report each arm's progress on stderr (default: on a terminal "
+                             "only)")
+
+
+def show_progress(flag: bool | None) -> bool:
+    """The command line's rule for progress: as ``--progress`` or ``--no-progress`` says
+    (``flag`` True or False), else (None) only when stderr is a terminal. The library itself
+    prints nothing unless asked (:func:`~tinynet.xor.run_study`)."""
+    return sys.stderr.isatty() if flag is None else flag
 
 
 def _integers(example: str):
@@ -264,9 +296,14 @@ def parse_args(argv: list[str] | None = None,
                         help="write a bar chart of the rates with 95 %% intervals (PNG); with "
                              "--preset fixes, each arm against the baseline")
     parser.add_argument("--gallery", type=Path, metavar="PNG",
-                        help="write the decision boundaries of each arm's first 10 trained "
-                             "seeds, framed by outcome (a file per shape when there are "
-                             "several)")
+                        help=f"write the decision boundaries of each arm's first "
+                             f"{GALLERY_SEEDS} trained seeds (or --gallery-seeds), framed by "
+                             "outcome, about sqrt(N) panels a row (a file per shape when there "
+                             "are several)")
+    parser.add_argument("--gallery-seeds", type=_seed_count, default=None, metavar="N",
+                        help=f"how many of each arm's first seeds --gallery draws (default "
+                             f"{GALLERY_SEEDS}, or all the study's seeds if fewer; at most the "
+                             "study's seeds)")
     parser.add_argument("--curves", type=Path, metavar="PNG",
                         help="write each arm's loss curves of its first 100 seeds, with the "
                              "plateaus marked (keeps 200 losses per seed while training)")
@@ -274,9 +311,7 @@ def parse_args(argv: list[str] | None = None,
                         help="write every seed that did not succeed into DIR: its network "
                              "as initialised and as trained (.npz, read with tinynet.load) "
                              "and its outcome and loss history, 200 losses (.json)")
-    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                        help="report each arm's progress on stderr (default: on a terminal "
-                             "only)")
+    add_progress_flag(parser)
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="train on a local Dask cluster of N single-threaded worker "
                              "processes, started for this run and closed after it")
@@ -295,6 +330,9 @@ def parse_args(argv: list[str] | None = None,
     for name in ("plot", "gallery", "curves"):
         if str(getattr(args, name)) == "-":
             parser.error(f"--{name} writes a PNG file; '-' (stdout) is for --json and --csv")
+    if args.gallery_seeds is not None and args.gallery is None:
+        parser.error(f"--gallery-seeds {args.gallery_seeds} says how many seeds --gallery "
+                     "draws; give --gallery PNG too")
     if str(args.json) == "-" and str(args.csv) == "-":
         parser.error("--json - and --csv - cannot both write to stdout; give one a file")
     if args.workers is not None and args.scheduler is not None:
@@ -411,6 +449,10 @@ def _design(parser: argparse.ArgumentParser,
     if args.seed_ranges is not None and len(setups) > 1:
         parser.error(f"--seed-ranges needs one shape, but --preset {args.preset} has "
                      f"{len(setups)}")
+    seeds = setups[0].seeds  # every setup of a preset has the same seeds
+    if args.gallery_seeds is not None and args.gallery_seeds > seeds:
+        parser.error(f"--gallery-seeds {args.gallery_seeds}: more than the study's {seeds} "
+                     f"seeds; expected a number from 1 to {seeds}")
     return arms, setups
 
 
@@ -634,14 +676,15 @@ def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
     """Train (on ``executor`` if given), report, and write every file asked for, adding each
     to ``written``."""
     blocks = {} if executor is None else {"executor": executor, "block_seeds": args.block_seeds}
+    progress = show_progress(args.progress)
     if args.seed_ranges is not None:
-        check = run_seed_ranges(arms, setups[0], args.seed_ranges, args.progress, **blocks)
+        check = run_seed_ranges(arms, setups[0], args.seed_ranges, progress, **blocks)
         _report_seed_ranges(check, args, written)
         return
     record_every = (max(1, setups[0].epochs // 200) if args.curves or args.save_failed
                     else None)
     against = None if args.preset is None else get_preset(args.preset).against
-    sweep = run_sweep(arms, setups, progress=args.progress, record_every=record_every,
+    sweep = run_sweep(arms, setups, progress=progress, record_every=record_every,
                       against=against, **blocks)
     report = sys.stderr if "-" in (str(args.json), str(args.csv)) else sys.stdout
     for study in sweep.studies:
@@ -657,10 +700,12 @@ def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
         baseline = len(sweep.studies) == 1 and sweep.studies[0].baseline is not None
         _whole(args.plot, lambda path: plots.against_baseline(sweep.studies[0], path)
                if baseline else plots.rates(sweep.studies, path), written)
+    gallery_seeds = GALLERY_SEEDS if args.gallery_seeds is None else args.gallery_seeds
     for study in sweep.studies:
         if args.gallery:
             _whole(_shape_path(args.gallery, study.setup.shape, len(sweep.studies)),
-                   lambda path: plots.seed_gallery(study, path=path), written)
+                   lambda path: plots.seed_gallery(study, seeds=gallery_seeds, path=path),
+                   written)
         if args.curves:
             _whole(_shape_path(args.curves, study.setup.shape, len(sweep.studies)),
                    lambda path: plots.study_curves(study, path=path), written)

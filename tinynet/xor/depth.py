@@ -95,7 +95,7 @@ def _check_hidden(setup: Setup) -> None:
 class DepthStudy:
     """Success rates against depth, per initializer, with the second moments beside them.
 
-    Indexed [arm][depth]: ``successes`` out of ``n`` seeds, their Wilson 95 % ``intervals``,
+    Indexed ``[arm][depth]``: ``successes`` out of ``n`` seeds, their Wilson 95 % ``intervals``,
     the last hidden layer's predicted and measured E[a²] at initialisation (``moments``,
     ``measured``), and the median held-out accuracy of the successful seeds (None where no
     seed succeeded). ``setup`` is the setup of depth 1 (hidden layers (``width``,)).
@@ -180,14 +180,15 @@ class DepthStudy:
 
 def run_depth_study(setup: Setup = DEPTH_SETUP, depths: Sequence[int] = DEPTHS,
                     arms: Sequence[Arm] | None = None, seeds: int | None = None,
-                    progress: bool | None = None, executor: object | None = None,
+                    progress: bool = False, executor: object | None = None,
                     block_seeds: int | None = None) -> DepthStudy:
     """Train ``arms`` (default :func:`depth_arms` of the setup's activation) on networks of
     ``depths`` hidden layers as wide as ``setup.hidden[0]``, ``seeds`` seeds each (default:
     the setup's), and measure each cell's success rate and second moments.
 
     The studies run on the compiled ensemble path, one per depth (:func:`run_sweep`);
-    ``progress``, ``executor`` and ``block_seeds`` are as for :func:`~tinynet.xor.run_study`.
+    ``progress`` (off by default: nothing printed), ``executor`` and ``block_seeds`` are as
+    for :func:`~tinynet.xor.run_study`.
     """
     check_instance("setup", setup, Setup, "a tinynet.xor Setup")
     _check_hidden(setup)

@@ -110,9 +110,10 @@ def combine(a: Change, b: Change) -> Change:
                   rates=tuple(lr for lr in a.rates if lr in b.rates))
 
 
-def run_lr_sweep(tuned: Change, setup: Setup, progress: bool | None = None) -> Study:
+def run_lr_sweep(tuned: Change, setup: Setup, progress: bool = False) -> Study:
     """``tuned`` at every learning rate of its ``rates``, on ``setup``'s seeds: one arm per
-    rate (each compared pairwise, as :func:`~tinynet.xor.run_study` does)."""
+    rate (each compared pairwise, as :func:`~tinynet.xor.run_study` does; with
+    ``progress=True``, progress on stderr, else nothing printed)."""
     if not tuned.tuned:
         raise ValueError(f"change {tuned.name!r} keeps the baseline's learning rate; only a "
                          "tuned change is swept")

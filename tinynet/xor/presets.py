@@ -120,11 +120,12 @@ class Preset:
 
     def run(self, setup: Setup | None = None, shuffle: bool | None = None,
             bias_init: str | None = None, update: str | None = None,
-            progress: bool | None = None, executor: object | None = None,
+            progress: bool = False, executor: object | None = None,
             block_seeds: int | None = None, loss: str | None = None,
             optimizer: str | None = None) -> Sweep:
         """Run the :meth:`design`: a sweep of one study per setup (on ``executor`` in blocks
-        of ``block_seeds``, if given: :func:`~tinynet.xor.run_study`)."""
+        of ``block_seeds``, if given; with ``progress=True``, progress on stderr, else nothing
+        printed: :func:`~tinynet.xor.run_study`)."""
         return run_sweep(*self.design(setup, shuffle, bias_init, update, loss, optimizer),
                          progress, executor=executor, block_seeds=block_seeds,
                          against=self.against)

@@ -100,11 +100,12 @@ class SeedRanges:
 
 def run_seed_ranges(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
                     first_seeds: Sequence[int] = (0, 777_000, 10_000_000),
-                    progress: bool | None = None, executor: object | None = None,
+                    progress: bool = False, executor: object | None = None,
                     block_seeds: int | None = None) -> SeedRanges:
     """Run ``arms`` on ``setup`` from ``setup.seeds`` seeds starting at each of
     ``first_seeds`` (``setup.first_seed`` is not used). The ranges must not overlap.
-    ``executor`` and ``block_seeds`` are as for :func:`~tinynet.xor.run_study`."""
+    ``progress`` (off by default: nothing printed), ``executor`` and ``block_seeds`` are as
+    for :func:`~tinynet.xor.run_study`."""
     check_instance("setup", setup, Setup, "a tinynet.xor Setup")
     if isinstance(first_seeds, (str, bytes)) or not isinstance(first_seeds, Iterable):
         raise TypeError(f"first_seeds must be a sequence of seeds, got {first_seeds!r}")

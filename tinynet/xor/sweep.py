@@ -71,12 +71,13 @@ def _arm_names(study: Study) -> list[str]:
 
 
 def run_sweep(arms: Sequence[Arm], setups: Sequence[Setup],
-              progress: bool | None = None, record_every: int | None = None,
+              progress: bool = False, record_every: int | None = None,
               executor: object | None = None, block_seeds: int | None = None,
               against: int | None = None) -> Sweep:
     """:func:`~tinynet.xor.run_study` of ``arms`` on each of ``setups``, in order (on
     ``executor`` in blocks of ``block_seeds``, if given; with ``against``, each arm compared
-    with that one)."""
+    with that one; with ``progress=True``, each study's progress on stderr; quiet by
+    default)."""
     setups = check_sequence("setups", setups, Setup, "tinynet.xor Setup")
     arms = check_sequence("arms", arms, Arm, "tinynet.xor Arm")
     if len({setup.hidden for setup in setups}) > 1:
