@@ -38,20 +38,21 @@ def main(argv: list[str] | None = None) -> None:
     """Learn and draw every data set (arguments ``argv``, default: the command line)."""
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    fig = Figure(figsize=(16.0, 3.6))
-    for ax, (name, generate) in zip(fig.subplots(1, len(data.DATASETS)), data.DATASETS.items()):
+    fig = Figure(figsize=(17.0, 3.6), layout="constrained")
+    panels = fig.subplots(1, len(data.DATASETS))
+    for ax, (name, generate) in zip(panels, data.DATASETS.items()):
         X, y = generate(n=200, noise=0.1, seed=0)
         held_out, y_held_out = generate(n=200, noise=0.1, seed=1)
         net = tinynet.mlp([2, 16, 16, 1], activation="tanh", init="xavier_normal", seed=0)
         net.fit(X, y, epochs=args.epochs, lr=0.05, record_every=None)
         train = np.mean((net.predict(X) > 0.5) == (y > 0.5))
         test = np.mean((net.predict(held_out) > 0.5) == (y_held_out > 0.5))
-        plots.decision_boundary(net, X, y, ax=ax, title=f"{name}: train {train:.0%}, held out "
-                                                        f"{test:.0%}")
+        plots.decision_boundary(net, X, y, ax=ax, colorbar=False,
+                                title=f"{name}: train {train:.0%}, held out {test:.0%}")
         print(f"{name}: training accuracy {train:.1%}, held-out {test:.1%}")
+    plots.output_colorbar(fig, ax=list(panels))  # one bar for every panel
     fig.suptitle("tinynet.data, n = 200, noise 0.1: a 2-16-16-1 tanh MLP after "
                  f"{args.epochs:,} epochs (held out: a second draw, seed 1)")
-    fig.tight_layout()
     plots.save(fig, args.out / FIGURE, dpi=90)
     print(f"wrote {args.out / FIGURE}")
 

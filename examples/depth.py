@@ -70,7 +70,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "examples/results/depth_<activation>.json and its figure "
                              "(--readme does too)")
     parser.add_argument("--render", action="store_true",
-                        help="train nothing: render the README section from the committed JSON")
+                        help="train nothing: draw the committed figures and render the docs "
+                             "section from the committed JSON")
     parser.add_argument("--readme", type=Path, default=None,
                         help="rewrite the depth section of this README")
     add_progress_flag(parser)
@@ -267,6 +268,10 @@ def main(argv: list[str] | None = None) -> None:
         if args.figure:
             args.figure.parent.mkdir(parents=True, exist_ok=True)
             plots.depth(study, args.figure)
+    else:  # the committed figures, drawn again from the committed JSON alone
+        for activation in README_ACTIVATIONS:
+            data = json.loads((RESULTS / f"depth_{activation}.json").read_text())
+            plots.depth(study_of(data), FIGURES / f"depth_{activation}.png")
     if args.readme:
         put_between(args.readme, *MARKERS, render(RESULTS))
         print(f"wrote the depth section into {args.readme}")

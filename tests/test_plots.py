@@ -12,6 +12,7 @@ from matplotlib.contour import ContourSet
 from matplotlib.figure import Figure
 
 import tinynet
+from helpers import page
 from tinynet import plots
 from tinynet.xor import Arm, Setup, build_network, run_study
 
@@ -180,9 +181,9 @@ def test_a_study_keeps_its_trained_networks(study):
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_example_writes_the_figures_the_readme_shows(tmp_path):
-    """examples/look_inside.py (smaller here) writes every figure of the README's "Look
-    inside the seeds", and each one the README shows is committed."""
+def test_the_example_writes_the_figures_the_docs_show(tmp_path):
+    """examples/look_inside.py (smaller here) writes every figure of the page "Look inside
+    the seeds" (docs/look-inside.md), and each one the page shows is committed."""
     sys.path.insert(0, str(ROOT / "examples"))
     try:
         from look_inside import FIGURES
@@ -191,11 +192,10 @@ def test_the_example_writes_the_figures_the_readme_shows(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "examples" / "look_inside.py"), "--seeds", "12",
                     "--epochs", "300", "--out", str(tmp_path)], check=True, capture_output=True,
                    timeout=300)
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Look inside the seeds"):readme.index("## In a classroom")]
+    section = page("look-inside.md")
     for name in FIGURES:
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        assert f"(examples/figures/{name})" in section
+        assert f"(../examples/figures/{name})" in section
         assert (ROOT / "examples" / "figures" / name).is_file()
 
 
@@ -312,7 +312,8 @@ def test_a_gallery_of_100_seeds_wraps_into_a_10_by_10_grid(hundred):
     assert (len(columns), len(rows)) == (10, 10)
     width, height = fig.get_size_inches()
     assert 0.7 < width / height < 1.4  # near square, not a 16,000 x 235 px strip
-    assert plots.seed_gallery(hundred, seeds=5, columns=5).get_size_inches()[0] == 8.0
+    small = plots.seed_gallery(hundred, seeds=5, columns=5)
+    assert small.get_size_inches()[0] == 5 * 1.6 + 1.0  # 1.6 inches a column, 1 for the bar
 
 
 @pytest.mark.parametrize("seeds", [4, 10, 100])
@@ -370,3 +371,185 @@ def _texts_apart(ax, renderer):
         for other, other_box in boxes[i + 1:]:
             assert not _overlap(box, other_box), (name, other)
     assert not ax.texts  # nothing written over the curves
+
+
+# --- what the colours mean, and a boundary drawn where it is --------------------------------
+
+def _colour_bars(fig):
+    """The Axes of ``fig`` that are colour bars of a network's output (by their label)."""
+    return [ax for ax in fig.axes if ax.get_ylabel() == plots.OUTPUT_LABEL]
+
+
+def test_a_boundary_has_a_colour_bar_saying_what_its_colours_are(study):
+    """Catches a decision boundary whose colours nothing explains: its figure has a colour bar
+    labelled as the network's output, from 0 to 1, with 0.5 (the contour's level) marked."""
+    fig = plots.decision_boundary(study.network(0, 0))
+    (bar,) = _colour_bars(fig)
+    renderer = _drawn(fig)
+    assert bar.get_ylim() == (0.0, 1.0)
+    assert [tick.get_text() for tick in bar.get_yticklabels()] == ["0.0", "0.5", "1.0"]
+    (mark,) = bar.lines
+    assert list(mark.get_ydata()) == [0.5, 0.5] and mark.get_color() == "black"
+    assert not _overlap(bar.get_tightbbox(renderer), fig.axes[0].get_tightbbox(renderer))
+    assert not _colour_bars(plots.decision_boundary(study.network(0, 0), colorbar=False))
+
+
+@pytest.mark.parametrize("seeds", [2, 100])
+def test_a_gallery_shares_one_colour_bar_beside_its_panels(hundred, seeds):
+    """Catches a gallery without a colour bar, one bar per panel, or a bar over a panel, the
+    title or the legend."""
+    fig = plots.seed_gallery(hundred, seeds=seeds)
+    (bar,) = _colour_bars(fig)
+    renderer = _drawn(fig)
+    box = bar.get_tightbbox(renderer)
+    panels = [ax for ax in fig.axes if ax.get_title().startswith("seed ")]
+    assert len(panels) == seeds
+    for ax in panels:
+        assert not _overlap(box, ax.get_tightbbox(renderer)), ax.get_title()
+        assert box.x0 > ax.get_window_extent(renderer).x1  # at the right of every panel
+    for text in (fig._suptitle, fig.legends[0]):
+        assert not _overlap(box, text.get_window_extent(renderer))
+    assert box.x1 <= fig.bbox.x1  # all of it, label included, inside the figure
+
+
+def _kinked_network() -> tinynet.Network:
+    """A 2-1-1 network whose output's logit is z = -0.001 - leaky_relu(10 d), with
+    d = x1 + 0.7 x2 - 1: steep where d > 0 (z = -0.001 - 10 d) and nearly flat where d < 0
+    (z = 0.1 (-0.01 - d): an output within 0.002 of 0.5 near the kink), so that the output is
+    0.5 on the straight line d = -0.01, x1 + 0.7 x2 = 0.99, within a grid spacing of the kink.
+    Interpolating between grid nodes on either side of the kink puts the contour next to the
+    flat side's nodes, which step along the slanted kink: a staircase."""
+    net = tinynet.mlp([2, 1, 1], activation="leaky_relu", output="sigmoid", seed=0)
+    net.layers[0].W[...], net.layers[0].b[...] = [[10.0, 7.0]], [-10.0]
+    net.layers[1].W[...], net.layers[1].b[...] = [[-1.0]], [-0.001]
+    return net
+
+
+def _contour_lines(fig) -> list[np.ndarray]:
+    """The vertices of the 0.5 contour of ``fig``'s first Axes, a (k, 2) array per line (none
+    where the output never crosses 0.5)."""
+    contours = [c for c in fig.axes[0].collections if isinstance(c, ContourSet)]
+    assert all(list(contour.levels) == [0.5] for contour in contours)
+    return [line for contour in contours for line in contour.allsegs[0]]
+
+
+def _turning(line: np.ndarray) -> float:
+    """The sum of the angles (radians) a line turns through at its vertices (segments shorter
+    than 1e-9 left out)."""
+    steps = np.diff(line, axis=0)
+    steps = steps[np.hypot(*steps.T) > 1e-9]
+    angles = np.arctan2(steps[:, 1], steps[:, 0])
+    return float(np.abs(np.angle(np.exp(1j * np.diff(angles)))).sum())
+
+
+@pytest.mark.parametrize("resolution", [41, 121])  # a gallery's panels, and the default
+def test_the_half_contour_is_straight_where_the_boundary_is(resolution):
+    """Catches the staircase that linear interpolation on the grid draws along a kink with a
+    flat side: the boundary of this network is a straight line, so the contour must be one,
+    every vertex on it. (A contour interpolated on the grid puts vertices up to a grid
+    spacing off the line, and zig-zags: at resolution 41 its turns add up to 28 radians.)"""
+    fig = plots.decision_boundary(_kinked_network(), resolution=resolution)
+    (line,) = _contour_lines(fig)
+    assert len(line) > 10
+    np.testing.assert_allclose(line @ [1.0, 0.7], 0.99, atol=1e-9)
+    assert _turning(line) < 1e-5  # radians, over the whole line
+
+
+def test_every_vertex_of_a_trained_seeds_contour_has_an_output_of_one_half(study):
+    """Catches contour vertices placed by interpolation between grid nodes: on these trained
+    seeds' boundaries, each vertex is where the network itself outputs 0.5 (to 1e-9), not
+    only near it."""
+    checked = 0
+    for seed in study.seeds[:12]:
+        net = study.network(0, seed)
+        fig = plots.decision_boundary(net, resolution=41)
+        for line in _contour_lines(fig):
+            output = tinynet.predict(net, line, backend="numpy")[:, 0]
+            np.testing.assert_allclose(output, 0.5, atol=1e-9)
+            checked += len(line)
+    assert checked > 100
+
+
+# --- depth and signal: points where depths are few, legends clear of the data ---------------
+
+@pytest.fixture(scope="module")
+def two_depths():
+    """A depth study of two depths (1 and 8), lesson 4's six initializers, 4 seeds, briefly
+    trained."""
+    from dataclasses import replace
+
+    from tinynet.xor import run_depth_study
+    from tinynet.xor.depth import DEPTH_SETUP
+    return run_depth_study(replace(DEPTH_SETUP, seeds=4, epochs=3), depths=(1, 8))
+
+
+def test_a_depth_figure_draws_each_depth_as_points_with_intervals(two_depths):
+    """Catches two depths joined by a line (a trend the study did not measure): the rates
+    are points with their 95 % intervals as bars, the moments points too; the only line is
+    the input's E[x²], across the panel."""
+    fig = plots.depth(two_depths)
+    rate_ax, moment_ax = fig.axes[:2]
+    assert len(rate_ax.containers) == len(two_depths.arms)  # an errorbar per initializer
+    for name, intervals, container in zip(two_depths.arms, two_depths.intervals,
+                                          rate_ax.containers):
+        marks, _, (bars,) = container.lines
+        np.testing.assert_allclose(marks.get_ydata(), 100 * np.array(two_depths.rates(name)))
+        np.testing.assert_allclose([bar[:, 1] for bar in bars.get_segments()],
+                                   100 * np.array(intervals))
+    for ax in (rate_ax, moment_ax):
+        joined = [line.get_label() for line in ax.lines
+                  if line.get_linestyle() != "None" and len(line.get_xdata()) > 1]
+        assert joined == ([] if ax is rate_ax else ["input E[x²]"]), ax.get_title()
+
+
+def _legends(fig) -> list:
+    """Every legend of ``fig``: the figure's and its Axes'."""
+    return [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
+
+
+def _points_under(box, fig) -> list[str]:
+    """The lines of ``fig`` with a data point inside ``box`` (display space)."""
+    covered = []
+    for ax in fig.axes:
+        for line in ax.lines:
+            points = line.get_transform().transform(line.get_xydata())
+            if any(box.contains(x, y) for x, y in points[np.isfinite(points).all(axis=1)]):
+                covered.append(line.get_label())
+    return covered
+
+
+@pytest.mark.parametrize("draw", ["depth", "signal"])
+def test_a_legend_covers_no_data_point(two_depths, draw):
+    """Catches a legend drawn over the curves (lesson 4's signal legend hid N(0,0.01²)'s):
+    no data point of any line lies inside a legend's box, and no legend overlaps a panel
+    (its data area or its labels)."""
+    if draw == "depth":
+        fig = plots.depth(two_depths)
+    else:  # lesson 4's signal: 16 relu layers of 16, each initializer of the depth study
+        from tinynet.xor import depth_arms
+        X = tinynet.data.circles(n=128, seed=0)[0]
+        fig = plots.signal({arm.name: tinynet.diagnostics.propagate(
+            tinynet.mlp([2] + [16] * 16 + [1], activation="relu", init=arm.init, seed=0), X)
+            for arm in depth_arms("relu")})
+    renderer = _drawn(fig)
+    assert _legends(fig)
+    for legend in _legends(fig):
+        box = legend.get_window_extent(renderer)
+        assert _points_under(box, fig) == []
+        for ax in fig.axes:
+            assert not _overlap(box, ax.get_tightbbox(renderer)), ax.get_title()
+
+
+def test_layers_are_numbered_with_whole_numbers():
+    """Catches tick labels such as 2.5 and 7.5 on an axis of layer indices (lesson 5's 20
+    layers): every tick label of the layer axis is a whole number."""
+    X = np.random.default_rng(0).normal(size=(64, 8))
+    net = tinynet.mlp([8] * 21, activation="identity", output="identity", seed=0)
+    fig = plots.signal({"identity": tinynet.diagnostics.propagate(net, X)})
+    _drawn(fig)
+    for ax in fig.axes:
+        low, high = ax.get_xlim()
+        labels = [tick.get_text() for tick in ax.get_xticklabels()
+                  if tick.get_text() and low <= tick.get_position()[0] <= high]
+        assert len(labels) >= 3
+        assert all(label.isdigit() for label in labels), labels

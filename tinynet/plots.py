@@ -8,10 +8,10 @@ an Axes to draw into (its figure is returned).
 
 What each draws (:func:`figure` gives an empty one, for pictures of your own):
 
-* :func:`decision_boundary`: a network's output over the input plane, its 0.5 contour and the
-  samples;
+* :func:`decision_boundary`: a network's output over the input plane, read on a colour bar,
+  its 0.5 contour and the samples;
 * :func:`seed_gallery`: many seeds' decision boundaries, each framed in the colour of what the
-  seed did (:data:`OUTCOME_COLORS`), a row of seeds per arm of an XOR study;
+  seed did (:data:`OUTCOME_COLORS`), rows of seeds per arm of an XOR study, one colour bar;
 * :func:`loss_curves`: many seeds' loss against the epoch, on a log scale, with the plateaus
   failed XOR seeds sit on (1/8, 1/6 and 1/4) marked; :func:`study_curves`, a panel per arm;
 * :func:`rates`: success rates with their 95 % intervals, per arm and shape;
@@ -27,7 +27,7 @@ What each draws (:func:`figure` gives an empty one, for pictures of your own):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,9 +49,10 @@ if TYPE_CHECKING:
     from .xor import ArmResult, Study
     from .xor.depth import DepthStudy
 
-__all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "figure", "decision_boundary",
-           "seed_gallery", "loss_curves", "study_curves", "layer_histograms", "rates",
-           "against_baseline", "depth", "signal", "histograms", "save", "figure_format"]
+__all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "OUTPUT_CMAP", "OUTPUT_LABEL",
+           "figure", "decision_boundary", "output_colorbar", "seed_gallery", "loss_curves",
+           "study_curves", "layer_histograms", "rates", "against_baseline", "depth", "signal",
+           "histograms", "save", "figure_format"]
 
 OUTCOME_COLORS = {"solved": "#2ca02c", "one_wrong": "#ff7f0e", "two_wrong": "#d62728",
                   "three_or_more_wrong": "#9467bd", "diverged": "#000000"}
@@ -135,29 +136,124 @@ def _colors() -> list[str]:
 
 # --- one network -----------------------------------------------------------------------------
 
-def _output_grid(net: Network, x_range: tuple[float, float], y_range: tuple[float, float],
-                 resolution: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The network's first output on a ``resolution`` x ``resolution`` grid: (xs, ys, out)."""
-    from .training import predict
-    xs, ys = np.linspace(*x_range, resolution), np.linspace(*y_range, resolution)
-    grid_x, grid_y = np.meshgrid(xs, ys)  # row i: ys[i], column j: xs[j]
-    grid = np.column_stack([grid_x.ravel(), grid_y.ravel()])
-    with np.errstate(all="ignore"):  # a diverged network draws NaN: an empty panel
-        out = predict(net, grid, backend="numpy")[:, 0].reshape(resolution, resolution)
-    return xs, ys, out
+OUTPUT_CMAP = "coolwarm"
+"""The colour map of a network's output, from 0 (blue) through 0.5 (grey) to 1 (red)."""
+
+OUTPUT_LABEL = "network output (black line: 0.5)"
+"""What the colour bar of a decision boundary says it shows."""
+
+_BISECTIONS = 30
+"""Halvings that move each vertex of the 0.5 contour onto the boundary (:func:`_half_contour`):
+it ends within a grid spacing / 2³⁰ of it, far below a pixel."""
+
+
+def _logits(net: Network, points: np.ndarray) -> np.ndarray:
+    """The output unit's pre-activation z at ``points`` (B, 2): (B,). The hidden layers run as
+    :mod:`tinynet.dense` computes them, and the output is φ(z) for the last layer's φ."""
+    from . import dense
+    a = points
+    with np.errstate(all="ignore"):  # a diverged network gives NaN: an empty panel
+        for layer in net.layers[:-1]:
+            _, a = dense.forward(a, layer.W, layer.b, layer.activation)
+        last = net.layers[-1]
+        return dense.pre_activation(a, last.W, last.b)[:, 0]
+
+
+def _above_half(net: Network, z: np.ndarray) -> np.ndarray:
+    """A number of the sign of (output - 0.5), from the output unit's pre-activation z (any
+    shape). For a sigmoid output, z itself: σ(z) - 0.5 has the sign of z, and z keeps it where
+    σ(z) rounds to exactly 0.5 (|z| below about 1e-16, in a flat output); for any other output
+    activation φ, φ(z) - 0.5."""
+    from .activations import Sigmoid
+    activation = net.layers[-1].activation
+    if isinstance(activation, Sigmoid):
+        return z
+    with np.errstate(all="ignore"):
+        return activation.forward(z) - 0.5
+
+
+def _half_contour(net: Network, xs: np.ndarray, ys: np.ndarray,
+                  above: np.ndarray) -> list[np.ndarray]:
+    """The lines along which the network's output is 0.5, each (k, 2), every vertex on the
+    boundary itself; ``above`` (len(ys), len(xs)) is :func:`_above_half` on the grid xs x ys.
+
+    Marching squares (contourpy, which matplotlib's contour runs) finds every grid edge whose
+    two ends lie on either side of 0.5 and joins a point on each into lines, the point placed
+    by linear interpolation between the ends' values. That is exact where the output is linear
+    along the edge; but a ReLU-family network's output is piecewise linear, and where a kink
+    with a nearly flat side (an output of 0.5 ± 0.001, say) crosses an edge, interpolation puts
+    the point next to the flat end: along such a kink the points step from one grid node to
+    the next, a staircase of the grid's spacing. So each point is moved along its own edge, by
+    bisection on the network itself, to where the output crosses 0.5 (:func:`_bisect`); a
+    point on a grid node whose output is 0.5 (to rounding), where the edge's ends need not
+    differ in sign, is on the boundary already and stays. The lines keep the grid's points and
+    how they join; only where the boundary bends inside one grid cell does the straight piece
+    between two points cut the corner."""
+    import contourpy
+    lines = contourpy.contour_generator(xs, ys, np.ma.masked_invalid(above),
+                                        line_type="Separate").lines(0.0)
+    if not lines:
+        return []
+    points = np.concatenate(lines)
+    start, end = _grid_edges(points, xs, ys)
+
+    def above_at(p: np.ndarray) -> np.ndarray:
+        return _above_half(net, _logits(net, p))
+
+    crossed = np.sign(above_at(start)) != np.sign(above_at(end))  # else: on a node at 0.5
+    points[crossed] = _bisect(above_at, start[crossed], end[crossed], _BISECTIONS)
+    return np.split(points, np.cumsum([len(line) for line in lines])[:-1])
+
+
+def _grid_edges(points: np.ndarray, xs: np.ndarray,
+                ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ends (n, 2) and (n, 2) of the grid edge each of ``points`` (n, 2) lies on: a point
+    on a vertical edge has its x on a grid column, one on a horizontal edge its y on a grid row
+    (whichever it is nearer to, measured in grid spacings)."""
+    u = (points[:, 0] - xs[0]) / (xs[1] - xs[0])  # in grid spacings from the first node
+    v = (points[:, 1] - ys[0]) / (ys[1] - ys[0])
+    vertical = np.abs(u - np.round(u)) <= np.abs(v - np.round(v))
+    column = np.where(vertical, np.round(u), np.clip(np.floor(u), 0, len(xs) - 2)).astype(int)
+    row = np.where(vertical, np.clip(np.floor(v), 0, len(ys) - 2), np.round(v)).astype(int)
+    start = np.column_stack([xs[column], ys[row]])
+    end = np.column_stack([xs[column + ~vertical], ys[row + vertical]])
+    return start, end
+
+
+def _bisect(f: Callable[[np.ndarray], np.ndarray], start: np.ndarray, end: np.ndarray,
+            steps: int) -> np.ndarray:
+    """Where ``f`` (points (n, 2) -> (n,)) changes sign on each segment from ``start`` to
+    ``end`` (n, 2 each; f of opposite signs, or 0, at the two ends): the segments halved
+    ``steps`` times, each time keeping the half whose ends differ in sign; their midpoints,
+    (n, 2), within |end - start| / 2^(steps + 1) of a sign change."""
+    start_sign = np.sign(f(start))
+    for _ in range(steps):
+        middle = (start + end) / 2
+        beyond = (np.sign(f(middle)) == start_sign)[:, None]  # the change lies past the middle
+        start, end = np.where(beyond, middle, start), np.where(beyond, end, middle)
+    return (start + end) / 2
 
 
 def _draw_boundary(ax: "Axes", net: Network, X: np.ndarray, y: np.ndarray | None,
                    resolution: int, margin: float) -> None:
-    """The output as an image in [0, 1], its 0.5 contour, and the samples coloured by class
-    (outlined, so that a sample on its own class's colour still shows; smaller when many)."""
+    """The output as an image in [0, 1] (:data:`OUTPUT_CMAP`), its 0.5 contour
+    (:func:`_half_contour`, a :class:`~matplotlib.contour.ContourSet` of the level 0.5), and
+    the samples coloured by class (outlined, so that a sample on its own class's colour still
+    shows; smaller when many). The output is computed on a ``resolution`` x ``resolution``
+    grid over the samples plus ``margin``."""
+    from matplotlib.contour import ContourSet
     low, high = X.min(axis=0) - margin, X.max(axis=0) + margin
-    xs, ys, out = _output_grid(net, (low[0], high[0]), (low[1], high[1]), resolution)
-    ax.imshow(out, origin="lower", extent=(low[0], high[0], low[1], high[1]), cmap="coolwarm",
+    xs, ys = np.linspace(low[0], high[0], resolution), np.linspace(low[1], high[1], resolution)
+    grid_x, grid_y = np.meshgrid(xs, ys)  # row i: ys[i], column j: xs[j]
+    z = _logits(net, np.column_stack([grid_x.ravel(), grid_y.ravel()]))
+    z = z.reshape(resolution, resolution)
+    with np.errstate(all="ignore"):
+        out = net.layers[-1].activation.forward(z)
+    ax.imshow(out, origin="lower", extent=(low[0], high[0], low[1], high[1]), cmap=OUTPUT_CMAP,
               vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest")
-    finite = out[np.isfinite(out)]
-    if finite.size and finite.min() < 0.5 < finite.max():
-        ax.contour(xs, ys, out, levels=[0.5], colors="black", linewidths=1.2)
+    lines = _half_contour(net, xs, ys, _above_half(net, z))
+    if lines:
+        ContourSet(ax, [0.5], [lines], colors="black", linewidths=1.2)
     classes = np.zeros(len(X)) if y is None else (y[:, 0] > 0.5)
     few = len(X) <= 16
     ax.scatter(X[:, 0], X[:, 1], c=np.where(classes, "#b40426", "#3b4cc0"), s=45 if few else 14,
@@ -166,14 +262,30 @@ def _draw_boundary(ax: "Axes", net: Network, X: np.ndarray, y: np.ndarray | None
     ax.set_ylim(low[1], high[1])
 
 
+def output_colorbar(fig: "Figure", **where: "Axes | Sequence[Axes]") -> None:
+    """A colour bar of the network's output, 0 to 1 in :data:`OUTPUT_CMAP`, with 0.5, the
+    black contour's level, marked by a black line. ``where``: ``ax=`` an Axes (or a list of
+    them, for one bar shared by several boundaries drawn with ``colorbar=False``) to take its
+    room from, or ``cax=`` an Axes to draw it in."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+    bar = fig.colorbar(ScalarMappable(Normalize(0.0, 1.0), OUTPUT_CMAP), ticks=[0.0, 0.5, 1.0],
+                       **where)
+    bar.ax.axhline(0.5, color="black", linewidth=1.2)
+    bar.ax.tick_params(labelsize=8)
+    bar.set_label(OUTPUT_LABEL, fontsize=8)
+
+
 def decision_boundary(net: Network, X: object = None, y: object = None, *,
                       ax: "Axes | None" = None, path: str | Path | None = None,
                       resolution: int = 121, margin: float = 0.5,
-                      title: str | None = None) -> "Figure":
-    """The network's output over the plane of its two inputs (blue 0 to red 1), the 0.5
-    contour where it changes class, and the samples X (B, 2), coloured by their targets y
-    (B, 1) when given. Default: the four XOR points and their targets. The plane spans the
-    samples plus ``margin`` on every side, on a ``resolution`` x ``resolution`` grid."""
+                      title: str | None = None, colorbar: bool = True) -> "Figure":
+    """The network's output over the plane of its two inputs (blue 0 to red 1, read on the
+    colour bar beside it unless ``colorbar`` is False), the 0.5 contour where it changes class,
+    and the samples X (B, 2), coloured by their targets y (B, 1) when given. Default: the four
+    XOR points and their targets. The plane spans the samples plus ``margin`` on every side,
+    the output drawn on a ``resolution`` x ``resolution`` grid; the contour's vertices lie on
+    the boundary itself, found by bisection along the grid's edges (:func:`_half_contour`)."""
     check_instance("net", net, Network, "a tinynet Network")
     if net.n_in != 2 or net.n_out != 1:
         raise ValueError(f"net must have 2 inputs and 1 output to draw its decision boundary "
@@ -187,12 +299,13 @@ def decision_boundary(net: Network, X: object = None, y: object = None, *,
     resolution = check_int("resolution", resolution, minimum=2)
     margin = check_float("margin", margin, minimum=0.0, inclusive=True)
     own = ax is None
-    ax = _axes(ax, figsize=(4.2, 3.8))
+    ax = _axes(ax, figsize=(4.9, 3.8))
     _draw_boundary(ax, net, X, y, resolution, margin)
     ax.set_xlabel("x1")
     ax.set_ylabel("x2")
-    ax.set_title(title if title is not None else "output (blue 0, red 1) and the 0.5 contour",
-                 fontsize=10)
+    ax.set_title(title if title is not None else "the output and its 0.5 contour", fontsize=10)
+    if colorbar:
+        output_colorbar(ax.figure, ax=ax)
     return _finish(ax.figure, path, 110, own)
 
 
@@ -209,10 +322,11 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
                  path: str | Path | None = None, resolution: int = 41) -> "Figure":
     """Decision boundaries of ``seeds`` trained seeds per arm of ``study`` (default: every
     arm), each panel framed in the colour of what the seed did (:data:`OUTCOME_COLORS`) and
-    titled with its seed. ``which="all"`` shows the study's first seeds, an unbiased sample;
-    ``"failed"`` its first seeds that did not succeed. ``columns`` panels per row (default:
-    ⌈√n⌉ for the n panels of the largest arm, so that 100 seeds are a 10 x 10 grid); an arm
-    takes as many rows as it needs."""
+    titled with its seed, the outcomes named in a legend below and the output's colours on
+    one colour bar at the right, shared by every panel. ``which="all"`` shows the study's
+    first seeds, an unbiased sample; ``"failed"`` its first seeds that did not succeed.
+    ``columns`` panels per row (default: ⌈√n⌉ for the n panels of the largest arm, so that 100
+    seeds are a 10 x 10 grid); an arm takes as many rows as it needs."""
     from .xor import Study
     check_instance("study", study, Study, "a tinynet.xor Study")
     indices = study.arm_indices(arms)
@@ -231,7 +345,8 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
         columns = max(1, math.ceil(math.sqrt(max(len(picked) for _, picked in chosen))))
     rows_per_arm = [max(1, -(-len(picked) // columns)) for _, picked in chosen]
     height = 1.75 * sum(rows_per_arm) + 1.0  # + the title above and the legend below
-    fig = figure(figsize=(max(1.6 * columns, 5.0), height))
+    width = max(1.6 * columns, 5.0) + _BAR_INCHES  # + the colour bar on the right
+    fig = figure(figsize=(width, height))
     grid = fig.subplots(sum(rows_per_arm), columns, squeeze=False)
     row = 0
     X, y = study.setup.task.training_data()
@@ -258,8 +373,24 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     shown = "failed only" if which == "failed" else "first seeds"
     fig.suptitle(f"{study.setup.task.name}, {study.shape}: decision boundaries of "
                  f"trained seeds ({shown})", fontsize=10)
-    fig.tight_layout(rect=(0, 0.5 / height, 1, 1 - 0.45 / height))  # inches kept for both
+    fig.tight_layout(rect=(0, 0.5 / height, 1 - _BAR_INCHES / width, 1 - 0.45 / height))
+    _gallery_colorbar(fig, grid, width, height)
     return save(fig, path)
+
+
+_BAR_INCHES = 1.0
+"""The room kept at a gallery's right for its colour bar, with ticks and label."""
+
+
+def _gallery_colorbar(fig: "Figure", panels: np.ndarray, width: float, height: float) -> None:
+    """One colour bar for every panel (the Axes of ``panels``) of a gallery ``width`` x
+    ``height`` inches, in the room kept at its right: beside the panels, centred on them, and
+    at most 3.5 inches tall."""
+    boxes = [ax.get_position() for ax in panels.ravel()]  # figure fractions, laid out
+    bottom, top = min(box.y0 for box in boxes), max(box.y1 for box in boxes)
+    tall = min(top - bottom, 3.5 / height)
+    cax = fig.add_axes((1 - 0.8 / width, (bottom + top - tall) / 2, 0.15 / width, tall))
+    output_colorbar(fig, cax=cax)
 
 
 def _first(outcomes: np.ndarray | None, which: str, seeds: int,
@@ -454,43 +585,64 @@ def against_baseline(study: "Study", path: str | Path | None = None, *,
 
 def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
     """Two panels against the number of hidden layers: each initializer's success rate with
-    its 95 % interval as a band, and the second moment E[a²] of the last hidden layer at
-    initialisation that :func:`tinynet.diagnostics.propagate` predicts (lines; the first
-    seed's measured values as dots; the input's E[x²] dashed). Arms keep one colour in both."""
-    fig = figure(figsize=(11.0, 4.4))
+    its 95 % interval as a bar, and the second moment E[a²] of the last hidden layer at
+    initialisation that :func:`tinynet.diagnostics.propagate` predicts (hollow circles) beside
+    the first seed's measured value (dots), with the input's E[x²] dashed. Depths are points,
+    not joined: a study of two depths is two measurements, not a trend. Within a depth the
+    arms sit side by side, each in one colour in both panels, named in one legend below them."""
+    fig = figure(figsize=(11.0, 5.0))
     rate_ax, moment_ax = fig.subplots(1, 2)
     depths = np.array(study.depths)
+    arms = len(study.arms)
     for a, (name, color) in enumerate(zip(study.arms, _colors())):
+        x = depths * 2.0 ** (0.05 * (a - (arms - 1) / 2))  # side by side on the log2 axis
         rate = 100 * np.array(study.rates(name))
         low, high = (100 * np.array(bound) for bound in zip(*study.intervals[a]))
-        rate_ax.plot(depths, rate, "o-", color=color, label=name)
-        rate_ax.fill_between(depths, low, high, color=color, alpha=0.15, linewidth=0)
-        moment_ax.plot(depths, np.array(study.moments[a]), "-", color=color, label=name)
-        moment_ax.plot(depths, np.array(study.measured[a]), "o", color=color, markersize=4)
+        rate_ax.errorbar(x, rate, yerr=[rate - low, high - rate], fmt="o", color=color,
+                         capsize=3, markersize=5, label=name)
+        moment_ax.plot(x, np.array(study.moments[a]), "o", color=color, markerfacecolor="none",
+                       markersize=7)
+        moment_ax.plot(x, np.array(study.measured[a]), "o", color=color, markersize=3.5)
     moment_ax.axhline(study.input_moment, color="grey", linestyle="--", linewidth=1,
                       label="input E[x²]")
     for ax in (rate_ax, moment_ax):
         ax.set_xscale("log", base=2)
         ax.set_xticks(depths, [str(d) for d in depths])
+        ax.minorticks_off()
+        ax.set_xlim(depths[0] / 1.5, depths[-1] * 1.5)
         ax.set_xlabel(f"hidden layers of {study.width} ({study.setup.activation})")
     rate_ax.set_ylim(-3, 103)
     rate_ax.set_ylabel(f"seeds reaching {study.setup.task.criterion:.0%} training accuracy (%)")
     rate_ax.set_title(f"{study.setup.task.data}: success rate, {study.n} seeds per point, "
-                      "95 % bands", fontsize="medium")
-    rate_ax.legend(fontsize="small")
+                      "95 % intervals", fontsize="medium")
     moment_ax.set_yscale("log")
     moment_ax.set_ylabel("E[a²] of the last hidden layer")
-    moment_ax.set_title(f"at initialisation: predicted (lines), measured on seed "
-                        f"{study.setup.first_seed} (dots)",
-                        fontsize="medium")
-    moment_ax.legend(fontsize="small", loc="lower left")
-    return _finish(fig, path, 110)
+    moment_ax.set_title(f"at initialisation: predicted (circles), measured on seed "
+                        f"{study.setup.first_seed} (dots)", fontsize="medium")
+    handles = [*rate_ax.get_legend_handles_labels()[0],
+               *moment_ax.get_legend_handles_labels()[0]]
+    _legend_below(fig, handles, columns=7)
+    return save(fig, path, 110)
+
+
+def _legend_below(fig: "Figure", handles: list, columns: int, title: str | None = None) -> None:
+    """A legend of ``handles``, ``columns`` a row, centred below every panel of ``fig``, and
+    the panels laid out above it (tight_layout in the rest of the height): it covers no data,
+    however the curves run, and no label."""
+    rows = math.ceil(len(handles) / columns)
+    room = 0.15 + 0.22 * rows + (0.22 if title else 0.0)  # inches, for 'small' text
+    fig.legend(handles=handles, loc="lower center", ncol=columns, fontsize="small",
+               title=title, title_fontsize="small", frameon=False)
+    fig.tight_layout(rect=(0, room / fig.get_size_inches()[1], 1, 1))
 
 
 def signal(reports: "dict[str, SignalReport]", path: str | Path | None = None,
            title: str = "") -> "Figure":
     """Second moments against depth, one line per report: forward E[a²] and backward
-    E[(dL/da)²], measured (solid, dots) and predicted (dashed), on log scales."""
+    E[(dL/da)²], measured (solid, dots) and predicted (dashed), on log scales, against the
+    layer's index (0, 1, 2, ...: ticks on whole numbers only); the reports named in a legend
+    below both panels, clear of the curves."""
+    from matplotlib.ticker import MaxNLocator
     fig = figure(figsize=(11, 4.5))
     forward, backward = fig.subplots(1, 2, sharex=True)
     colors = _colors() * 3
@@ -505,11 +657,13 @@ def signal(reports: "dict[str, SignalReport]", path: str | Path | None = None,
     backward.set_title("backward: E[(dL/da)²] at each layer's output")
     for ax in (forward, backward):
         ax.set_yscale("log")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # layers are whole numbers
         ax.set_xlabel("layer")
         ax.grid(True, which="major", alpha=0.3)
-    forward.legend(fontsize="small", title="solid: measured, dashed: theory")
     fig.suptitle(title)
-    return _finish(fig, path, 110)
+    _legend_below(fig, forward.get_legend_handles_labels()[0],
+                  columns=max(1, min(len(reports), 6)), title="solid: measured, dashed: theory")
+    return save(fig, path, 110)
 
 
 def layer_histograms(study: "Study", arms: Sequence[str | int] | None = None, *,

@@ -27,6 +27,8 @@ LR = 0.1        # the learning rate
 EPOCHS = 3000   # epochs of training at the end of the lesson
 
 # %%
+import copy
+
 import numpy as np
 
 import tinynet
@@ -134,20 +136,23 @@ print(report)
 # %% [markdown]
 # ## Training
 #
-# Per-sample SGD (one step per sample, in a new order every epoch) from the same start, and
-# the decision boundary before and after: the network's output over the plane, with its 0.5
-# contour.
+# Per-sample SGD (one step per sample, in a new order every epoch) from the same start: a
+# copy of the network as seed `SEED` initialised it, before the step above. Then the decision
+# boundary before and after: the network's output over the plane (its colour bar reads it),
+# with its 0.5 contour.
 
 # %%
-start = tinynet.mlp([2, 2, 2, 1], init="normal", seed=SEED)
-history = net.fit(X, y, epochs=EPOCHS, lr=LR)
+start = tinynet.mlp([2, 2, 2, 1], activation="leaky_relu", output="sigmoid", init="normal",
+                    seed=SEED)
+trained = copy.deepcopy(start)   # start itself stays as initialised
+history = trained.fit(X, y, epochs=EPOCHS, lr=LR)
 print(history)
-print("outputs:", net.predict(X).ravel().round(3))
+print("outputs:", trained.predict(X).ravel().round(3))
 
-fig = plots.figure(figsize=(9, 4))
+fig = plots.figure(figsize=(10, 4))
 before, after = fig.subplots(1, 2)
 plots.decision_boundary(start, ax=before, title=f"seed {SEED}, as initialised")
-plots.decision_boundary(net, ax=after, title=f"after {EPOCHS + 1} epochs")
+plots.decision_boundary(trained, ax=after, title=f"after {history.epochs:,} epochs")
 fig.tight_layout()
 fig.savefig("01_boundaries.png")
 fig

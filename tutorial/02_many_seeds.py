@@ -56,12 +56,37 @@ for seed in range(5):
 #
 # `run_study` trains every seed of every arm side by side on the compiled path and reports
 # the success rate with its 95 % Wilson interval, when the successful seeds solved XOR, and
-# how the others failed.
+# how the others failed. `record_every` keeps every seed's loss 200 times along the way.
 
 # %%
-study = run_study([Arm("normal")], replace(setup, seeds=SEEDS))
+study = run_study([Arm("normal")], replace(setup, seeds=SEEDS),
+                  record_every=max(1, EPOCHS // 200))
 print(study.report())
 solved = study.results[0].solved   # one True/False per seed
+
+# %% [markdown]
+# ## What the seeds did
+#
+# The first 100 seeds, each as a panel: the trained network's output over the plane, its 0.5
+# contour (where it changes class) and the four points, framed in the colour of how the seed
+# ended. A solved seed puts the two red points and the two blue ones on different sides; a
+# failed one leaves one or more of them on the wrong side.
+
+# %%
+gallery = plots.seed_gallery(study, seeds=100, path="02_gallery.png")
+gallery
+
+# %% [markdown]
+# The loss of the first 100 seeds that failed, against the epoch, coloured as the frames
+# above. Most fall within a few thousand epochs onto a plateau (dashed) and sit there, and
+# the plateau says where the outputs are stuck: 1/6 when three outputs sit at 2/3 and the
+# fourth is exact, 1/8 when two sit at 0.5 and two are exact, 1/4 when all four sit at 0.5.
+# A few leave a plateau for a lower one, late in the run.
+
+# %%
+failed = plots.loss_curves(study.results[0], which="failed", seeds=100,
+                           path="02_failed_losses.png")
+failed
 
 # %% [markdown]
 # ## A study of 100 is a noisy measurement

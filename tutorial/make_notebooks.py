@@ -60,7 +60,7 @@ PARAMETERS_CELL = '# %% tags=["parameters"]\n'
 CACHES = ("TINYNET_KERNEL_DIR", "NUMBA_CACHE_DIR")
 """Where the compiled kernels are cached: tinynet's generated ones, and Numba's."""
 
-INSTALL_HINT = 'the notebooks need the docs extra: pip install ".[docs]"'
+INSTALL_HINT = 'the notebooks need the teach extra: pip install ".[teach]"'
 
 
 def _jupytext():

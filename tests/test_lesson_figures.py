@@ -1,0 +1,70 @@
+"""The lessons' own figures, read back from a run of the lesson in this process with small
+settings: what their titles say, and what lesson 2 shows of its seeds. (The figures drawn by
+tinynet.plots are measured in tests/test_plots.py; tests/test_tutorial.py runs every lesson
+both ways.)"""
+
+import copy
+
+import numpy as np
+
+import make_notebooks  # tutorial/ is on the path (tests/conftest.py)
+import tinynet
+from tinynet import plots
+
+
+def run_lesson(number: str, settings: dict, folder, monkeypatch) -> dict:
+    """Run lesson ``number`` ("01" to "06") as its script, with ``settings`` after its
+    parameters cell, in ``folder``; return the variables it leaves."""
+    (lesson,) = [path for path in make_notebooks.LESSONS if path.stem.startswith(number)]
+    monkeypatch.chdir(folder)
+    variables = {"__name__": "__main__"}
+    exec(compile(make_notebooks.script(lesson, settings), str(lesson), "exec"), variables)
+    return variables
+
+
+def panels(fig) -> list:
+    """The Axes of ``fig`` that are panels (with a title), not colour bars."""
+    return [ax for ax in fig.axes if ax.get_title()]
+
+
+def test_lesson_1_titles_the_trained_network_with_the_epochs_it_trained(tmp_path,
+                                                                        monkeypatch):
+    """Catches the title's off-by-one ("after 3001 epochs" for EPOCHS = 3000, counting the
+    one step of the section before on a network the figure does not show as its start): the
+    right panel is the left panel's network trained for EPOCHS epochs, and says so."""
+    lesson = run_lesson("01", {"EPOCHS": 300}, tmp_path, monkeypatch)
+    before, after = panels(lesson["fig"])
+    assert before.get_title() == "seed 1, as initialised"
+    assert after.get_title() == "after 300 epochs"
+    assert lesson["history"].epochs == 300
+    again = copy.deepcopy(lesson["start"])  # the left panel's network, trained the same way
+    again.fit(*tinynet.data.xor(), epochs=300, lr=lesson["LR"])
+    for mine, theirs in zip(again.parameters(), lesson["trained"].parameters()):
+        np.testing.assert_array_equal(mine, theirs)
+    assert (tmp_path / "01_boundaries.png").is_file()
+
+
+def test_lesson_2_shows_100_seeds_in_a_square_and_the_failed_seeds_losses(tmp_path,
+                                                                          monkeypatch):
+    """Catches lesson 2 without its gallery of 100 seeds (a 10 x 10 grid, one colour bar) or
+    without the loss curves of the seeds that failed, and only those."""
+    lesson = run_lesson("02", {"SEEDS": 100, "GROUP": 25, "EPOCHS": 2000}, tmp_path,
+                        monkeypatch)
+    gallery = lesson["gallery"]
+    shown = [ax for ax in gallery.axes if ax.get_title().startswith("seed ")]
+    assert [int(ax.get_title().split()[1]) for ax in shown] == list(range(100))
+    assert len({round(ax.get_position().x0, 6) for ax in shown}) == 10  # columns
+    assert len({round(ax.get_position().y0, 6) for ax in shown}) == 10  # rows
+    assert [ax.get_ylabel() for ax in gallery.axes].count(plots.OUTPUT_LABEL) == 1
+
+    result = lesson["study"].results[0]
+    failed = np.flatnonzero(result.outcomes != "solved")
+    assert 0 < len(failed) < 100
+    (ax,) = lesson["failed"].axes
+    curves = [line for line in ax.lines if line.get_linestyle() == "-"]
+    assert len(curves) == len(failed)
+    for line, member in zip(curves, failed):
+        np.testing.assert_array_equal(line.get_ydata(), result.ensemble.loss[member])
+    assert ax.get_title() == f"loss of {len(failed)} failed seeds"
+    assert (tmp_path / "02_gallery.png").is_file()
+    assert (tmp_path / "02_failed_losses.png").is_file()
