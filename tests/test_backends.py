@@ -233,6 +233,7 @@ def test_a_diverging_member_does_not_touch_the_others(backend):
         same_parameters(wild[k], calm[k])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("during", [False, True], ids=["after_backward", "during_backward"])
 def test_a_backend_continues_a_run_from_where_it_stopped(backend, during):

@@ -223,6 +223,7 @@ def test_the_preset_is_what_the_committed_run_chose(committed):
         [arm.name for arm in fixes_arms()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arm", [1, len(CHANGES) + 1])  # binary cross-entropy; the pair
 def test_the_committed_results_are_what_this_code_computes(committed, arm):
     """The first 64 seeds of a committed arm, trained again now, solve exactly as recorded."""

@@ -85,6 +85,7 @@ def test_numpy_and_numba_agree_after_a_thousand_steps(optimizer, update):
                                nets["numpy"].optimizer_state.values, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("optimizer", ["momentum", "adam"])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_ensemble_member_is_its_single_fit_bit_for_bit(optimizer, backend):

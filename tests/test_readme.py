@@ -113,6 +113,7 @@ def test_bad_arguments_stop_before_any_study_runs(tmp_path, capsys, argv, messag
     assert "Traceback" not in err and re.search(message, last), err
 
 
+@pytest.mark.slow
 @pytest.mark.unrolled
 def test_the_one_command_runs_every_study_and_rewrites_the_sections(tmp_path, capsys):
     """examples/xor_studies.py end to end, at 100 seeds per arm (about 15 s on 2 cores)."""
