@@ -14,6 +14,8 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 for folder in ("examples", "tutorial"):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / folder))
 
+import subprocess  # noqa: E402
+
 import pytest  # noqa: E402
 
 from tinynet.init import registry  # noqa: E402
@@ -40,3 +42,18 @@ def generic_kernels_unless_marked(request, monkeypatch):
     if request.node.get_closest_marker("unrolled") is None:
         from tinynet.compiled import codegen
         monkeypatch.setattr(codegen, "MAX_UNROLLED_WORK", -1)
+
+
+def pytest_sessionstart(session):
+    """Start tests/warm_up.py beside the run: the generic kernels that late tests first train
+    on compile on the other core meanwhile, into the cache the tests read."""
+    session.config.warm_up = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("warm_up.py"))],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def pytest_sessionfinish(session):
+    warm_up = getattr(session.config, "warm_up", None)
+    if warm_up is not None:
+        warm_up.kill()
+        warm_up.wait()
