@@ -175,8 +175,8 @@ def main() -> None:
                         "text (a quick look: nothing is written)")
     parser.add_argument("--repeats", type=int, default=7, help="timed runs per side and case")
     parser.add_argument("--readme", type=Path, default=None,
-                        help="also put the table in this README, between its before-after "
-                             "markers")
+                        help="also put the table in this page (docs/performance.md), "
+                             "between its before-after markers")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" /
                         "before_after_issue17.json")
     args = parser.parse_args()

@@ -3,10 +3,10 @@ the same job in one chunk, in chunks of the default size, and in chunks 8 times 
 interleaved in one process, 5 runs each; the ratio of each run to the one-chunk run next to
 it, as a median and a range.
 
-    python benchmarks/bench_chunks.py --readme README.md
+    python benchmarks/bench_chunks.py --readme docs/performance.md
 
 BLAS threads 1; numba threads: every core. Writes benchmarks/results/bench_chunks.json and .md,
-and the README's lines between its chunks markers (a test keeps the two equal).
+and the lines of docs/performance.md between its chunks markers (a test keeps the two equal).
 """
 
 from __future__ import annotations

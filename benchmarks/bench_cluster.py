@@ -2,7 +2,7 @@
 single-threaded workers, at several block sizes; and what one task costs.
 
     pip install ".[dask]"
-    python benchmarks/bench_cluster.py --readme README.md
+    python benchmarks/bench_cluster.py --readme docs/ensembles.md
 
 The study: 99mlp (2-2-2-1) on XOR, N(0,1), 20,000 epochs, seeds 0-99,999. In process it runs
 on every core (numba threads: 2); on the cluster, in blocks of seeds, one task per block,
@@ -11,8 +11,8 @@ at every block size compiles their kernels), and every clustered study is checke
 in-process one, bit for bit. The cost of a task beside its training comes from 64 blocks of
 64 seeds that train for 1 epoch: submitting a block, drawing its 64 seeds' initial weights and
 sending the results back.
-BLAS threads 1. Writes benchmarks/results/bench_cluster.json and .md, and the README's lines
-between its markers (a test keeps the two equal).
+BLAS threads 1. Writes benchmarks/results/bench_cluster.json and .md, and the lines of
+docs/ensembles.md between its markers (a test keeps the two equal).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def draw_cost(seeds: int = 65_536) -> float:
 
 
 def render(data: dict) -> str:
-    """The README block, from the run's record."""
+    """The docs page's block, from the run's record."""
     alone, cost, drawn = data["in_process_seconds"], data["task_seconds"], data["draw_seconds"]
     seeds = data["seeds"]
     per_seed = alone * data["workers"] / seeds  # one core's seconds per seed, drawn and trained

@@ -2,15 +2,15 @@
 against the NumPy ensemble (every array with a leading members axis) on the depth study's
 kind of job: 128 seeds, 256 samples of circles, batches of 32, shuffled, ReLU hidden layers.
 
-    python benchmarks/bench_depth.py --readme README.md
+    python benchmarks/bench_depth.py --readme docs/performance.md
 
 Each job is timed on both backends, interleaved, 3 runs each (the best counts); numba over
 enough epochs for about a second, NumPy over at least one. The rate is in parameter-sample
 steps per second (seeds x samples x parameters per second: each one a multiply-add forward,
 two backward and an update), so that shapes of different sizes compare. BLAS threads 1 (the
 NumPy ensemble's products are small batched matmuls); numba threads: every core. Writes
-benchmarks/results/bench_depth.json and .md, and the README's lines between its markers (a
-test keeps the two equal).
+benchmarks/results/bench_depth.json and .md, and the lines of docs/performance.md between its
+markers (a test keeps the two equal).
 """
 
 from __future__ import annotations

@@ -3,15 +3,15 @@
     python benchmarks/bench_jit_vs_numpy.py            # about a minute; long cases extrapolated
     python benchmarks/bench_jit_vs_numpy.py --full     # every case in full (many minutes)
     python benchmarks/bench_jit_vs_numpy.py --plot benchmarks/results/bench.png
-    python benchmarks/bench_jit_vs_numpy.py --readme README.md   # and rewrite its tables
+    python benchmarks/bench_jit_vs_numpy.py --readme docs/performance.md   # and rewrite its tables
 
 Every figure is measured in this one run, on this machine, so ratios compare like with like.
 Times are the best of a few repeats (``timeit``'s autorange picks the loop count). BLAS
 threads are set before NumPy is imported (default 1: with 2 threads OpenBLAS slows badly when
 the other core is busy, and fights numba's threads); the numba ensemble uses numba's threads
 (default: every core). Results go to benchmarks/results/bench_jit_vs_numpy.json and, as the
-Markdown the README shows, to .md beside it (``--readme`` also puts it in the README, between
-its benchmark markers). To compare two versions of tinynet, use
+Markdown the performance page shows, to .md beside it (``--readme`` also puts it in that page,
+between its benchmark markers). To compare two versions of tinynet, use
 benchmarks/bench_before_after.py, which runs them interleaved in one process.
 """
 
@@ -41,7 +41,8 @@ def parse_args() -> argparse.Namespace:
                         default=Path(__file__).parent / "results" / "bench_jit_vs_numpy.json")
     parser.add_argument("--plot", type=Path, default=None, help="also write a PNG bar chart")
     parser.add_argument("--readme", type=Path, default=None,
-                        help="replace the tables between the README's benchmark markers")
+                        help="replace the tables between this page's benchmark markers "
+                             "(docs/performance.md)")
     return parser.parse_args()
 
 
@@ -302,8 +303,9 @@ def bench_startup() -> dict:
 
 
 WARM = "second run, cached kernels (s)"
-"""The start-up row kept in the JSON but not shown: the performance page quotes the warm start
-once, from benchmarks/bench_startup.py."""
+"""The start-up times stay in the JSON (a target below reads the warm one) but not in the
+Markdown: the performance page quotes the start-up once, from benchmarks/bench_startup.py and
+benchmarks/bench_compile.py."""
 
 
 def ratios(results: dict) -> list[str]:
@@ -352,12 +354,12 @@ def table(rows: list[dict], columns: list[tuple[str, str, str]]) -> str:
 
 
 README_START, README_END = "<!-- benchmark: start -->", "<!-- benchmark: end -->"
-"""The README's lines between these markers are :func:`report`'s output."""
+"""The performance page's lines between these markers are :func:`report`'s output."""
 
 
 def report(results: dict) -> str:
-    """The run as Markdown: settings, one table per section, start-up times and the generated
-    kernels' ratios."""
+    """The run as Markdown: settings, one table per section and the generated kernels'
+    ratios."""
     parts = [f"This run: {results['settings']}.",
              "#### (a) one dense layer: forward + backward + SGD step (leaky_relu)",
              table(results["kernels"], [("case", "layer, batch", "s"),
@@ -380,9 +382,6 @@ def report(results: dict) -> str:
               "#### (e) one network at a time: a chain of dependent operations",
               table(results["chain"], [("case", "case", "s"), ("ns", "ns", ".1f"),
                                        ("steps_per_s", "per second", ",.0f")]),
-              "#### start-up (separate processes; the XOR ensemble job of 100 seeds, 2-2-2-1)",
-              "\n".join(f"- {key}: {value:.2f}" for key, value in results["startup"].items()
-                        if key != WARM),  # the warm start's one number: bench_startup.py
               "#### the generated kernels' ratios",
               "\n".join(f"- {line}" for line in ratios(results))]
     return "\n\n".join(parts) + "\n"

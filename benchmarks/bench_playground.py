@@ -1,7 +1,7 @@
 """How fast the playground answers: its default study (100 seeds of a 2-8-1 XOR network for
 each of two initializers, 2,000 epochs of per-sample SGD), and the same at 1,000 seeds.
 
-    python benchmarks/bench_playground.py --readme README.md    # about a minute
+    python benchmarks/bench_playground.py --readme docs/playground.md    # about a minute
 
 For each study, interleaved in one process, ``REPEATS`` times each, with warm kernels:
 
@@ -18,7 +18,8 @@ For each study, interleaved in one process, ``REPEATS`` times each, with warm ke
 The table gives each one's median and fastest time and the median answer over the bar.
 Thread settings: BLAS threads 1; numba threads 2 in this process and in the trainer's; the
 load average is printed with the table. Results: benchmarks/results/bench_playground.json,
-.md, and with ``--readme`` between the README's playground markers (``tests/test_readme.py``).
+.md, and with ``--readme`` between the playground markers of docs/playground.md
+(``tests/test_readme.py``).
 """
 
 from __future__ import annotations
@@ -128,7 +129,8 @@ def markdown(results: list[dict], machine: dict) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--readme", type=Path, help="put the table into this README")
+    parser.add_argument("--readme", type=Path,
+                        help="put the table into this page (docs/playground.md)")
     args = parser.parse_args(argv)
     load_before = os.getloadavg()[0]
     server = Playground(port=0)

@@ -4,10 +4,10 @@ against the same study with one Network built per seed (how studies ran before i
 10^5 seeds (it would take about 10 minutes at 10^6). Each row in a fresh process, for its own
 peak memory (resident set, after ``import tinynet`` and the compiled kernel's first use).
 
-    python benchmarks/bench_seeds.py --readme README.md
+    python benchmarks/bench_seeds.py --readme docs/performance.md
 
 BLAS threads 1; numba threads: every core. Writes benchmarks/results/bench_seeds.json and .md,
-and the README's lines between its seeds markers (a test keeps the two equal).
+and the lines of docs/performance.md between its seeds markers (a test keeps the two equal).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Small layouts at the hardware's pace: tinynet's generated kernels against hand-written Numba
 loops of the same jobs, interleaved in one process, and against the machine's FMA peak.
 
-    python benchmarks/bench_small.py --readme README.md    # about three minutes
+    python benchmarks/bench_small.py --readme docs/performance.md    # about three minutes
 
 Ensembles: 2-2-1, 2-8-1 and 2-2-2-1 (LeakyReLU hidden, alpha 0.01, a sigmoid output, MSE,
 per-sample SGD at lr 0.01, XOR's four points in data order) of 100 and 1,000 seeds, at 2 numba
@@ -21,7 +21,7 @@ every core), and the table gives the fraction of that peak each tinynet ensemble
 Thread settings: BLAS threads 1; numba threads as the table says; the CPU features Numba
 compiled for (512-bit vectors where the CPU has AVX-512, :mod:`tinynet.compiled.target`) and
 the load average are printed with the table. Results: benchmarks/results/bench_small.json, .md,
-and with ``--readme`` between the README's small markers (``tests/test_readme.py``).
+and with ``--readme`` between the small markers of docs/performance.md (``tests/test_readme.py``).
 """
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ def single_rows(X, y) -> list[dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--readme", type=Path, default=None,
-                        help="also put the table between the small markers of this README")
+                        help="also put the table between the small markers of this page")
     readme = parser.parse_args().readme
     X, y = tinynet.data.xor()
     rows = ensemble_rows(X, y) + single_rows(X, y)

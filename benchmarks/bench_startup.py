@@ -1,10 +1,10 @@
 """Warm start: how long the default CLI job takes in a new process once every cache is warm,
 and where that time goes.
 
-    python benchmarks/bench_startup.py --readme README.md   # about half a minute
+    python benchmarks/bench_startup.py --readme docs/performance.md   # about half a minute
 
 The jobs: ``python examples/xor.py --init he_leaky --shuffle --hidden 2`` (100 seeds of 2-2-1
-for 20,000 epochs, held to 1 s by issue 27) and the README's first command, the same without
+for 20,000 epochs) and the README's first command, the same without
 ``--hidden 2`` (2-2-2-1). Each is run once untimed (it compiles what is missing and writes the
 bytecode caches; PYTHONDONTWRITEBYTECODE is unset in every run here), then ``RUNS`` times,
 each in a new Python, timed from outside (the total wall time, median). The breakdown comes
@@ -26,7 +26,7 @@ The children import the tinynet beside this file (PYTHONPATH) and inherit the th
 settings (unset: numba on every core, OpenBLAS its default), which the table's note states
 with the Python and numba versions and the 1-minute load average at the start and the end.
 Results go to benchmarks/results/bench_startup.json and .md, and with ``--readme`` between
-the README's startup markers (``tests/test_readme.py`` keeps the two equal).
+the startup markers of docs/performance.md (``tests/test_readme.py`` keeps the two equal).
 """
 
 from __future__ import annotations
@@ -52,7 +52,6 @@ JOBS = {  # name: the CLI's arguments
     "2-2-2-1 (README's first command)": ["--init", "he_leaky", "--shuffle"],
 }
 TINY = ["--epochs", "1"]
-TARGET_S = 1.0
 
 STEPS = r"""
 import contextlib, io, json, sys, time
@@ -117,7 +116,7 @@ def median_of(rows: list[dict], key: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--readme", type=Path, default=None,
-                        help="also put the table between the startup markers of this README")
+                        help="also put the table between the startup markers of this page")
     readme = parser.parse_args().readme
     load_at_start = os.getloadavg()[0]
     env = environment()
@@ -174,7 +173,7 @@ def main() -> None:
     publish("bench_startup", {"rows": rows, "runs": RUNS, "load_at_start": load_at_start,
                               "load": load, "threads": threads,
                               "python": platform.python_version(), **versions,
-                              "cores": os.cpu_count(), "target_s": TARGET_S},
+                              "cores": os.cpu_count()},
             "\n".join(lines) + "\n", readme, README_START, README_END)
 
 

@@ -1,4 +1,4 @@
-"""Putting a benchmark's Markdown into the README, between a pair of markers such as
+"""Putting a benchmark's Markdown into a documentation page, between a pair of markers such as
 ``<!-- chunks: start -->`` and ``<!-- chunks: end -->``; tests/test_readme.py checks that what
 stands there equals the committed result file."""
 

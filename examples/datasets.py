@@ -2,7 +2,7 @@
 decision boundary: datasets.png.
 
     python examples/datasets.py                         # into ./datasets/
-    python examples/datasets.py --commit                # into examples/figures/ (the README's)
+    python examples/datasets.py --commit                # into examples/figures/ (the docs')
     python examples/datasets.py --epochs 200 --out /tmp/figures
 """
 

@@ -1,7 +1,7 @@
 """Where initialization decides: success rate against depth, per initializer.
 
     python examples/depth.py --readme docs/depth.md   # the full study (about an hour on 2
-                                                  # cores), its JSON, figure and README section
+                                                  # cores), its JSON, figure and docs section
     python examples/depth.py --quick              # depths 1 and 8, 64 seeds: about 15 s
     python examples/depth.py --activation tanh --readme docs/depth.md   # tanh hidden layers
                                                   # (longer still: no vector tanh)
@@ -14,7 +14,7 @@ that :mod:`tinynet.diagnostics` predicts. With ``--readme`` (or ``--commit``) th
 writes the committed ``examples/results/depth_<act>.json`` and
 ``examples/figures/depth_<act>.png``, otherwise ``depth_<act>.json`` and ``.png`` in a folder
 ``depth`` under the working folder (or ``--json``, ``--figure``), so that a trial run never
-replaces a committed result; ``--readme`` then rewrites the README's section between
+replaces a committed result; ``--readme`` then rewrites the docs page's section between
 ``<!-- depth start -->`` and ``<!-- depth end -->`` from the committed JSON alone, and
 ``tests/test_readme.py`` fails if the two disagree.
 """
@@ -42,8 +42,8 @@ FIGURES = ROOT / "examples" / "figures"
 OWN_FOLDER = Path("depth")
 """Where the full study writes unless committed or told (--json, --figure): a folder named
 after the example, under the working folder."""
-README_ACTIVATIONS = ("relu", "tanh")
-"""The activations whose studies the README shows."""
+SHOWN_ACTIVATIONS = ("relu", "tanh")
+"""The activations whose studies the docs show."""
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -70,14 +70,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "examples/results/depth_<activation>.json and its figure "
                              "(--readme does too)")
     parser.add_argument("--render", action="store_true",
-                        help="train nothing: draw the committed figures and render the docs "
-                             "section from the committed JSON")
+                        help="train nothing: with --readme, draw the committed figures and "
+                             "render the docs section from the committed JSON")
     parser.add_argument("--readme", type=Path, default=None,
-                        help="rewrite the depth section of this README")
+                        help="rewrite the depth section of this page")
     add_progress_flag(parser)
     args = parser.parse_args(argv)
     if args.quick and args.render:
         parser.error("--render reads the committed full studies; it cannot be --quick")
+    if args.render and args.readme is None:
+        parser.error("--render rewrites a page and its figures: give the page, --readme "
+                     "docs/depth.md")
     if args.seeds is not None and args.seeds < 1:
         parser.error(f"--seeds must be at least 1, got {args.seeds}")
     if args.commit and (args.quick or args.render):
@@ -112,7 +115,7 @@ def study_of(data: dict) -> DepthStudy:
     return DepthStudy.from_dict({key: value for key, value in data.items() if key != "run"})
 
 
-# --- the README section, from the JSON alone --------------------------------------------------
+# --- the docs section, from the JSON alone --------------------------------------------------
 
 def cell(study: DepthStudy, arm: str, depth: int) -> str:
     """'12 % [8, 19]': a rate with its 95 % interval, in percent."""
@@ -171,16 +174,7 @@ def deepest_best(study: DepthStudy) -> str:
                      f"({family}; p " + ", ".join(f"{against[arm]:.2g}" for arm in level) + ").")
 
 
-def xor_contrast(results: Path) -> str:
-    """The widths study's rates on XOR's 2-2-2-1, where every fan_in is 2."""
-    widths = json.loads((results / "xor_widths.json").read_text())
-    study = next(s for s in widths["studies"] if s["setup"]["hidden"] == [2, 2])
-    return ", ".join(f"{r['arm']['name']} {100 * r['rate']:.1f} % [{100 * r['interval'][0]:.1f}, "
-                     f"{100 * r['interval'][1]:.1f}]" for r in study["results"]) + \
-        f" ({study['setup']['seeds']:,} seeds each)"
-
-
-def render_study(data: dict, results: Path) -> str:
+def render_study(data: dict) -> str:
     """One activation's table, figure and paragraphs."""
     study = study_of(data)
     setup, activation = study.setup, study.setup.activation
@@ -227,19 +221,17 @@ def render_study(data: dict, results: Path) -> str:
         + (f"; at no depth up to {deepest}: {', '.join(keeps)}" if keeps else "")
         + (f". Below 50 % with a single hidden layer, in {setup.epochs} epochs: "
            + ", ".join(shallow) if shallow else "")
-        + f". {deepest_best(study)} "
-          f"On XOR's 2-2-2-1, where every fan_in is 2, the initializers are at "
-          f"{xor_contrast(results)}.",
+        + f". {deepest_best(study)}",
     ]
     return "\n".join(lines) + "\n"
 
 
 def render(results: Path) -> str:
-    """The README's depth section: each committed activation's study, then how to rerun."""
+    """The docs' depth section: each committed activation's study, then how to rerun."""
     parts, seconds = [], []
-    for activation in README_ACTIVATIONS:
+    for activation in SHOWN_ACTIVATIONS:
         data = json.loads((results / f"depth_{activation}.json").read_text())
-        parts.append(f"#### {activation} hidden layers\n\n" + render_study(data, results))
+        parts.append(f"#### {activation} hidden layers\n\n" + render_study(data))
         seconds.append(f"{activation} {data['run']['seconds'] / 60:.1f} min at a 1-minute load "
                        f"average of {data['run']['load_average_1min']:.1f} on "
                        f"{data['run']['cores']} cores")
@@ -268,8 +260,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.figure:
             args.figure.parent.mkdir(parents=True, exist_ok=True)
             plots.depth(study, args.figure)
-    else:  # the committed figures, drawn again from the committed JSON alone
-        for activation in README_ACTIVATIONS:
+    elif args.readme:  # the committed figures, drawn again from the committed JSON alone
+        for activation in SHOWN_ACTIVATIONS:
             data = json.loads((RESULTS / f"depth_{activation}.json").read_text())
             plots.depth(study_of(data), FIGURES / f"depth_{activation}.png")
     if args.readme:

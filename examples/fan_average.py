@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import os
 
-# One BLAS thread unless told otherwise: on a 2-core machine whose other core was busy, two
-# threads took 85 s for signal_propagation.py and 45 s for fan_average.py, one 14 s and 20 s.
+# One BLAS thread unless told otherwise: OpenBLAS with two threads slows many times over when
+# the machine's other core is busy.
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 

@@ -1,8 +1,8 @@
 """What fixes 99mlp: the notes' network against one change at a time, from one command.
 
     python examples/fixes.py --readme docs/fixes.md            # run it all (about 30 minutes on
-                                                           # 2 cores), rewrite the README
-    python examples/fixes.py --render --readme docs/fixes.md   # only re-render the README section
+                                                           # 2 cores), rewrite the docs page
+    python examples/fixes.py --render --readme docs/fixes.md   # only re-render the docs section
     python examples/fixes.py --seeds 1000 --sweep-seeds 200   # a quick try, under ./fixes
 
 It runs, with tinynet's own bench (:mod:`tinynet.xor.fixes`):
@@ -17,10 +17,10 @@ It runs, with tinynet's own bench (:mod:`tinynet.xor.fixes`):
 
 and writes the result as JSON (with the machine, its load and the time each part took) and the
 figure: with ``--commit`` or ``--readme`` into the committed ``examples/results/fixes.json``
-and ``examples/figures/fixes.png``, otherwise under ``--out`` (``./fixes``); then the README's
+and ``examples/figures/fixes.png``, otherwise under ``--out`` (``./fixes``); then the docs page's
 section between ``<!-- fixes start -->`` and ``<!-- fixes end -->``, rendered from the JSON
 alone (:mod:`fixes_text`). ``tests/test_fixes.py`` renders the committed JSON again and fails if
-the README differs, or if ``--preset fixes`` is not the design the JSON chose.
+the page differs, or if ``--preset fixes`` is not the design the JSON chose.
 """
 
 from __future__ import annotations
@@ -58,9 +58,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--commit", action="store_true",
                         help="write into the committed examples/results and examples/figures")
     parser.add_argument("--render", action="store_true",
-                        help="run nothing: render the README section from the committed JSON")
+                        help="run nothing: render the docs section from the committed JSON")
     parser.add_argument("--readme", type=Path, default=None,
-                        help="rewrite the fixes section of this README (implies --commit)")
+                        help="rewrite the fixes section of this page (implies --commit)")
     add_progress_flag(parser)
     args = parser.parse_args(argv)
     for flag in ("seeds", "sweep_seeds"):

@@ -1,4 +1,4 @@
-"""The README's "What fixes 99mlp" section, rendered from ``examples/results/fixes.json`` alone.
+"""The docs' "What fixes 99mlp" section, rendered from ``examples/results/fixes.json`` alone.
 
 Every sentence that says one arm does better or worse than another is made here from a Fisher
 exact test that is significant after Holm's correction over its family; where a test is not,
@@ -10,7 +10,7 @@ the sentence says the two cannot be told apart at this number of seeds. Two fami
   solved most seeds (:func:`best_comparisons`, Holm over those).
 
 ``examples/fixes.py`` writes the section; ``tests/test_fixes.py`` renders it again and fails
-if the README differs.
+if the page differs.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Look inside the seeds of the XOR bench: what solved and failed seeds learned, and how their
-loss went. Draws the README's figures of that section.
+loss went. Draws the docs' figures of that section.
 
     python examples/look_inside.py                      # figures into ./look_inside/
-    python examples/look_inside.py --commit             # into examples/figures/ (the README's)
+    python examples/look_inside.py --commit             # into examples/figures/ (the docs')
     python examples/look_inside.py --seeds 40 --out /tmp/figures
 
 One study of the notes' 99mlp (2-2-2-1, LeakyReLU hidden layers, sigmoid output, lr 0.01,

@@ -1,7 +1,7 @@
 """Where an example writes its files: a folder of the user's (``--out``), by default one named
 after the example under the current folder (``./datasets`` for ``datasets.py``), and the
 committed ``examples/figures/`` only when asked (``--commit``), so that a trial run never
-replaces what the README shows."""
+replaces what the docs show."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 
 COMMITTED_FIGURES = Path(__file__).resolve().parent / "figures"
-"""The figures the README shows."""
+"""The figures the docs show."""
 
 
 def add_out(parser: argparse.ArgumentParser, example: str) -> None:
@@ -19,7 +19,7 @@ def add_out(parser: argparse.ArgumentParser, example: str) -> None:
                         help="folder to write into, made if missing (default: %(default)s, "
                              "under the current folder)")
     parser.add_argument("--commit", action="store_true",
-                        help="write the committed files in examples/figures (the README's) "
+                        help="write the committed files in examples/figures (the docs') "
                              "instead of into --out")
 
 

@@ -1,4 +1,4 @@
-"""The README's picture of the playground: its default study (100 seeds of a 2-8-1 XOR
+"""The docs' picture of the playground: its default study (100 seeds of a 2-8-1 XOR
 network, N(0,1) against He) in the system's Chromium, the top of the page: the form, the
 rates, the test and the two grids.
 

@@ -2,7 +2,7 @@
 beside the theory, with the notes' explosion table and the classic activation histograms.
 
     python examples/signal_propagation.py                 # figures into ./signal_propagation/
-    python examples/signal_propagation.py --commit        # into examples/figures/ (the README's)
+    python examples/signal_propagation.py --commit        # into examples/figures/ (the docs')
     python examples/signal_propagation.py --depth 50 --out /tmp/figures
 
 Every figure is of untrained networks at initialization: that is where the theory applies.
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 
-# One BLAS thread unless told otherwise: on a 2-core machine whose other core was busy, two
-# threads took 85 s for signal_propagation.py and 45 s for fan_average.py, one 14 s and 20 s.
+# One BLAS thread unless told otherwise: OpenBLAS with two threads slows many times over when
+# the machine's other core is busy.
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 

@@ -1,8 +1,8 @@
-"""Every XOR study the README quotes, at 10,000 seeds per arm, from one command.
+"""Every XOR study the docs quote, at 10,000 seeds per arm, from one command.
 
     python examples/xor_studies.py --readme docs/xor.md      # run them all (about 15 minutes
-                                                           # on 2 cores), rewrite the README
-    python examples/xor_studies.py --render --readme docs/xor.md   # only re-render the README
+                                                           # on 2 cores), rewrite the docs page
+    python examples/xor_studies.py --render --readme docs/xor.md   # only re-render the page
                                                                  # from the committed results
 
 It runs, with tinynet's own bench (:mod:`tinynet.xor`):
@@ -17,9 +17,9 @@ It runs, with tinynet's own bench (:mod:`tinynet.xor`):
 and writes each result as JSON (with the machine, its load and the time taken) and the
 figures: with ``--commit`` or ``--readme`` into the committed ``examples/results/`` and
 ``examples/figures/``, otherwise under ``--out`` (``./xor_studies``), so that a quick try never
-replaces a committed result; then the README's study sections, rendered from the JSON alone,
+replaces a committed result; then the docs' study sections, rendered from the JSON alone,
 between ``<!-- xor:NAME start -->`` and ``<!-- xor:NAME end -->``.
-``tests/test_readme.py`` renders the committed JSON again and fails if the README differs.
+``tests/test_readme.py`` renders the committed JSON again and fails if the page differs.
 """
 
 from __future__ import annotations
@@ -67,10 +67,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--only", default=",".join(STUDIES),
                         help=f"comma-separated studies to run ({','.join(STUDIES)})")
     parser.add_argument("--render", action="store_true",
-                        help="run nothing: render the README sections from the committed JSON "
+                        help="run nothing: render the docs sections from the committed JSON "
                              "(or --results)")
     parser.add_argument("--readme", type=Path, default=None,
-                        help="rewrite the study sections of this README (implies --commit)")
+                        help="rewrite the study sections of this page (implies --commit)")
     add_progress_flag(parser)
     args = parser.parse_args(argv)
     unknown = sorted(set(args.only.split(",")) - set(STUDIES))
@@ -149,7 +149,7 @@ def load(results: Path) -> dict[str, dict]:
     return {name: json.loads((results / f"xor_{name}.json").read_text()) for name in STUDIES}
 
 
-# --- rendering: the README's sections, from the JSON alone --------------------------------
+# --- rendering: the docs page's sections, from the JSON alone --------------------------------
 
 def points(value: float, near_the_ends: bool) -> str:
     """A proportion in percentage points: one decimal, two near 0 % and 100 %."""
@@ -174,13 +174,13 @@ def rate(result: dict) -> str:
 
 
 def paragraph(text: str, indent: str = "") -> str:
-    """``text`` wrapped at 100 columns, as the README's prose is."""
+    """``text`` wrapped at 100 columns, as the docs' prose is."""
     return textwrap.fill(text, width=100, subsequent_indent=indent, break_on_hyphens=False,
                          break_long_words=False)
 
 
 def pretty(name: str) -> str:
-    """A candidate arm's name as the README says it: 'biases N(0,1), updated during backward'."""
+    """A candidate arm's name as the docs say it: 'biases N(0,1), updated during backward'."""
     return name.removeprefix("normal, ").replace("biases normal", "biases N(0,1)")
 
 
@@ -194,7 +194,7 @@ def first_seeds(result: dict, seeds: int = 100) -> str:
 
 
 def p_value(p: float) -> str:
-    """A p-value as the README prints it, with its relation: '= 0.26' or '< 0.0001'."""
+    """A p-value as the docs print it, with its relation: '= 0.26' or '< 0.0001'."""
     return "< 0.0001" if p < 1e-4 else f"= {p:.2g}"
 
 
@@ -466,11 +466,11 @@ def render_regenerate(data: dict) -> str:
 RENDERERS = {"example": render_example, "shapes": render_shapes, "notes": render_notes,
              "candidates": render_candidates, "seed_ranges": render_seed_ranges,
              "widths": render_widths, "regenerate": render_regenerate}
-"""The README's study sections, by marker name: each a function of every study's JSON."""
+"""The docs' study sections, by marker name: each a function of every study's JSON."""
 
 
 def render(data: dict[str, dict]) -> dict[str, str]:
-    """Every README section, rendered from the studies' JSON."""
+    """Every docs section, rendered from the studies' JSON."""
     return {name: (renderer(data["example"]) if name == "example" else renderer(data))
             for name, renderer in RENDERERS.items()}
 
@@ -480,7 +480,7 @@ def markers(name: str) -> tuple[str, str]:
 
 
 def sections(text: str) -> dict[str, str]:
-    """The README's study sections as they stand, by marker name."""
+    """The docs' study sections as they stand, by marker name."""
     found = {}
     for name in RENDERERS:
         start, end = markers(name)
@@ -501,7 +501,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"  {name}: {result['run']['seconds']:.0f} s", flush=True)
     missing = [name for name in STUDIES if not (args.results / f"xor_{name}.json").exists()]
     if missing:
-        print(f"\nnot rendering the README sections: they need every study's JSON, and "
+        print(f"\nnot rendering the docs sections: they need every study's JSON, and "
               f"{args.results} has none for {', '.join(missing)}")
         if args.readme:
             sys.exit(f"{args.readme} left as it was")

@@ -44,12 +44,22 @@ def generic_kernels_unless_marked(request, monkeypatch):
         monkeypatch.setattr(codegen, "MAX_UNROLLED_WORK", -1)
 
 
-def pytest_sessionstart(session):
-    """Start tests/warm_up.py beside the run: the generic kernels that late tests first train
-    on compile on the other core meanwhile, into the cache the tests read."""
+WARM_UP_SELECTION = 500
+"""Start the warm-up only for a run of at least this many tests: the fast suite, not one file."""
+
+
+def pytest_collection_finish(session):
+    """Start tests/warm_up.py beside the fast suite: the generic kernels that its late tests
+    first train on compile on the other core meanwhile, into the cache the tests read. Not for
+    the slow tests (they compile kernels of their own), nor a run of a few tests, nor with
+    numba's JIT off."""
+    if (len(session.items) < WARM_UP_SELECTION or os.environ.get("NUMBA_DISABLE_JIT") == "1"
+            or "not slow" not in (session.config.getoption("markexpr") or "")):
+        return
+    from helpers import checkout_environment
     session.config.warm_up = subprocess.Popen(
         [sys.executable, str(Path(__file__).with_name("warm_up.py"))],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=checkout_environment())
 
 
 def pytest_sessionfinish(session):

@@ -235,6 +235,7 @@ def test_a_depth_study_is_a_sweep_of_its_cells_and_reads_back_from_json():
                                                   r"ending in \.png"),
     (["--quick", "--commit"], r"--commit writes a full study"),
     (["--quick", "--readme", "README.md"], r"--readme renders the committed full studies"),
+    (["--render"], r"--render rewrites a page and its figures: give the page"),
 ])
 def test_bad_outputs_stop_before_training(tmp_path, capsys, argv, message):
     with pytest.raises(SystemExit) as exit:

@@ -4,6 +4,7 @@ to them, and the README stays a front door: short, with links that lead somewher
 import importlib
 import json
 import re
+import unicodedata
 from dataclasses import replace
 from pathlib import Path
 
@@ -20,7 +21,7 @@ RESULTS = ROOT / "examples" / "results"
 
 @pytest.mark.parametrize("name,marker,committed,part", [
     # the whole run, not an empty block
-    ("performance.md", "benchmark", "bench_jit_vs_numpy.md", "#### start-up"),
+    ("performance.md", "benchmark", "bench_jit_vs_numpy.md", "#### the generated kernels"),
     ("performance.md", "before-after", "before_after_issue17.md", "| cold start"),
     ("performance.md", "chunks", "bench_chunks.md", "| numba 2-2-1, 5000 seeds"),
     ("performance.md", "seeds", "bench_seeds.md", "| packed | 1,000,000 |"),
@@ -96,7 +97,7 @@ def test_a_quick_try_writes_elsewhere_and_never_replaces_a_committed_result(tmp_
     assert json.loads((tmp_path / "xor_studies" / "results" / "xor_notes.json").read_text())[
         "studies"][0]["setup"]["seeds"] == 8
     assert (tmp_path / "xor_studies" / "figures" / "xor_notes.png").exists()
-    assert "not rendering the README sections" in capsys.readouterr().out
+    assert "not rendering the docs sections" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("argv,message", [
@@ -159,10 +160,48 @@ def test_the_numpy_paths_cost_is_quoted_from_the_committed_before_after():
     assert f"at {rows['NumPy fit 2-2-2-1, 300 epochs']:.2f} times the speed of the loop" in readme
 
 
+def test_the_api_reference_documents_every_module_the_package_exports():
+    import types
+
+    import tinynet
+    modules = {name for name in tinynet.__all__
+               if isinstance(getattr(tinynet, name), types.ModuleType)}
+    documented = set(re.findall(r"^::: tinynet\.(\w+)$", page("api.md"), re.MULTILINE))
+    assert modules and modules <= documented, sorted(modules - documented)
+
+
+def test_the_readmes_prose_follows_the_committed_studies():
+    """The numbers and claims of "What it shows": the notes' four rates, the seeds per arm,
+    the interval's half width at n = 100, and the widths where He and Xavier solve nearly every
+    seed (at least 98 %) and N(0,1) fewer (its interval wholly below theirs)."""
+    from tinynet import stats
+    from tinynet.xor import get_preset
+    readme = " ".join(page("README.md").split())
+    reported = [arm.reported_rate for arm in get_preset("notes").arms if arm.reported_rate]
+    assert ", ".join(f"{100 * rate:.0f} %" for rate in reported[:3]) + \
+        f" and {100 * reported[3]:.0f} %" in readme
+    notes = json.loads((RESULTS / "xor_notes.json").read_text())
+    seeds = {study["setup"]["seeds"] for study in notes["studies"]}
+    assert seeds == {10_000} and "on 10,000 seeds per arm" in readme
+    low, high = stats.wilson_interval(50, 100)
+    assert f"about ±{100 * (high - low) / 2:.0f} points" in readme
+    widths = json.loads((RESULTS / "xor_widths.json").read_text())["studies"]
+    for study in widths:
+        if study["setup"]["hidden"] not in ([8], [16]):
+            continue
+        rates = {r["arm"]["init"]: (r["successes"], r["n"]) for r in study["results"]}
+        for init in ("he_leaky", "xavier_normal"):
+            assert rates[init][0] / rates[init][1] >= 0.98
+            assert stats.wilson_interval(*rates["normal"])[1] < \
+                stats.wilson_interval(*rates[init])[0]
+    assert "With a hidden layer of 8 or 16, He and Xavier solve nearly every seed" in readme
+
+
 # --- the README as a front door ---------------------------------------------------------------
 
 README_LINES = 200
-LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)\s]*)?\)")
+LINK = re.compile(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)")
+FENCE = re.compile(r"^```.*?^```", re.MULTILINE | re.DOTALL)
 
 
 def test_the_readme_is_short_and_opens_with_the_two_commands():
@@ -174,16 +213,46 @@ def test_the_readme_is_short_and_opens_with_the_two_commands():
         'pip install ".[dev,torch]" && python -m pytest']
 
 
+def slug(heading: str) -> str:
+    """A heading's anchor, as Python-Markdown's toc extension (MkDocs) and forges make it."""
+    text = unicodedata.normalize("NFKD", heading).encode("ascii", "ignore").decode()
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", text).strip().lower())
+
+
+def anchors(text: str) -> set[str]:
+    """The anchors of a Markdown page: its headings' slugs (code blocks left out)."""
+    return {slug(line.lstrip("#")) for line in FENCE.sub("", text).splitlines()
+            if re.match(r"#{1,6} ", line)}
+
+
+def broken_links(text: str, folder: Path) -> list[str]:
+    """The relative links of ``text`` (a page in ``folder``) that name no file, or name a
+    Markdown page without the anchor they point at."""
+    broken = []
+    for target, anchor in LINK.findall(text):
+        if "://" in target or target.startswith("mailto:"):
+            continue
+        path = folder / target if target else None
+        if path is not None and not path.exists():
+            broken.append(target)
+        elif anchor and (path is None or path.suffix == ".md") and \
+                anchor not in anchors(path.read_text() if path else text):
+            broken.append(f"{target}#{anchor}")
+    return broken
+
+
 @pytest.mark.parametrize("name", sorted(pages()))
-def test_every_relative_link_names_a_file_of_the_repository(name):
-    """The links of the README and of every docs page, as a reader on a forge follows them
-    (the site's build checks them again, with their anchors: mkdocs build --strict)."""
+def test_every_relative_link_leads_somewhere(name):
+    """The links of the README and of every docs page, anchors included, as a reader on a
+    forge follows them (the site's build checks the pages' links again: mkdocs build
+    --strict)."""
     folder = ROOT if name == "README.md" else ROOT / "docs"
-    targets = [target for target in LINK.findall(pages()[name]) if "://" not in target]
-    missing = [target for target in targets if not (folder / target).exists()]
-    assert not missing, f"{name} links to files that are not there: {missing}"
+    assert not broken_links(pages()[name], folder), f"{name}: broken links"
 
 
-def test_a_broken_link_is_caught():
+def test_a_broken_link_or_anchor_is_caught():
     folder = ROOT / "docs"
-    assert not (folder / LINK.findall("see [it](../examples/nowhere.png)")[0]).exists()
+    assert broken_links("[it](../examples/nowhere.png)", folder) == ["../examples/nowhere.png"]
+    assert broken_links("[it](xor.md#no-such-section)", folder) == ["xor.md#no-such-section"]
+    assert broken_links("# A title\n[it](#a-title) [x](#gone)", folder) == ["#gone"]
+    assert broken_links("[it](xor.md#where-initialization-starts-to-matter)", folder) == []

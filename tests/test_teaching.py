@@ -83,6 +83,7 @@ def test_lesson_2_opens_as_a_notebook_runs_and_shows_its_figures(lab):
     assert model["type"] == "notebook"  # Jupytext's contents manager read the .py as one
     notebook = nbformat.from_dict(model["content"])
     assert notebook.metadata["kernelspec"]["name"] == "python3"
+    assert "python3" in ask(f"{address}/api/kernelspecs")["kernelspecs"]  # the kernel it offers
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert code and any(cell.cell_type == "markdown" for cell in notebook.cells)
     # What lesson 2's figures are made of, read in its kernel after its last cell.

@@ -217,3 +217,15 @@ def test_what_the_lesson_says_is_what_its_default_run_printed(name):
     for says, shown in QUOTED[name]:
         assert words(says) in text, f"{name} no longer says {says!r}"
         assert shown in printed, f"{name}'s default run did not print {shown!r}"
+
+
+def test_lesson_2_quotes_the_committed_shuffling_study():
+    """Exercise 3's 40.6 % against 42.5 % are N(0,1) in data order and shuffled in the
+    committed 10,000-seed study of docs/xor.md (examples/results/xor_notes.json)."""
+    study = json.loads((ROOT / "examples" / "results" / "xor_notes.json").read_text())
+    rates = {(r["arm"]["init"], r["arm"]["output_init"], r["arm"]["shuffle"]):
+             r["successes"] / r["n"] for r in study["studies"][0]["results"]}
+    plain, shuffled = rates[("normal", None, False)], rates[("normal", None, True)]
+    text = words(LESSONS["02_many_seeds"].read_text())
+    assert f"({100 * plain:.1f} % against {100 * shuffled:.1f} %)" in text
+    assert f"`[({plain:.3f}, {shuffled:.3f})]`" in text

@@ -1,5 +1,5 @@
 """Files written whole: how tinynet writes every file (saved networks, the CLI's PNG, JSON and
-CSV outputs, generated kernels, the README's sections).
+CSV outputs, generated kernels, the documentation's generated sections).
 
 :func:`write_whole` guarantees:
 
@@ -216,7 +216,7 @@ def _sync_directory(directory: Path) -> None:
 
 def put_between(path: Path, start: str, end: str, text: str) -> None:
     """Replace what stands between the first ``start`` in the file ``path`` and the ``end``
-    after it with ``text`` (the markers stay), writing the file whole. How the README's
+    after it with ``text`` (the markers stay), writing the file whole. How the documentation's
     generated sections are kept."""
     path = Path(path)
     content = path.read_text()

@@ -171,6 +171,6 @@ for a, b in [(0.45, 0.55), (0.40, 0.45), (0.40, 0.41), (0.91, 0.98)]:
 #    intervals miss now, and how likely is that count by chance?
 # 2. In the study cell, use `Arm("normal", shuffle=True)`: the samples now come in a new
 #    order every epoch. Is the rate's interval clear of the one without shuffling?
-# 3. The README's study of 10,000 seeds per arm finds shuffling worth about 2 points (40.6 %
-#    against 42.5 %). Change the last loop's pairs to `[(0.406, 0.425)]`: how many seeds does
-#    a gap that small need, and could exercise 2 have seen it?
+# 3. The XOR bench's study (docs/xor.md) of 10,000 seeds per arm finds shuffling worth about
+#    2 points (40.6 % against 42.5 %). Change the last loop's pairs to `[(0.406, 0.425)]`:
+#    how many seeds does a gap that small need, and could exercise 2 have seen it?

@@ -115,7 +115,7 @@ fig
 # layer, trains with one hidden layer and not at all with eight. The other four keep their
 # signal within a few orders of magnitude up to depth 8 and train. The full study
 # (`python examples/depth.py`: 1,024 seeds a cell, 300 epochs at lr 0.1 where this lesson
-# runs 150 at lr 0.2, depths 1 to 32) is in the README's "Where initialization decides", where
+# runs 150 at lr 0.2, depths 1 to 32) is in docs/depth.md, "Where initialization decides", where
 # every statement that one initializer trains more seeds than another is a Fisher test,
 # significant after Holm's correction.
 #

@@ -126,7 +126,7 @@ fig
 # %% [markdown]
 # The geometric mean keeps the stack's signal at order 1 in both directions; Xavier's
 # arithmetic mean and the contraharmonic mean shrink it by their round-trip factor every two
-# layers. The README's "Which average of the fans?" trains such stacks too: there the average
+# layers. docs/signal.md, "Which average of the fans?", trains such stacks too: there the average
 # mostly sets the effective step size.
 #
 # ## Exercises

@@ -83,7 +83,7 @@ plots.against_baseline(study, "06_fixes.png")
 # %% [markdown]
 # Read the verdicts, not the bars: a change whose interval overlaps the grey band can still be
 # significant, and a gap of a few points needs thousands of seeds to be seen (the verdicts say
-# how many). The README's "What fixes 99mlp" runs the same design at 10,000 seeds per arm.
+# how many). docs/fixes.md, "What fixes 99mlp", runs the same design at 10,000 seeds per arm.
 #
 # ## How they fail
 #

@@ -46,7 +46,7 @@ samples x parameters per epoch (:func:`lane_width`: the members, as the kernel l
 in SIMD lanes; about a second on 2 cores for XOR networks of 2-2-1), so
 that Python regains control between them: to report progress and to stop at Ctrl-C. The
 parameters stay packed from chunk to chunk. What chunks cost: ``benchmarks/bench_chunks.py``
-(its last run is in the README, section "Long runs in chunks")."""
+(its last run is in docs/performance.md, section "Long runs in chunks")."""
 
 
 FIT_CHUNK_WORK = 1 << 27

@@ -46,8 +46,8 @@ __all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "parameter_
 MAX_UNROLLED_WORK = 160
 """Generate a kernel for a layout when one SGD step has at most this many multiply-adds in its
 weight products (forward, dW and dX: 3 · batch size · Σ n_in · n_out). Above it, the generic
-kernels. Chosen by compile time, which grows with the unrolled code (the committed benchmark's
-cold start, README "Performance", includes one such compile)."""
+kernels. Chosen by compile time, which grows with the unrolled code
+(``benchmarks/results/bench_compile.md`` measures such compiles)."""
 
 
 def step_work(layout: Layout, batch_size: int) -> int:

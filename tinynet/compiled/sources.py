@@ -28,10 +28,11 @@ from .caches import (CacheUnwritableError, cache_error, guard_loaded, private_di
 __all__ = ["kernel_dir", "COMPILED_IN", "fingerprint", "sources_hash", "load_module",
            "announce_compiling", "COMPILE_TIME", "compiling_told_to"]
 
-COMPILE_TIME = "about 15 s, up to a minute on a busy machine"
-"""How long a kernel's first compile takes, in words: on a 2-core machine the default XOR
-run's first compile took 13 to 15 s in the committed benchmarks, up to a minute when the
-machine was busy."""
+COMPILE_TIME = "seconds to half a minute, longer on a busy machine"
+"""How long a kernel's first compile takes, in words, after the committed compile times
+(``benchmarks/results/bench_compile.md``, ``python benchmarks/bench_compile.py``): on an idle
+2-core machine, from a few seconds for a new layout to about half a minute with empty
+caches."""
 
 _LISTENERS: list[Callable[[str], None]] = []
 """Who else is told when a kernel is about to compile (:func:`compiling_told_to`)."""

@@ -1,4 +1,5 @@
-"""Print the registry as a Markdown table: ``python -m tinynet.init`` (the README's table)."""
+"""Print the registry as a Markdown table: ``python -m tinynet.init`` (docs/initializers.md's
+table)."""
 
 from __future__ import annotations
 

@@ -157,9 +157,11 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
 
     ``progress=True`` reports on stderr how far each arm's training has got
     (:class:`ArmProgress`; with an executor, how many blocks are done) and a line per arm when
-    it is done. By default a study prints nothing, however long it runs: a library call in a
-    notebook or a script stays quiet. The command line asks for progress on a terminal
-    (:func:`tinynet.xor.cli.show_progress`).
+    it is done. By default a study prints no progress, however long it runs: a library call in
+    a notebook or a script stays quiet, but for one line on stderr the first time a kernel
+    compiles on a machine, which says why that call waits
+    (:func:`tinynet.compiled.sources.announce_compiling`). The command line asks for progress
+    on a terminal (:func:`tinynet.xor.cli.show_progress`).
     ``record_every=k`` keeps every seed's loss every k epochs
     (``study.result(arm).ensemble.loss``: 8 bytes per seed and record; off by default). The
     trained parameters are kept either way (``study.network(arm, seed)``).

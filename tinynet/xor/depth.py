@@ -4,7 +4,7 @@ On XOR's 2-2-2-1 every fan_in is 2 and every initializer gives about the same od
 hidden layers of width 16 instead: at initialisation each layer multiplies the second moment of
 the signal by fan_in · Var(w) · E[φ(z)²] / E[z²] (ReLU: 8 for N(0, 1), 0.0008 for
 N(0, 0.01²), 1 for He, 1/2 for LeCun), and which initializers still train changes with depth
-(the committed run is in the README, "Where initialization decides").
+(the committed run is in docs/depth.md, "Where initialization decides").
 :func:`run_depth_study` trains every initializer of :func:`depth_arms` at every depth of
 :data:`DEPTHS` on the setup's task (default :data:`DEPTH_SETUP`: circles, minibatch SGD) and
 puts beside each success rate the second moment that :func:`tinynet.diagnostics.propagate`

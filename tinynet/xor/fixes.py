@@ -17,7 +17,7 @@ together (:func:`best_pair`, :func:`combine`), tuned again.
     >>> study = run_study([BASELINE, change("adam").arm(lr)], Setup(seeds=10_000), against=0)
 
 ``examples/fixes.py`` runs the whole design (every sweep at 1,000 seeds a point, every arm at
-10,000 seeds) and the README quotes it; :data:`CHOSEN_LRS` and :data:`CHOSEN_PAIR` hold what
+10,000 seeds) and docs/fixes.md quotes it; :data:`CHOSEN_LRS` and :data:`CHOSEN_PAIR` hold what
 its committed run chose, so that ``--preset fixes`` (:func:`fixes_arms`) trains that design
 at any number of seeds, and a test keeps them equal to the committed run.
 """
@@ -87,7 +87,7 @@ CHANGES = (
            {"init": "he_leaky", "output_init": "xavier_normal"}),
     Change("shuffle", "shuffled epochs", {"shuffle": True}),
 )
-"""The changes tried one at a time, in the order the README lists them."""
+"""The changes tried one at a time, in the order docs/fixes.md lists them."""
 
 
 def change(name: str) -> Change:
