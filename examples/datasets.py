@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 import tinynet
 from tinynet import data, plots
 
-from outputs import add_out, out_folder  # examples/, beside this script
+from outputs import add_out, parse_with_out  # examples/, beside this script
 
 FIGURE = "datasets.png"
 """The file written, in --out."""
@@ -24,14 +24,12 @@ FIGURE = "datasets.png"
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The arguments ``argv`` (default: the command line), with ``out`` the folder to write
-    into (:func:`outputs.out_folder`)."""
+    into (:func:`outputs.parse_with_out`)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--epochs", type=int, default=2000,
                         help="epochs of per-sample SGD (2,000)")
     add_out(parser, "datasets")
-    args = parser.parse_args(argv)
-    args.out = out_folder(parser, args)
-    return args
+    return parse_with_out(parser, argv)
 
 
 def main(argv: list[str] | None = None) -> None:

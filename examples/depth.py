@@ -1,11 +1,12 @@
 """Where initialization decides: success rate against depth, per initializer.
 
     python examples/depth.py --readme docs/depth.md   # the full study (about an hour on 2
-                                                  # cores), its JSON, figure and docs section
-    python examples/depth.py --quick              # depths 1 and 8, 64 seeds: about 15 s
+                                                      # cores), its JSON, figure and docs section
+    python examples/depth.py --quick                  # depths 1 and 8, 64 seeds: about 15 s
     python examples/depth.py --activation tanh --readme docs/depth.md   # tanh hidden layers
-                                                  # (longer still: no vector tanh)
-    python examples/depth.py --render --readme docs/depth.md   # the section from the JSON alone
+                                                      # (longer still: no vector tanh)
+    python examples/depth.py --render --readme docs/depth.md   # the section and figures from
+                                                               # the JSON alone
 
 MLPs of hidden layers of 16 units, 1 to 32 of them, learn two concentric circles by minibatch
 SGD from 1,024 seeds per initializer and depth (:func:`tinynet.xor.depth.run_depth_study`);
@@ -260,11 +261,11 @@ def main(argv: list[str] | None = None) -> None:
         if args.figure:
             args.figure.parent.mkdir(parents=True, exist_ok=True)
             plots.depth(study, args.figure)
-    elif args.readme:  # the committed figures, drawn again from the committed JSON alone
-        for activation in SHOWN_ACTIVATIONS:
-            data = json.loads((RESULTS / f"depth_{activation}.json").read_text())
-            plots.depth(study_of(data), FIGURES / f"depth_{activation}.png")
     if args.readme:
+        if args.render:  # the committed figures, drawn again from the committed JSON alone
+            for activation in SHOWN_ACTIVATIONS:
+                data = json.loads((RESULTS / f"depth_{activation}.json").read_text())
+                plots.depth(study_of(data), FIGURES / f"depth_{activation}.png")
         put_between(args.readme, *MARKERS, render(RESULTS))
         print(f"wrote the depth section into {args.readme}")
 

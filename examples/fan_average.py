@@ -36,7 +36,7 @@ from tinynet import plots
 from tinynet.diagnostics import propagate
 from tinynet.init.fans import FAN_MODES
 
-from outputs import add_out, out_folder  # examples/, beside this script
+from outputs import add_out, parse_with_out  # examples/, beside this script
 
 AVERAGES = {"arithmetic": ("xavier", "fan_avg"), "geometric": ("xavier_geometric", "fan_geo_avg"),
             "contraharmonic": ("xavier_contraharmonic", "fan_contraharmonic")}
@@ -47,7 +47,7 @@ FIGURE = "fan_average.png"
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The arguments ``argv`` (default: the command line), with ``out`` the folder to write
-    into (:func:`outputs.out_folder`)."""
+    into (:func:`outputs.parse_with_out`)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--m", type=int, default=64, help="the narrow width (64)")
     parser.add_argument("--n", type=int, nargs="+", default=[256, 1024],
@@ -59,8 +59,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add_out(parser, "fan_average")
     parser.add_argument("--no-training", action="store_true",
                         help="skip the training comparison")
-    args = parser.parse_args(argv)
-    args.out = out_folder(parser, args)
+    args = parse_with_out(parser, argv)
     if any(d < 2 or d % 2 for d in args.depths):
         parser.error(f"--depths must be even numbers >= 2, got {args.depths}")
     if args.m < 1 or any(n < 1 for n in args.n):

@@ -1,9 +1,9 @@
 """What fixes 99mlp: the notes' network against one change at a time, from one command.
 
-    python examples/fixes.py --readme docs/fixes.md            # run it all (about 30 minutes on
-                                                           # 2 cores), rewrite the docs page
-    python examples/fixes.py --render --readme docs/fixes.md   # only re-render the docs section
-    python examples/fixes.py --seeds 1000 --sweep-seeds 200   # a quick try, under ./fixes
+    python examples/fixes.py --readme docs/fixes.md            # run it all (about 30 minutes
+                                                               # on 2 cores), rewrite the page
+    python examples/fixes.py --render --readme docs/fixes.md   # only re-render the section
+    python examples/fixes.py --seeds 1000 --sweep-seeds 200    # a quick try, under ./fixes
 
 It runs, with tinynet's own bench (:mod:`tinynet.xor.fixes`):
 

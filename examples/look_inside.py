@@ -22,7 +22,7 @@ from tinynet import plots
 from tinynet.xor import Arm, Setup, run_study
 from tinynet.xor.cli import add_progress_flag, show_progress
 
-from outputs import add_out, out_folder  # examples/, beside this script
+from outputs import add_out, parse_with_out  # examples/, beside this script
 
 FIGURES = ("look_boundaries.png", "look_gallery.png", "look_failed.png", "look_curves.png")
 """The files written, in --out."""
@@ -30,15 +30,13 @@ FIGURES = ("look_boundaries.png", "look_gallery.png", "look_failed.png", "look_c
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The arguments ``argv`` (default: the command line), with ``out`` the folder to write
-    into (:func:`outputs.out_folder`)."""
+    into (:func:`outputs.parse_with_out`)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=100, help="seeds per arm (100)")
     parser.add_argument("--epochs", type=int, default=20_000, help="epochs (20,000)")
     add_out(parser, "look_inside")
     add_progress_flag(parser)
-    args = parser.parse_args(argv)
-    args.out = out_folder(parser, args)
-    return args
+    return parse_with_out(parser, argv)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -23,10 +23,13 @@ def add_out(parser: argparse.ArgumentParser, example: str) -> None:
                              "instead of into --out")
 
 
-def out_folder(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Path:
-    """The folder to write into: the committed one with ``--commit``, else ``--out``; an
-    argument error if that exists and is not a folder."""
-    folder = COMMITTED_FIGURES if args.commit else args.out
-    if folder.exists() and not folder.is_dir():
-        parser.error(f"--out {folder}: exists and is not a folder; give a folder")
-    return folder
+def parse_with_out(parser: argparse.ArgumentParser,
+                   argv: list[str] | None) -> argparse.Namespace:
+    """``parser``'s arguments ``argv`` (default: the command line), ``parser`` given
+    :func:`add_out`, with ``out`` the folder to write into: the committed one with
+    ``--commit``, else ``--out``; an argument error if that exists and is not a folder."""
+    args = parser.parse_args(argv)
+    args.out = COMMITTED_FIGURES if args.commit else args.out
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out}: exists and is not a folder; give a folder")
+    return args

@@ -18,7 +18,7 @@ import threading
 
 from tinynet.playground import Playground
 
-from outputs import add_out, out_folder  # examples/, beside this script
+from outputs import add_out, parse_with_out  # examples/, beside this script
 
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
@@ -44,12 +44,10 @@ def chromium() -> str | None:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The arguments ``argv`` (default: the command line), with ``out`` the folder to write
-    into (:func:`outputs.out_folder`)."""
+    into (:func:`outputs.parse_with_out`)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_out(parser, "playground_screenshot")
-    args = parser.parse_args(argv)
-    args.out = out_folder(parser, args)
-    return args
+    return parse_with_out(parser, argv)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -25,7 +25,7 @@ import tinynet
 from tinynet.diagnostics import propagate
 from tinynet.init.distributions import TRUNCATION
 
-from outputs import add_out, out_folder  # examples/, beside this script
+from outputs import add_out, parse_with_out  # examples/, beside this script
 
 ACTIVATIONS = ["identity", "relu", "leaky_relu", "sigmoid", "tanh"]
 INITS = ["normal", "lecun_normal", "xavier_normal", "he_normal", "he_leaky", "orthogonal"]
@@ -33,7 +33,7 @@ INITS = ["normal", "lecun_normal", "xavier_normal", "he_normal", "he_leaky", "or
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The arguments ``argv`` (default: the command line), with ``out`` the folder to write
-    into (:func:`outputs.out_folder`)."""
+    into (:func:`outputs.parse_with_out`)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--depth", type=int, default=30,
                         help="layers (30; 20 to 50 is the idea)")
@@ -41,11 +41,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--batch", type=int, default=500, help="inputs per measurement (500)")
     parser.add_argument("--seed", type=int, default=0, help="seed of data and weights (0)")
     add_out(parser, "signal_propagation")
-    args = parser.parse_args(argv)
+    args = parse_with_out(parser, argv)
     for name in ("depth", "width", "batch"):
         if getattr(args, name) < 1:
             parser.error(f"--{name} must be at least 1, got {getattr(args, name)}")
-    args.out = out_folder(parser, args)
     return args
 
 

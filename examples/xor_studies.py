@@ -1,9 +1,10 @@
 """Every XOR study the docs quote, at 10,000 seeds per arm, from one command.
 
-    python examples/xor_studies.py --readme docs/xor.md      # run them all (about 15 minutes
-                                                           # on 2 cores), rewrite the docs page
+    python examples/xor_studies.py --readme docs/xor.md            # run them all (about 15
+                                                                   # minutes on 2 cores),
+                                                                   # rewrite the docs page
     python examples/xor_studies.py --render --readme docs/xor.md   # only re-render the page
-                                                                 # from the committed results
+                                                                   # from the committed results
 
 It runs, with tinynet's own bench (:mod:`tinynet.xor`):
 

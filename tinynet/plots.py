@@ -147,29 +147,22 @@ _BISECTIONS = 30
 it ends within a grid spacing / 2³⁰ of it, far below a pixel."""
 
 
-def _logits(net: Network, points: np.ndarray) -> np.ndarray:
-    """The output unit's pre-activation z at ``points`` (B, 2): (B,). The hidden layers run as
-    :mod:`tinynet.dense` computes them, and the output is φ(z) for the last layer's φ."""
-    from . import dense
-    a = points
+def _output_unit(net: Network, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The output unit's pre-activation z and output φ(z) at ``points`` (B, 2): (B,) each
+    (:func:`tinynet.reference.output_layer`)."""
+    from .reference import output_layer
     with np.errstate(all="ignore"):  # a diverged network gives NaN: an empty panel
-        for layer in net.layers[:-1]:
-            _, a = dense.forward(a, layer.W, layer.b, layer.activation)
-        last = net.layers[-1]
-        return dense.pre_activation(a, last.W, last.b)[:, 0]
+        z, out = output_layer(net, points)
+    return z[:, 0], out[:, 0]
 
 
-def _above_half(net: Network, z: np.ndarray) -> np.ndarray:
-    """A number of the sign of (output - 0.5), from the output unit's pre-activation z (any
-    shape). For a sigmoid output, z itself: σ(z) - 0.5 has the sign of z, and z keeps it where
-    σ(z) rounds to exactly 0.5 (|z| below about 1e-16, in a flat output); for any other output
-    activation φ, φ(z) - 0.5."""
+def _above_half(net: Network, z: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """A number of the sign of (output - 0.5), from the output unit's pre-activation z and
+    output φ(z) (any shape, the same). For a sigmoid output, z itself: σ(z) - 0.5 has the sign
+    of z, and z keeps it where σ(z) rounds to exactly 0.5 (|z| below about 1e-16, in a flat
+    output); for any other output activation, φ(z) - 0.5."""
     from .activations import Sigmoid
-    activation = net.layers[-1].activation
-    if isinstance(activation, Sigmoid):
-        return z
-    with np.errstate(all="ignore"):
-        return activation.forward(z) - 0.5
+    return z if isinstance(net.layers[-1].activation, Sigmoid) else out - 0.5
 
 
 def _half_contour(net: Network, xs: np.ndarray, ys: np.ndarray,
@@ -198,7 +191,7 @@ def _half_contour(net: Network, xs: np.ndarray, ys: np.ndarray,
     start, end = _grid_edges(points, xs, ys)
 
     def above_at(p: np.ndarray) -> np.ndarray:
-        return _above_half(net, _logits(net, p))
+        return _above_half(net, *_output_unit(net, p))
 
     crossed = np.sign(above_at(start)) != np.sign(above_at(end))  # else: on a node at 0.5
     points[crossed] = _bisect(above_at, start[crossed], end[crossed], _BISECTIONS)
@@ -245,13 +238,11 @@ def _draw_boundary(ax: "Axes", net: Network, X: np.ndarray, y: np.ndarray | None
     low, high = X.min(axis=0) - margin, X.max(axis=0) + margin
     xs, ys = np.linspace(low[0], high[0], resolution), np.linspace(low[1], high[1], resolution)
     grid_x, grid_y = np.meshgrid(xs, ys)  # row i: ys[i], column j: xs[j]
-    z = _logits(net, np.column_stack([grid_x.ravel(), grid_y.ravel()]))
-    z = z.reshape(resolution, resolution)
-    with np.errstate(all="ignore"):
-        out = net.layers[-1].activation.forward(z)
+    z, out = (values.reshape(resolution, resolution) for values in
+              _output_unit(net, np.column_stack([grid_x.ravel(), grid_y.ravel()])))
     ax.imshow(out, origin="lower", extent=(low[0], high[0], low[1], high[1]), cmap=OUTPUT_CMAP,
               vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest")
-    lines = _half_contour(net, xs, ys, _above_half(net, z))
+    lines = _half_contour(net, xs, ys, _above_half(net, z, out))
     if lines:
         ContourSet(ax, [0.5], [lines], colors="black", linewidths=1.2)
     classes = np.zeros(len(X)) if y is None else (y[:, 0] > 0.5)

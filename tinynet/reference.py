@@ -70,7 +70,8 @@ if TYPE_CHECKING:
     from .network import Network
 
 __all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "sgd_step", "train", "fit_one",
-           "fit_many", "fit_packed", "layer_outputs_many", "forward_many", "predict"]
+           "fit_many", "fit_packed", "layer_outputs_many", "forward_many", "output_layer",
+           "predict"]
 
 Layers = list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Activation]]
 """Per layer ``(W, b, dW, db, activation)``: W and b are views into ``theta``, dW and db into
@@ -342,9 +343,15 @@ def forward_many(theta: np.ndarray, table: np.ndarray, activations: list[Activat
     return deque(layer_outputs_many(theta, table, activations, X), maxlen=1).pop()
 
 
-def predict(net: "Network", X: np.ndarray) -> np.ndarray:
-    """The network's output for X (B, n_in): (B, n_out). Leaves the layers' caches alone."""
-    outputs = X
+def output_layer(net: "Network", X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The output layer's pre-activation Z and output A = φ(Z) for X (B, n_in): (B, n_out)
+    each. Leaves the layers' caches alone."""
+    Z, outputs = None, X
     for layer in net.layers:
-        _, outputs = dense.forward(outputs, layer.W, layer.b, layer.activation)
-    return outputs
+        Z, outputs = dense.forward(outputs, layer.W, layer.b, layer.activation)
+    return Z, outputs
+
+
+def predict(net: "Network", X: np.ndarray) -> np.ndarray:
+    """The network's output for X (B, n_in): (B, n_out), the A of :func:`output_layer`."""
+    return output_layer(net, X)[1]
