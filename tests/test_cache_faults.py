@@ -6,7 +6,8 @@ Numba caches the compiled backend in the package's ``__pycache__``, else in its 
 kernels to ``kernel_dir()``. Here, in fresh Pythons on a copy of the package made read-only:
 with a writable home, everything goes to the user cache and the run succeeds; with nothing
 writable, the CLI says so in one line naming NUMBA_CACHE_DIR (an OSError,
-``CacheUnwritableError``) where numba used to print a 48-line traceback. And two processes
+``CacheUnwritableError``) where numba used to print a 48-line traceback; a kernel folder
+prepared ahead and then made read-only is loaded from, not refused. And two processes
 compiling the same generated kernel into the same empty kernel directory at the same moment
 both succeed, with the same result, leaving a cache a third process loads without compiling.
 
@@ -171,14 +172,101 @@ def test_numba_refusing_at_import_is_the_same_error(site, unwritable, tmp_path):
 
 
 def test_an_unwritable_kernel_dir_names_tinynet_kernel_dir(site, unwritable, tmp_path):
-    env = copy_environment(site, HOME=str(tmp_path), TINYNET_KERNEL_DIR=str(site / "home"))
+    """A TINYNET_KERNEL_DIR that is not there and cannot be made (in a read-only folder)."""
+    kernels = site / "home" / "kernels"
+    env = copy_environment(site, HOME=str(tmp_path), TINYNET_KERNEL_DIR=str(kernels))
     done = finish(run(["-c", TINY_FIT], env, tmp_path))
     assert done.returncode == 1
     last = done.stderr.splitlines()[-1]
     assert last == (f"tinynet.compiled.caches.CacheUnwritableError: cannot write generated kernels: "
-                    f"TINYNET_KERNEL_DIR={site / 'home'} is not a writable directory; set "
+                    f"TINYNET_KERNEL_DIR={kernels} is not a writable directory; set "
                     "TINYNET_KERNEL_DIR to one"), last
     assert "compiling" not in done.stderr  # found out before compiling anything
+
+
+def test_a_trusted_kernel_folder_that_cannot_be_written_is_read_from(tmp_path, monkeypatch):
+    """In this process, root or not: a folder that cannot be written is simulated by
+    ``caches.writable`` answering False (as root, a mode stops no one; the runs below drop
+    root's override instead). TINYNET_KERNEL_DIR is then used as it is, not refused, and
+    numba is pointed at its ``__pycache__`` for its modules, and for no other module; a
+    folder others can write is not read from."""
+    from numba.core import caching
+
+    from tinynet.compiled import caches
+
+    monkeypatch.setattr(caches, "_READ_ONLY", set())
+    kernels = tmp_path / "kernels"
+    (kernels / "__pycache__").mkdir(parents=True, mode=0o700)
+    kernels.chmod(0o700)
+    module = kernels / "tinynet_kernel_x.py"
+    module.write_text("def f():\n    return 1\n")
+    monkeypatch.setattr(caches, "writable", lambda directory: False)
+    monkeypatch.setenv("TINYNET_KERNEL_DIR", str(kernels))
+    assert sources.kernel_dir() == kernels and caches.read_only(kernels)
+    space: dict = {}
+    exec(compile(module.read_text(), str(module), "exec"), space)
+    locator = next(found for cls in caching.CacheImpl._locator_classes
+                   if (found := cls.from_function(space["f"], str(module))) is not None)
+    assert locator.get_cache_path() == str(kernels / "__pycache__")
+    assert caches._read_only_locator().from_function(space["f"], __file__) is None
+    kernels.chmod(0o777)
+    assert not caches.use_read_only(kernels)
+
+
+@pytest.fixture(scope="module")
+def warmed(site, unwritable, home, tmp_path_factory):
+    """A kernel folder holding the tiny job's generated kernel and numba's cache of it (run
+    on the read-only copy), and what that run printed."""
+    folder = tmp_path_factory.mktemp("warmed")
+    env = copy_environment(site, HOME=str(home), TINYNET_KERNEL_DIR=str(folder / "kernels"))
+    done = finish(run(["-c", TINY_FIT], env, folder))
+    assert done.returncode == 0, done.stderr
+    return folder / "kernels", done.stdout
+
+
+def contents(folder: Path) -> dict[Path, bytes | None]:
+    return {path.relative_to(folder): None if path.is_dir() else path.read_bytes()
+            for path in folder.rglob("*")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prepared", ["whole", "no numba index", "empty"])
+def test_a_read_only_kernel_folder_prepared_ahead_is_used(site, warmed, home, tmp_path,
+                                                          prepared):
+    """A kernel folder made ahead (by a teacher, in an image) and then read-only: 0555 folders,
+    0444 files, this user's (root's, run without its override). Whole, its kernel is loaded,
+    not compiled, and nothing is said; without numba's index, the kernel is compiled and run
+    uncached, with one line; without the kernel, it is compiled into the private folder,
+    with one line. Never refused, never written into, the same result."""
+    kernels, first = warmed
+    prepared_dir = tmp_path / "kernels"
+    if prepared == "empty":
+        prepared_dir.mkdir()
+    else:
+        subprocess.run(["cp", "-a", str(kernels), str(prepared_dir)], check=True)
+    if prepared == "no numba index":
+        for cached in [*prepared_dir.glob("__pycache__/*.nbi"),
+                       *prepared_dir.glob("__pycache__/*.nbc")]:
+            cached.unlink()
+    read_only(prepared_dir)
+    before = contents(prepared_dir)
+    private = tmp_path / "tmp"
+    private.mkdir(mode=0o700)
+    env = copy_environment(site, HOME=str(home), TINYNET_KERNEL_DIR=str(prepared_dir),
+                           TMPDIR=str(private))
+    done = finish(run(["-c", TINY_FIT], env, tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == first
+    assert contents(prepared_dir) == before
+    lines = [line for line in done.stderr.splitlines() if "compiling a kernel" not in line]
+    (source,) = kernels.glob("tinynet_kernel_*.py")
+    expected = {"whole": [], "no numba index": [
+        f"tinynet: cannot write the kernel cache in {prepared_dir / '__pycache__'} (Permission "
+        "denied); running uncached"], "empty": [
+        f"tinynet: {prepared_dir} is read-only and has no kernel {source.name}; compiling it "
+        f"into {private / f'tinynet-kernels-{os.getuid()}'}"]}[prepared]
+    assert lines == expected, done.stderr
+    assert ("compiling a kernel" in done.stderr) == (prepared != "whole")
 
 
 def test_kernel_dir_refuses_what_it_cannot_write(tmp_path, monkeypatch, capsys):

@@ -10,7 +10,8 @@ CSV outputs, generated kernels, the documentation's generated sections).
   it), so that the rename itself survives a power cut.
 * **An exclusive, unguessable temporary.** The temporary is named
   ``.{name}.{pid}.{16 random hex digits}.partial{suffix}`` (it keeps the destination's
-  suffix, from which a writer such as matplotlib picks the format) and is created with
+  suffix, from which a writer such as matplotlib picks the format; a long name is cut short
+  in it, so that the temporary's name fits where the destination's does) and is created with
   ``O_CREAT | O_EXCL``, which fails if anything, a symlink included, already has that name
   (another name is then drawn). So a write never goes through a symlink planted beside the
   destination, at a predictable name or any other.
@@ -27,7 +28,14 @@ CSV outputs, generated kernels, the documentation's generated sections).
   IsADirectoryError, one that is a device (such as ``/dev/null``), a FIFO or a socket raises
   ValueError, rather than being replaced. A destination that is a symlink (to a regular
   file, or dangling) is itself replaced by the new file, as ``mv`` and most editors do: the
-  link is gone, its target untouched.
+  link is gone, its target untouched (a link that points to itself, in a loop, too).
+* **Errors name the file.** Every OSError of a write (a name too long, a symlink loop on the
+  way, a full disk, no permission) is raised as one line naming the destination and the
+  reason, as ``[Errno 28] No space left on device: 'out.json'``. For a program that checks
+  its outputs before working for hours, :func:`check_destination` raises before anything is
+  written what the write would for what stands at the path, :func:`check_reachable` the
+  OSError of a path that cannot be looked up, and :func:`writable_folder` says whether a
+  folder can take a new file.
 
 **Batches.** Writing many files, as ``--save-failed`` does (three per failed seed), each
 write would list its folder for stale temporaries and fsync the folder: quadratic in the
@@ -46,6 +54,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import errno
 import os
 import re
 import secrets
@@ -53,10 +62,14 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-__all__ = ["write_whole", "put_between", "batch"]
+__all__ = ["write_whole", "put_between", "batch", "check_reachable", "check_destination",
+           "writable_folder"]
 
 _ATTEMPTS = 100
 """Names drawn for a temporary before giving up (a name is taken only if planted)."""
+
+NAME_MAX = 255
+"""The longest file name, in bytes, on the usual file systems (ext4, XFS, Btrfs, tmpfs)."""
 
 _NOT_REGULAR = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
                 stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}
@@ -67,28 +80,78 @@ def write_whole(path: Path, write: Callable[[Path], object]) -> Path:
     atomically (see the module's docstring for the guarantees). ``partial`` is a new empty
     file beside ``path``, with the same suffix, that only this call uses. Returns ``path``."""
     path = Path(path)
-    mode = _kept_mode(path)
-    folders = _BATCH.get()
-    if folders is None:
-        _remove_stale_partials(path)
-    elif path.parent not in folders:
-        _remove_stale_partials(path, any_destination=True)
-        folders.add(path.parent)
-    partial, descriptor = _create_partial(path)
-    try:
-        with os.fdopen(descriptor, "wb", buffering=0) as file:
-            write(partial)
-            if mode is not None:  # after writing: a read-only mode would stop the writer
-                os.fchmod(file.fileno(), mode)
-            if folders is None:
-                os.fsync(file.fileno())  # the writer's file is this one, opened again by name
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    with _naming(path):
+        mode = _kept_mode(path)
+        folders = _BATCH.get()
+        if folders is None:
+            _remove_stale_partials(path)
+        elif path.parent not in folders:
+            _remove_stale_partials(path, any_destination=True)
+            folders.add(path.parent)
+        partial, descriptor = _create_partial(path)
+        try:
+            with os.fdopen(descriptor, "wb", buffering=0) as file:
+                write(partial)
+                if mode is not None:  # after writing: a read-only mode would stop the writer
+                    os.fchmod(file.fileno(), mode)
+                if folders is None:
+                    os.fsync(file.fileno())  # the writer's file is this one, opened again by name
+            os.replace(partial, path)
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
     if folders is None:
         _sync_directory(path.parent)
     return path
+
+
+def check_reachable(path: Path) -> None:
+    """Raise, as :func:`write_whole` would, the OSError that stops any file being written at
+    ``path`` whatever is there: a name too long, a symlink loop or a file on the way, a
+    folder that cannot be searched. Nothing is written, and nothing raised for a ``path``
+    that is missing, or is a dangling link. (What stands at ``path``, and whether its folder
+    can be written, are for the caller.)"""
+    _status(Path(path))  # os.stat's errors name the path already
+
+
+def check_destination(path: Path) -> None:
+    """Raise, before anything is written, what :func:`write_whole` would raise for what
+    stands at ``path`` (links followed): the OSError of a path the system cannot look up (a
+    name too long, a symlink loop or a file on the way), IsADirectoryError for a folder,
+    ValueError for a device, a FIFO or a socket. Nothing for a missing path, a regular file,
+    or a link to one or to nothing (replaced by the write)."""
+    _kept_mode(Path(path))
+
+
+def writable_folder(folder: Path) -> bool:
+    """Whether ``folder`` (links followed) is a folder this process may create files in: one
+    it can write and search, as a write's temporary beside the destination needs."""
+    return os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK)
+
+
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """Within the block, an OSError about one of ``path``'s temporaries (a rename from it
+    too, whatever its second file) or about no file (a full disk) is raised again as one
+    naming ``path``, with the same errno (and so of the same class: PermissionError, ...).
+    One that names ``path`` already, or another file (a writer reading a font, say), or has
+    no errno (tinynet's own, which name ``path``) goes on as it is."""
+    try:
+        yield
+    except OSError as error:
+        about_no_file = error.filename is None and error.filename2 is None
+        if error.errno is None or not (about_no_file or _is_partial(path, error.filename)):
+            raise
+        reason = error.strerror or os.strerror(error.errno)
+        raise OSError(error.errno, reason, str(path)) from error
+
+
+def _is_partial(path: Path, name: object) -> bool:
+    """Whether the file ``name`` is one of ``path``'s temporaries."""
+    if not isinstance(name, str | bytes | os.PathLike):
+        return False
+    name = Path(os.fsdecode(name))
+    return name.parent == path.parent and _partial_pattern(path).fullmatch(name.name) is not None
 
 
 _BATCH: contextvars.ContextVar[set[Path] | None] = contextvars.ContextVar("batch",
@@ -116,9 +179,8 @@ def batch() -> Iterator[None]:
 def _kept_mode(path: Path) -> int | None:
     """The permission bits of the regular file at ``path`` (followed if a symlink), or None
     if nothing is there; raise if something other than a regular file is."""
-    try:
-        status = os.stat(path)
-    except FileNotFoundError:
+    status = _status(path)
+    if status is None:
         return None
     if stat.S_ISDIR(status.st_mode):
         raise IsADirectoryError(f"{path} is a directory, not a regular file; tinynet writes "
@@ -130,6 +192,19 @@ def _kept_mode(path: Path) -> int | None:
     return stat.S_IMODE(status.st_mode)
 
 
+def _status(path: Path) -> os.stat_result | None:
+    """What is at ``path``, links followed; None if nothing is: a missing file, a dangling
+    link, or a link in a loop (all three replaced by a write, not written through)."""
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP and os.path.islink(path):  # the loop is at path itself
+            return None
+        raise
+
+
 def _random_token() -> str:
     """16 random hex digits, so that no one can plant a file at a temporary's name ahead."""
     return secrets.token_hex(8)
@@ -138,12 +213,23 @@ def _random_token() -> str:
 def _partial_name(path: Path, pid: int, token: str) -> str:
     """The name of a temporary of ``path``: hidden, with the writing process's id, a random
     token and ``path``'s suffix."""
-    return f".{path.name}.{pid}.{token}.partial{path.suffix}"
+    return f".{_partial_stem(path)}.{pid}.{token}.partial{path.suffix}"
+
+
+def _partial_stem(path: Path) -> str:
+    """``path``'s name as its temporaries carry it: cut short, if need be, so that their
+    names, with a pid of up to 10 digits, fit in :data:`NAME_MAX` bytes. The same for every
+    temporary of ``path``, which is how stale ones are found."""
+    room = NAME_MAX - len(os.fsencode(f"..{0:010}.{0:016}.partial{path.suffix}"))
+    stem = path.name
+    while len(os.fsencode(stem)) > room and stem:
+        stem = stem[:-1]
+    return stem
 
 
 def _partial_pattern(path: Path) -> re.Pattern[str]:
     """Every name :func:`_partial_name` gives a temporary of ``path``, and no other."""
-    return re.compile(re.escape(f".{path.name}.") + r"(?P<pid>[0-9]+)\.[0-9a-f]{16}" +
+    return re.compile(re.escape(f".{_partial_stem(path)}.") + r"(?P<pid>[0-9]+)\.[0-9a-f]{16}" +
                       re.escape(f".partial{path.suffix}"))
 
 

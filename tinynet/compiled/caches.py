@@ -4,10 +4,12 @@ when it cannot be written or is damaged.
 Numba's cache files are pickles, loaded as code, and the generated kernels' sources are
 imported: a cache folder that someone else can write is a way to run code as whoever uses it.
 So a folder is trusted (:func:`untrusted`) only if it, everything in it and every folder above
-it belong to this user or root and can be written by no one else (a folder above may be
-shared if it is sticky, as ``/tmp`` is). A damaged cache entry is removed and compiled again,
-and a cache that cannot be written (a full disk) leaves the run uncached
-(:func:`guard`), each with one line on stderr.
+it belong to this user or root and can be written by no one else, through an access control
+list neither (a folder above may be shared if it is sticky, as ``/tmp`` is). A trusted kernel
+folder that cannot be written (one prepared ahead, in a read-only image) is used as it is
+(:func:`use_read_only`). A damaged
+cache entry is removed and compiled again, and a cache that cannot be written (a full disk, a
+read-only folder) leaves the run uncached (:func:`guard`), each with one line on stderr.
 
 Numba's imports are inside the functions: importing this module (and so ``tinynet``) imports
 no Numba.
@@ -15,9 +17,11 @@ no Numba.
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import stat
+import struct
 import sys
 import tempfile
 from collections.abc import Callable, Iterable
@@ -25,7 +29,8 @@ from pathlib import Path
 
 __all__ = ["CacheUnwritableError", "NO_LOCATOR", "CACHED_SOURCES", "numba_cache_problem",
            "cache_error", "untrusted", "say", "guard", "guard_loaded", "numba_user_cache",
-           "trust_numba_cache", "private_dir", "unusable", "writable"]
+           "trust_numba_cache", "private_dir", "unusable", "writable", "use_read_only",
+           "read_only"]
 
 
 class CacheUnwritableError(OSError):
@@ -129,28 +134,84 @@ def _untrusted_entry(path: Path, me: int, above_ok: bool = False) -> str | None:
         return f"{path} belongs to user {status.st_uid}"
     if stat.S_ISLNK(status.st_mode) and not above_ok:
         return f"{path} is a symbolic link"
-    others_write = status.st_mode & 0o002 or (status.st_mode & 0o020
-                                               and not _own_group(status.st_gid))
-    if others_write and not (above_ok and status.st_mode & stat.S_ISVTX):
-        return f"{path} is writable by others (mode {stat.S_IMODE(status.st_mode):o})"
+    if above_ok and status.st_mode & stat.S_ISVTX:
+        return None
+    mode = stat.S_IMODE(status.st_mode)
+    if mode & 0o002 or (mode & 0o020 and not _own_group(status.st_gid)):
+        return f"{path} is writable by others (mode {mode:o})"
+    return _acl_reason(path, mode, stat.S_ISDIR(status.st_mode))
+
+
+ACCESS_ACLS = ("system.posix_acl_access", "system.nfs4_acl")
+"""The extended attributes that hold an entry's own access control list (POSIX, NFSv4)."""
+
+DEFAULT_ACL = "system.posix_acl_default"
+"""The extended attribute that holds a folder's default ACL, which what is made in it
+inherits."""
+
+
+def _acl_reason(path: Path, mode: int, folder: bool) -> str | None:
+    """Why the entry ``path`` (of permission bits ``mode``) is not trusted for its access
+    control lists, or None. Under an ACL the group bits of the mode are its *mask*, the most
+    any named user or group may do, not the owning group's rights: so an entry with an ACL
+    whose mode shows group write may be writable by another account. A folder whose default
+    ACL has a mask granting write makes every new file so. A file system without extended
+    attributes (or a system without them: macOS, Windows) has no ACLs."""
+    if not hasattr(os, "listxattr"):
+        return None
+    try:
+        names = os.listxattr(path, follow_symlinks=False)
+    except OSError:  # ENOTSUP and the like: no ACLs here
+        return None
+    if mode & 0o020 and any(name in names for name in ACCESS_ACLS):
+        return f"{path} has an access control list granting write (mode {mode:o})"
+    if folder and DEFAULT_ACL in names and _mask_grants_write(path):
+        return (f"{path} has a default access control list granting write to what is made "
+                "in it")
     return None
 
 
+def _mask_grants_write(folder: Path) -> bool:
+    """Whether the default POSIX ACL of ``folder`` has a mask (so named users or groups)
+    granting write. Its binary form: a 4-byte version, then 8-byte entries of a tag, a
+    permission and an id (little-endian); the mask's tag is 0x10, write is 2. A default
+    ACL that cannot be read or parsed is taken to grant it."""
+    try:
+        data = os.getxattr(folder, DEFAULT_ACL, follow_symlinks=False)
+        entries = struct.iter_unpack("<HHI", data[4:])
+        return any(tag == 0x10 and permission & 2 for tag, permission, _ in entries)
+    except (OSError, struct.error):
+        return True
+
+
 def _own_group(gid: int) -> bool:
-    """Whether group ``gid`` is this user's own: their primary group, with no other member
-    listed (a user private group, as under ``umask 002``, where every file tinynet or Numba
-    makes is group-writable). Unknown groups, or groups of several, are not."""
-    if gid != os.getegid():
-        return False
+    """Whether group ``gid`` is this user's own: their primary group, and no other account's
+    (a user private group, as under ``umask 002``, where every file tinynet or Numba makes is
+    group-writable). Asked once per group and user in a process (:func:`_sole_member`)."""
+    return gid == os.getegid() and _sole_member(gid, os.geteuid())
+
+
+@functools.lru_cache(maxsize=16)
+def _sole_member(gid: int, me: int) -> bool:
+    """Whether user ``me`` is the only account in group ``gid``. Another account shares the
+    group if it is listed as a member (in any entry for ``gid``: the group database may hold
+    several), or if the group is its primary group: such users are never listed in
+    ``/etc/group`` (a shared ``users`` group), so every account is looked at. An account
+    database that cannot be read, or that does not list this user (so may list only some
+    accounts), is not trusted."""
     try:
         import grp
         import pwd
 
-        members = set(grp.getgrgid(gid).gr_mem)
-        me = pwd.getpwuid(os.geteuid()).pw_name
-    except (ImportError, KeyError):
+        name = pwd.getpwuid(me).pw_name
+        members = {member for group in grp.getgrall() if group.gr_gid == gid
+                   for member in group.gr_mem}
+        accounts = pwd.getpwall()
+    except (ImportError, KeyError, OSError):
         return False
-    return members <= {me}
+    listed = any(account.pw_uid == me for account in accounts)  # else the list is partial
+    sharing = any(account.pw_gid == gid and account.pw_uid != me for account in accounts)
+    return listed and not sharing and members <= {name}
 
 
 _SAID: set[str] = set()
@@ -296,3 +357,59 @@ def writable(directory: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+_READ_ONLY: set[str] = set()
+"""The kernel folders used read-only (:func:`use_read_only`), as real paths."""
+
+
+def use_read_only(folder: Path, trusted: bool = False) -> bool:
+    """Whether ``folder`` is a kernel folder to use read-only, as one prepared ahead for a
+    class or baked into a read-only image is: an existing folder that can be trusted
+    (:func:`untrusted`; not asked again if ``trusted``, the caller having just asked) and
+    read but not written. If so, numba is told to load the kernels cached in its
+    ``__pycache__`` though it cannot write there (numba itself only uses a cache folder it
+    can write); a kernel not cached there is compiled and run uncached, with one line
+    (:func:`guard`)."""
+    if (not folder.is_dir() or not (trusted or untrusted(folder) is None)
+            or writable(folder) or not os.access(folder, os.R_OK | os.X_OK)):
+        return False
+    if _read_only_locator() is None:  # numba's API moved: numba will not read it
+        return False
+    _READ_ONLY.add(os.path.realpath(folder))
+    return True
+
+
+def read_only(folder: Path) -> bool:
+    """Whether ``folder`` is used read-only (:func:`use_read_only` said so)."""
+    return os.path.realpath(folder) in _READ_ONLY
+
+
+@functools.cache
+def _read_only_locator() -> type | None:
+    """A numba cache locator for the modules of the folders used read-only: numba's own for a
+    module's ``__pycache__``, which does not require that folder to be writable. Put in
+    numba's list before that one (after ``$NUMBA_CACHE_DIR``'s, which comes first when
+    writable), once; it finds nothing for any other module. None if numba's API moved."""
+    from numba.core import caching
+
+    base = getattr(caching, "InTreeCacheLocator", getattr(caching, "_InTreeCacheLocator", None))
+    classes = getattr(getattr(caching, "CacheImpl", None), "_locator_classes", None)
+    if base is None or not isinstance(classes, list) or base not in classes:
+        return None
+
+    class ReadOnlyCacheLocator(base):
+        """A read-only kernel folder's ``__pycache__``, used though it cannot be written."""
+
+        def ensure_cache_path(self) -> None:
+            if not os.path.isdir(self.get_cache_path()):
+                raise FileNotFoundError(f"no folder {self.get_cache_path()}")
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if os.path.realpath(os.path.dirname(py_file)) not in _READ_ONLY:
+                return None
+            return super().from_function(py_func, py_file)
+
+    classes.insert(classes.index(base), ReadOnlyCacheLocator)
+    return ReadOnlyCacheLocator
