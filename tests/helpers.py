@@ -49,6 +49,17 @@ class Softplus(Activation):
         return 1 / (1 + np.exp(-z))
 
 
+@dataclass(frozen=True, repr=False)
+class Scaled(Activation):
+    """A user's activation with a parameter: φ(z) = beta z."""
+
+    name = "scaled"
+    beta: float = 1.0
+
+    def forward_and_derivative(self, z):
+        return self.beta * z, self.beta
+
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 

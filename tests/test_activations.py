@@ -1,3 +1,4 @@
+import math
 import warnings
 
 import numpy as np
@@ -6,7 +7,7 @@ import pytest
 from tinynet.activations import ACTIVATIONS, LeakyReLU, get_activation
 from tinynet.validation import UnknownNameError
 
-from helpers import relative_error
+from helpers import Scaled, relative_error
 
 ALL = [get_activation(name, alpha=0.1) for name in ACTIVATIONS]
 
@@ -79,3 +80,16 @@ def test_sigmoid_derivative_keeps_precision_in_the_tails():
     exact = np.exp(-np.abs(z)) / (1 + np.exp(-np.abs(z))) ** 2
     np.testing.assert_allclose(get_activation("sigmoid").derivative(z), exact, rtol=1e-14)
     assert get_activation("sigmoid").derivative(np.array([40.0]))[0] > 0
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda: Scaled(True), r"^Scaled's beta must be a finite number, got True of type bool$"),
+    (lambda: LeakyReLU(math.nan), r"^LeakyReLU's alpha must be a finite number, got nan$"),
+    (lambda: LeakyReLU(-0.5), r"^LeakyReLU's alpha must be a finite number >= 0.0, got -0.5$"),
+], ids=["bool", "leaky nan", "leaky negative"])
+def test_an_activation_parameter_must_be_a_finite_number(make, message):
+    """Refused when the activation is made: NaN would train to NaN, a bool is no slope (nan,
+    inf, text and 10**400 are rows of tests/test_bad_inputs.py's catalogue)."""
+    with pytest.raises(ValueError, match=message):
+        make()
+    assert Scaled(2).beta == 2 and Scaled(np.float32(0.5)).beta == 0.5  # numbers as given

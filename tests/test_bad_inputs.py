@@ -13,13 +13,14 @@ import tinynet
 from tinynet import Layer, Network, ShapeError, TooLargeError, UnknownNameError
 
 from tinynet.diagnostics import propagate
-from tinynet.activations import LeakyReLU
+from tinynet.activations import Activation, LeakyReLU
+from tinynet.losses import MSE
 from tinynet.xor import Arm, Setup, run_study, solves
 from tinynet.xor.outcome import allowed_wrong
 from tinynet.xor.depth import DEPTH_SETUP, DepthStudy, run_depth_study
 from tinynet.xor.task import Task
 
-from helpers import Softplus, page
+from helpers import Scaled, Softplus, page
 
 X, Y = tinynet.data.xor()
 
@@ -50,6 +51,28 @@ class OwnLeaky(LeakyReLU):
 
     def derivative(self, z):
         return 1 / (1 + np.exp(-z))
+
+
+@dataclass(frozen=True, repr=False)
+class Huge(Activation):
+    """An integer numba computes in 64 bits: 2**64, which Python folds into a constant."""
+
+    name = "huge"
+
+    def forward_and_derivative(self, z):
+        return z * 2 ** 64, 1.0
+
+
+@dataclass(frozen=True, repr=False)
+class WeightedMSE(MSE):
+    """A user's loss with a parameter."""
+
+    name = "weighted_mse"
+    weight: float = 1.0
+
+    def value_and_gradient(self, y_hat, y, batch):
+        diff = y_hat - y
+        return self.weight * diff * diff, self.weight * 2.0 * diff / batch
 
 
 def second_network():
@@ -113,7 +136,7 @@ CATALOGUE = [
     ("layer forward width", lambda: Layer(2, 3).forward(np.ones((1, 3))), ShapeError,
      r"layer input must have shape \(batch, 2\), got \(1, 3\)"),
     ("leaky_relu alpha inf", lambda: LeakyReLU(float("inf")), ValueError,
-     r"alpha must be a finite number >= 0.0, got inf"),
+     r"LeakyReLU's alpha must be a finite number, got inf"),
     ("layer rng negative", lambda: Layer(2, 2, rng=-1), ValueError,
      r"rng must be an integer from 0 to 9223372036854775807, got -1"),
     # Network and mlp
@@ -464,6 +487,26 @@ CATALOGUE = [
     ("wilson confidence level negative",
      lambda: tinynet.stats.wilson_interval(5, 10, confidence_level=-1), ValueError,
      r"confidence_level must be a probability strictly between 0 and 1, got -1"),
+    # issue 39: the parameters of activations, losses and optimizers, and what numba computes
+    ("own activation parameter nan", lambda: Scaled(float("nan")), ValueError,
+     r"^Scaled's beta must be a finite number, got nan$"),
+    ("own activation parameter inf", lambda: Scaled(np.inf), ValueError,
+     r"^Scaled's beta must be a finite number, got inf$"),
+    ("own activation parameter text", lambda: Scaled("2.0"), ValueError,
+     r"^Scaled's beta must be a finite number, got '2.0' of type str$"),
+    ("own activation parameter 10**400", lambda: Scaled(10**400), ValueError,
+     r"^Scaled's beta must be a finite number, got 1000.* \(too large for a float\)$"),
+    ("leaky_relu alpha text", lambda: LeakyReLU("0.1"), ValueError,
+     r"^LeakyReLU's alpha must be a finite number, got '0.1' of type str$"),
+    ("own loss parameter -inf", lambda: WeightedMSE(-np.inf), ValueError,
+     r"^WeightedMSE's weight must be a finite number, got -inf$"),
+    ("adam eps 10**400", lambda: tinynet.optimizers.Adam(eps=10**400), ValueError,
+     r"^Adam's eps must be a finite number, got 1000.* \(too large for a float\)$"),
+    ("an integer beyond 64 bits in a definition",
+     lambda: tinynet.predict(tinynet.mlp([2, 1], output=Huge(), init="normal"), X),
+     ValueError, r"^backend 'numba' cannot run layers\[0\]'s activation huge \(Huge\): "
+                 r"Huge.forward_and_derivative \(line \d+\): its integer 2 \*\* 64 is outside "
+                 r"the 64-bit integers .*backend='numpy'$"),
 ]
 
 

@@ -28,7 +28,7 @@ from typing import ClassVar
 import numpy as np
 
 from .maths import exp, tanh, where
-from .validation import UnknownNameError, check_float
+from .validation import UnknownNameError, check_fields, check_float
 
 __all__ = ["Activation", "Identity", "Sigmoid", "Tanh", "ReLU", "LeakyReLU", "BUILT_IN",
            "ACTIVATIONS", "get_activation"]
@@ -46,7 +46,8 @@ class Activation:
 
     Your own activation: a subclass with a ``name`` and ``forward_and_derivative``,
     decorated ``@dataclass(frozen=True)`` with its numeric parameters as fields (so that
-    equality sees them, and the compiled kernels read them as ``self.<field>``). Written with
+    equality sees them, and the compiled kernels read them as ``self.<field>``), each a
+    finite real number (refused when the activation is made, otherwise). Written with
     :mod:`tinynet.maths` and arithmetic it trains on both backends; a subclass that defines
     ``forward`` and ``derivative`` with NumPy instead trains on the NumPy backend only, and
     the compiled one refuses it by name.
@@ -84,6 +85,12 @@ class Activation:
                             f"{', '.join(sorted(own)) or 'nothing'}: define "
                             "forward_and_derivative(self, z), or (for the NumPy backend only) "
                             "both forward and derivative")
+
+    def __post_init__(self) -> None:
+        """Every parameter (dataclass field) must be a finite real number
+        (:func:`~tinynet.validation.check_fields`): a subclass that checks more calls this
+        first."""
+        check_fields(self)
 
     def forward_and_derivative(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(φ(z), φ'(z))``: the definition. (For a subclass that defines ``forward`` and
@@ -179,8 +186,9 @@ class LeakyReLU(Activation):
     alpha: float = 0.01
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "alpha", check_float("alpha", self.alpha, minimum=0.0,
-                                                      inclusive=True))
+        super().__post_init__()
+        object.__setattr__(self, "alpha", check_float(f"{type(self).__name__}'s alpha",
+                                                      self.alpha, minimum=0.0, inclusive=True))
 
     def forward_and_derivative(self, z):
         slope = where(z > 0, 1.0, self.alpha)

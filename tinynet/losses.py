@@ -36,7 +36,7 @@ import numpy as np
 
 from .activations import Activation, Sigmoid
 from .maths import log, where
-from .validation import ShapeError, UnknownNameError
+from .validation import ShapeError, UnknownNameError, check_fields
 
 __all__ = ["Loss", "MSE", "BCE", "LOSSES", "get_loss", "mse", "mse_gradient"]
 
@@ -49,13 +49,19 @@ class Loss:
     loss is the mean of its samples' terms, whatever the batches).
 
     Your own loss: a subclass with a ``name`` and ``value_and_gradient``, decorated
-    ``@dataclass(frozen=True)`` with its numeric parameters as fields, written with
+    ``@dataclass(frozen=True)`` with its numeric parameters as fields (each a finite real
+    number, refused when the loss is made, otherwise), written with
     :mod:`tinynet.maths` and arithmetic (then both backends build it from that one method).
     ``bounds`` is the interval predictions and targets must lie in.
     """
 
     name: ClassVar[str] = ""
     bounds: ClassVar[tuple[float, float]] = (-math.inf, math.inf)
+
+    def __post_init__(self) -> None:
+        """Every parameter (dataclass field) must be a finite real number
+        (:func:`~tinynet.validation.check_fields`)."""
+        check_fields(self)
 
     def value_and_gradient(self, y_hat: np.ndarray, y: np.ndarray,
                            batch: int) -> tuple[np.ndarray, np.ndarray]:

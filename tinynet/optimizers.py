@@ -32,7 +32,6 @@ and a run there from the same weights and sample order agree to rounding:
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, fields
 from typing import ClassVar
 
@@ -40,7 +39,7 @@ import numpy as np
 
 from .init.registry import parse_spec
 from .maths import sqrt
-from .validation import UnknownNameError
+from .validation import UnknownNameError, check_fields
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "OPTIMIZERS", "get_optimizer", "State"]
 
@@ -66,12 +65,9 @@ class Optimizer:
         raise NotImplementedError
 
     def __post_init__(self) -> None:
+        check_fields(self)
         for field in fields(self):
             value = getattr(self, field.name)
-            if not isinstance(value, numbers.Real) or isinstance(value, bool) or \
-                    not math.isfinite(value):
-                raise ValueError(f"{type(self).__name__}'s {field.name} must be a finite number, "
-                                 f"got {value!r}")
             low, high = self.ranges.get(field.name, (-math.inf, math.inf))
             if not low <= value < high:
                 raise ValueError(f"{type(self).__name__}'s {field.name} must be in [{low:g}, "

@@ -8,6 +8,7 @@ fix the call without reading tinynet's source.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import math
@@ -24,7 +25,7 @@ __all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "TooLargeError",
            "check_int", "check_seed", "check_float", "check_bool", "check_probability",
            "check_counts", "check_backend", "check_choice", "as_float_matrix",
            "check_training_data", "check_training_settings", "check_members", "check_instance",
-           "check_sequence", "check_seeds", "check_accuracy", "check_callable"]
+           "check_sequence", "check_seeds", "check_accuracy", "check_callable", "check_fields"]
 
 
 class ShapeError(ValueError):
@@ -124,6 +125,23 @@ def check_float(name: str, value: object, *, minimum: float, inclusive: bool) ->
     if not math.isfinite(value) or value < minimum or (value == minimum and not inclusive):
         raise ValueError(f"{name} must be a finite number{bound}, got {value!r}")
     return value
+
+
+def check_fields(owner: object) -> None:
+    """Refuse a dataclass field of ``owner`` (an activation's, a loss's or an optimizer's
+    parameter) that is not a finite real number: NaN or inf would train to NaN, text would
+    run on one backend only. The ValueError names the class, the field and the value."""
+    for field in dataclasses.fields(owner):
+        value = getattr(owner, field.name)
+        name = f"{type(owner).__name__}'s {field.name} must be a finite number, got"
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError(f"{name} {shorten(value)} of type {type(value).__name__}")
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:
+            raise ValueError(f"{name} {shorten(value)} (too large for a float)") from None
+        if not finite:
+            raise ValueError(f"{name} {float(value)!r}")
 
 
 def shorten(value: object, width: int = 40) -> str:

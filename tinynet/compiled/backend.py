@@ -4,23 +4,27 @@ and copies the trained parameters back. Same signatures as :mod:`tinynet.referen
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
 
+from ..activations import BUILT_IN
 from ..losses import MSE, Loss
 from ..optimizers import Optimizer
 from ..packing import Layout, layout, pack, stack, unpack
 from ..results import Record, Settings, run_in_chunks
 from . import codegen, fused, kit, lanes, unrolled
+from .render import NotCompilableError
 
 if TYPE_CHECKING:
     from ..network import Network
 
 __all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "lane_width", "fit_one", "fit_many", "fit_packed",
-           "predict"]
+           "predict", "typed"]
 
 
 def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
@@ -32,11 +36,13 @@ def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
     theta, maths = pack(net), kit.maths_of(net, loss, optimizer)
     net_layout = kit.layout_for(layout(net), maths)
     hyper = optimizer.hyperparameters()
-    if codegen.supports(net_layout, settings.batch_size):
-        fused.fit_network(theta, state, hyper, net_layout, maths, X, y, seed, settings, record)
-    else:
-        kit.entry(maths, "fit_network")(theta, state, hyper, net_layout, X, y, seed, settings,
-                                        record)
+    with typed(maths):
+        if codegen.supports(net_layout, settings.batch_size):
+            fused.fit_network(theta, state, hyper, net_layout, maths, X, y, seed, settings,
+                              record)
+        else:
+            kit.entry(maths, "fit_network")(theta, state, hyper, net_layout, X, y, seed,
+                                            settings, record)
     unpack(net, theta)
 
 
@@ -99,7 +105,8 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
             generic(lanes_theta, lanes_state, hyper, net_layout, X, y, seeds, part, record,
                     predictions)
     work = lane_width(len(theta), net_layout, settings.batch_size) * theta.shape[1] * len(X)
-    run_in_chunks(settings, work, CHUNK_WORK, train, record, progress)
+    with typed(maths):
+        run_in_chunks(settings, work, CHUNK_WORK, train, record, progress)
     theta[...] = lanes_theta.T
     state[...] = lanes_state.transpose(2, 0, 1)
     return predictions
@@ -127,5 +134,33 @@ def predict(net: "Network", X: np.ndarray) -> np.ndarray:
     loss is not used: the notes' MSE stands in for it)."""
     scratch = np.empty((len(net.layers), len(X) * max(net.sizes)))
     maths = kit.maths_of(net, MSE())
-    return kit.entry(maths, "forward_network")(pack(net), layout(net), X, scratch,
-                                               np.empty_like(scratch)).copy()
+    with typed(maths):
+        return kit.entry(maths, "forward_network")(pack(net), layout(net), X, scratch,
+                                                   np.empty_like(scratch)).copy()
+
+
+@contextmanager
+def typed(maths: kit.Maths) -> Iterator[None]:
+    """Run kernels of ``maths``, turning numba's ``TypingError`` (raised as a kernel compiles,
+    at its first call) into :class:`~tinynet.compiled.render.NotCompilableError`: the renderer
+    refuses what it knows numba cannot type (:mod:`tinynet.compiled.render`), and anything
+    else it let through is still refused by name, in one line, never run another way."""
+    try:
+        yield
+    except numba.core.errors.TypingError as error:
+        own = [*(activation for activation in maths.activations
+                 if type(activation) not in BUILT_IN), maths.loss, maths.optimizer]
+        what = ", ".join(f"{owner!r} ({type(owner).__name__})" for owner in own)
+        raise NotCompilableError(f"backend 'numba' cannot run {what}: numba cannot type the "
+                                 f"kernel written from them ({_reason(str(error))}); pass "
+                                 "backend='numpy'") from None
+
+
+def _reason(message: str) -> str:
+    """What numba's TypingError ``message`` says, in one line: its first line after the
+    pipeline's, and the generated line it points at (the one above its ``^``)."""
+    lines = [line.rstrip() for line in re.sub(r"\x1b\[[0-9;]*m", "", message).splitlines()]
+    said = next((line.strip() for line in lines[1:] if line.strip()), lines[0] if lines else "")
+    at = next((lines[index - 1].strip() for index, line in enumerate(lines)
+               if index and line.strip() == "^"), None)
+    return f"{said}, at {at}" if at else said

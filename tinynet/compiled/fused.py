@@ -119,10 +119,12 @@ def fit_network(theta, state, hyper, X, Y, seed, settings, parameters, loss_hist
 
 
 @functools.lru_cache(maxsize=256)
-def _kernel(table: bytes, kinds: bytes, maths: Maths, during: bool, directory: Path):
+def _kernel(table: bytes, kinds: bytes, maths: Maths, key: tuple, during: bool,
+            directory: Path):
     """The compiled ``fit_network`` for a layout given by its table and activation kinds (as
     bytes, to be a key) and ``maths``, written, imported and compiled once per process and
-    kernel directory."""
+    kernel directory; ``key``, ``maths.key()``, keys it by the definitions as written, so
+    that one edited in place compiles anew."""
     layout = codegen.layout_of(table, kinds)
     return codegen.kernel(source(layout, maths, during), "fit_network", layout, directory)
 
@@ -133,6 +135,6 @@ def fit_network(theta: np.ndarray, state: np.ndarray, hyper: np.ndarray, layout:
     """Train ``theta`` (P,) and the optimizer's ``state`` (k, P) in place as
     :func:`tinynet.compiled.single.fit_network` does, writing row 0 of ``record``, on the
     kernel generated for ``layout``."""
-    kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths,
+    kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths, maths.key(),
                      bool(settings.update_during_backward), kernel_dir())
     kernel(theta, state, hyper, X, Y, seed, settings, layout.parameters, *record)

@@ -14,12 +14,13 @@ and :mod:`tinynet.compiled.single`::
         return (z * slope__0, slope__0)
 
 A kit is keyed by the maths alone (the activation classes, the built-in ones and the network's
-own, the loss and the optimizer's class), so every network of built-in activations shares one
-kit per loss and optimizer: layer sizes, seeds, samples, batch size, epochs and learning rate
-are values the kernels read when they run, each layer's activation parameters (LeakyReLU's
-alpha) come from :class:`tinynet.packing.Layout`, and the optimizer's hyperparameters from an
-array. Written and compiled once per machine, as
-the generated kernels are (:func:`tinynet.compiled.sources.load_module`).
+own, the loss and the optimizer's class, each with its definitions as written, so that a method
+edited in place compiles anew: :meth:`Maths.key`), so every network of built-in activations
+shares one kit per loss and optimizer: layer sizes, seeds, samples, batch size, epochs and
+learning rate are values the kernels read when they run, each layer's activation parameters
+(LeakyReLU's alpha) come from :class:`tinynet.packing.Layout`, and the optimizer's
+hyperparameters from an array. Written and compiled once per machine, as the generated
+kernels are (:func:`tinynet.compiled.sources.load_module`).
 
 What cannot be written (an activation defined with NumPy calls, a loss the kernels do not
 know how to read) raises :class:`~tinynet.compiled.render.NotCompilableError` before anything
@@ -39,7 +40,7 @@ from ..losses import Loss
 from ..optimizers import SGD, Optimizer
 from ..packing import Layout, activation_kinds
 from . import render
-from .sources import announce_compiling, fingerprint, kernel_dir, load_module
+from .sources import announce_compiling, escaped, fingerprint, kernel_dir, load_module
 
 __all__ = ["Maths", "maths_of", "layout_for", "check", "activation_lines", "loss_lines",
            "update_lines", "source", "load", "entry"]
@@ -51,7 +52,8 @@ class Maths(tuple):
     the loss, ``output``, the output layer's sigmoid when the loss gives its gradient through
     it (``Loss.gradient_through_sigmoid``), else None, and the optimizer. With ``output``, the
     output layer has kind ``len(activations)``: that sigmoid with slope 1, the loss giving
-    dL/dz (:func:`layout_for`). Hashable: the key of every compiled kernel."""
+    dL/dz (:func:`layout_for`). The compiled kernels are keyed by :meth:`key`, what their
+    code is written from."""
 
     def __new__(cls, activations: Sequence[Activation], loss: Loss,
                 output: Activation | None = None, optimizer: Optimizer | None = None) -> "Maths":
@@ -86,11 +88,29 @@ class Maths(tuple):
         return self.activations[kind], False
 
     def key(self) -> tuple:
-        """What the compiled code depends on: the activation classes (their parameters are
-        read at run time), the loss itself, whether its gradient goes through the output, and
-        the optimizer's class (its hyperparameters are read at run time)."""
-        return (tuple(type(activation) for activation in self.activations), self.loss,
-                self.output is not None, type(self.optimizer))
+        """What the compiled code depends on: each activation's class, the names of its
+        parameters (their values are read at run time) and its definition as the kernels are
+        written from it (:attr:`~tinynet.compiled.render.Definition.text`); the loss itself
+        and its definitions; whether its gradient goes through the output; and the
+        optimizer's class, hyperparameter names and definition. A method edited in place
+        (IPython's ``%autoreload``) gives another key, so it compiles anew, as it gets a file
+        of its own on disk. Asked once per chunk of training and once per :func:`load`, it
+        costs a few cache lookups per definition (:func:`tinynet.compiled.render.written`)."""
+        loss = self.loss
+        through = render.written(loss, "gradient_through_sigmoid", 3, 1) \
+            if self.output is not None else None
+        return (tuple(_key(activation, "forward_and_derivative", 1, 2)
+                      for activation in self.activations),
+                (loss, render.written(loss, "value_and_gradient", 3, 2), through),
+                self.output is not None,
+                _key(self.optimizer, "update", 3 + len(self.optimizer.state),
+                     1 + len(self.optimizer.state)))
+
+
+def _key(owner: Activation | Optimizer, method: str, arguments: int, results: int) -> tuple:
+    """An activation's or optimizer's part of :meth:`Maths.key`."""
+    return (type(owner), tuple(name for name, _ in render.parameters(owner)),
+            render.written(owner, method, arguments, results))
 
 
 def maths_of(net: object, loss: Loss, optimizer: Optimizer | None = None) -> Maths:
@@ -227,7 +247,7 @@ def _update(maths: Maths, lanes: bool) -> str:
             *(f"s{slot} = state[{slot}, {at}]" for slot in slots), *lines,
             f"theta[{at}] = {results[0]}",
             *(f"state[{slot}, {at}] = {results[1 + slot]}" for slot in slots)]
-    doc = f"{optimizer!r}: {type(optimizer).__qualname__}.update"
+    doc = f"{escaped(repr(optimizer))}: {escaped(type(optimizer).__qualname__)}.update"
     if lanes:
         return (f'@njit(cache=True, error_model="numpy", inline="always")\n'
                 f'def update_lane(theta, state, lr, hyper, i, l, g):\n'
@@ -288,13 +308,14 @@ def source(maths: Maths) -> str:
         lines, value, slope = activation_lines(
             maths, kind, "z", [f"parameters[{i}]" for i in range(count)], "")
         parts.append(_function(f"activation_{kind}", "z, parameters",
-                               f"{activation.name}: {type(activation).__qualname__}."
+                               f"{escaped(activation.name)}: "
+                               f"{escaped(type(activation).__qualname__)}."
                                "forward_and_derivative" + (", slope 1: the loss gives dL/dz"
                                                            if through else ""),
                                lines, f"({value}, {slope})"))
     lines, term, gradient = loss_lines(maths, "y_hat", "y", "batch", "")
-    parts.append(_function("loss", "y_hat, y, batch", f"{maths.loss!r}: "
-                           f"{type(maths.loss).__qualname__}.value_and_gradient", lines,
+    parts.append(_function("loss", "y_hat, y, batch", f"{escaped(repr(maths.loss))}: "
+                           f"{escaped(type(maths.loss).__qualname__)}.value_and_gradient", lines,
                            f"({term}, {gradient})"))
     parts.append(_update(maths, lanes=False))
     parts.append(_update(maths, lanes=True))
@@ -302,9 +323,10 @@ def source(maths: Maths) -> str:
                          "acc, theta, bias_row, A, D, layer, r, j", maths))
     parts.append(_switch("activate_rows", "single.activation_rows",
                          "layer, Z, dA, out, derivative", maths, "Z, dA, out, derivative"))
-    names = ", ".join(activation.name for activation in maths.activations)
-    loss = f"{maths.loss!r}" + (" through the output sigmoid" if maths.output is not None else "")
-    optimizer = type(maths.optimizer).__qualname__
+    names = escaped(", ".join(activation.name for activation in maths.activations))
+    loss = escaped(repr(maths.loss)) + (" through the output sigmoid"
+                                        if maths.output is not None else "")
+    optimizer = escaped(type(maths.optimizer).__qualname__)
     return f'''"""Generated by tinynet.compiled.kit: activations {names}, loss {loss}, optimizer
 {optimizer}, tinynet.compiled sources {fingerprint()}. Do not edit: it is rewritten from the
 definitions."""

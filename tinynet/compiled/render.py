@@ -14,7 +14,9 @@ This module reads the method's source, checks that it uses nothing but the words
 ``log``, ``log1p``, ``sqrt`` and ``tanh`` as ``math``'s, ``self.alpha`` as whatever the kernel
 holds the parameter in. Anything else (another function, a loop, an ``if``, an attribute that
 is not a parameter) raises :class:`NotCompilableError`, naming the definition, the line and
-what the compiled backend cannot build: nothing unknown ever runs as something else.
+what the compiled backend cannot build: nothing unknown ever runs as something else. So does
+integer arithmetic that numba's 64-bit integers would get wrong (``2 ** 64``; ``a * a`` after
+``a = 2 ** 40``) or that the check cannot bound (``k * 3`` after ``k = where(z > 0, 2, 1)``).
 
 The arithmetic is kept as written, operation by operation: a kernel built from a definition
 rounds as the NumPy backend does, but for the exp (:func:`tinynet.compiled.scalars.vector_exp`,
@@ -30,12 +32,14 @@ import dataclasses
 import functools
 import inspect
 import numbers
+import operator
 import textwrap
 from dataclasses import dataclass
 
 from .. import maths
+from ..validation import shorten
 
-__all__ = ["NotCompilableError", "Definition", "read", "parameters"]
+__all__ = ["NotCompilableError", "Definition", "read", "written", "parameters"]
 
 _SCALAR = {"exp": "vector_exp", "log": "math.log", "log1p": "math.log1p", "sqrt": "math.sqrt",
            "tanh": "math.tanh", "abs": "abs"}
@@ -65,6 +69,16 @@ class Definition:
     arguments: tuple[str, ...]
     assignments: tuple[tuple[str, ast.expr], ...]
     results: tuple[ast.expr, ...]
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The definition as the kernels are written from it, in one line: what the
+        in-process kernel caches key it by (:meth:`tinynet.compiled.kit.Maths.key`), as the
+        files on disk are named by their text, so that a method edited in place compiles
+        anew."""
+        return "; ".join([f"({', '.join(self.arguments)})",
+                          *(f"{local} = {ast.unparse(value)}" for local, value in self.assignments),
+                          f"return {', '.join(ast.unparse(value) for value in self.results)}"])
 
     def instantiate(self, arguments: dict[str, str], parameters: dict[str, str],
                     suffix: str) -> tuple[list[str], list[str]]:
@@ -112,15 +126,39 @@ def read(owner: object, method: str, arguments: int, results: int,
     returning ``results`` values, as :class:`Definition`; or :class:`NotCompilableError`
     naming ``what`` (default: the owner and its class) and what the compiled backend cannot
     build."""
-    function = getattr(type(owner), method)
-    fields = parameters(owner)
     what = what or f"{owner!r} ({type(owner).__name__})"
-    where = f"{what}: {type(owner).__qualname__}.{method}"
-    for name, value in fields:
+    for name, value in parameters(owner):
         if not isinstance(value, numbers.Real) or isinstance(value, bool):
             raise NotCompilableError(f"backend 'numba' cannot run {what}: its parameter "
                                      f"{name}={value!r} is not a number; pass backend='numpy'")
-    definition = _read(function, tuple(name for name, _ in fields), where)
+    return _definition(type(owner), method, arguments, results, what)
+
+
+def written(owner: object, method: str, arguments: int, results: int) -> str:
+    """The :attr:`Definition.text` of ``owner.<method>``, which does not depend on the values
+    of its parameters: looked up by class, function and code (which ``%autoreload``
+    replaces), a kernel's key costs a few lookups per definition. Raises what :func:`read`
+    raises, naming the class."""
+    function = getattr(type(owner), method)
+    return _written(type(owner), function, getattr(function, "__code__", None), method,
+                    arguments, results)
+
+
+@functools.lru_cache(maxsize=256)
+def _written(cls: type, function: object, code: object, method: str, arguments: int,
+             results: int) -> str:
+    """:func:`written`'s work, once per class, function and code."""
+    return _definition(cls, method, arguments, results, cls.__qualname__).text
+
+
+def _definition(cls: type, method: str, arguments: int, results: int, what: str) -> Definition:
+    """The definition ``cls.<method>``, its parameters the class's dataclass fields, after
+    checking how many arguments it takes and values it returns."""
+    function = getattr(cls, method)
+    where = f"{what}: {cls.__qualname__}.{method}"
+    fields = tuple(field.name for field in dataclasses.fields(cls)) \
+        if dataclasses.is_dataclass(cls) else ()
+    definition = _read(function, getattr(function, "__code__", None), fields, where)
     if len(definition.arguments) != arguments or len(definition.results) != results:
         raise NotCompilableError(
             f"backend 'numba' cannot run {where}: it must take {arguments} argument(s) after "
@@ -130,7 +168,10 @@ def read(owner: object, method: str, arguments: int, results: int,
 
 
 @functools.lru_cache(maxsize=256)
-def _read(function: object, fields: tuple[str, ...], where: str) -> Definition:
+def _read(function: object, code: object, fields: tuple[str, ...], where: str) -> Definition:
+    """:func:`read`'s work, once per function and code: ``code`` is the function's
+    ``__code__``, which IPython's ``%autoreload`` replaces in place when the method is
+    edited."""
     def refuse(reason: str, node: ast.AST | None = None) -> NotCompilableError:
         line = f" (line {first_line + node.lineno - 1})" if node is not None and \
             hasattr(node, "lineno") else ""
@@ -161,6 +202,7 @@ def _read(function: object, fields: tuple[str, ...], where: str) -> Definition:
             and isinstance(body[0].value.value, str):
         body = body[1:]  # the docstring
     current = {name: name for name in arguments}  # each name's latest local
+    integers: dict[str, object] = {}  # the locals that hold an integer, and its value
     assignments = []
     for index, statement in enumerate(body[:-1]):
         if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
@@ -175,14 +217,19 @@ def _read(function: object, fields: tuple[str, ...], where: str) -> Definition:
             raise refuse(f"it assigns its argument {target}", statement)
         if "__" in target:
             raise refuse("a name with two underscores in a row is the kernels' own", statement)
-        expression = _checked(statement.value, current, fields, function, refuse)
+        expression, integer = _checked(statement.value, current, integers, fields, function,
+                                       refuse)
+        integers.pop(target, None)
+        if integer is not None:
+            integers[target] = integer
         current[target] = f"{target}__{index}"
         assignments.append((current[target], expression))
     if not body or not isinstance(body[-1], ast.Return) or body[-1].value is None:
         raise refuse("it must end with a return of its results", node)
     returned = body[-1].value
     results = returned.elts if isinstance(returned, ast.Tuple) else [returned]
-    results = tuple(_checked(result, current, fields, function, refuse) for result in results)
+    results = tuple(_checked(result, current, integers, fields, function, refuse)[0]
+                    for result in results)
     if not _same_code(tree, function):
         raise refuse("its source file has changed since it was imported (import it again)")
     return Definition(arguments, tuple(assignments), results)
@@ -201,10 +248,11 @@ def _same_code(tree: ast.Module, function: object) -> bool:
         (running.co_code, running.co_consts, running.co_names, running.co_varnames)
 
 
-def _checked(expression: ast.expr, current: dict[str, str], fields: tuple[str, ...],
-             function: object, refuse) -> ast.expr:
-    """``expression`` written for the kernels (:data:`_SCALAR`), each local read as its
-    latest assignment's (``current``), after checking every node."""
+def _checked(expression: ast.expr, current: dict[str, str], integers: dict[str, object],
+             fields: tuple[str, ...], function: object, refuse) -> tuple[ast.expr, object]:
+    """``(written, integer)``: ``expression`` written for the kernels (:data:`_SCALAR`), each
+    local read as its latest assignment's (``current``), after checking every node; and what
+    :func:`_integer` says of it, given the locals that hold integers (``integers``)."""
     owners = {id(node.value) for node in ast.walk(expression) if isinstance(node, ast.Attribute)}
     called = {id(node.func) for node in ast.walk(expression) if isinstance(node, ast.Call)}
     for node in ast.walk(expression):
@@ -242,9 +290,85 @@ def _checked(expression: ast.expr, current: dict[str, str], fields: tuple[str, .
         elif not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.IfExp, ast.Load) + _OPERATORS):
             raise refuse(f"it uses {ast.unparse(node) if isinstance(node, ast.expr) else ''}"
                          f" ({type(node).__name__})", node)
+    integer = _integer(expression, refuse, integers)
     scalar = _Scalar().visit(copy.deepcopy(expression))
     return _Rename({name: local for name, local in current.items() if name != local},
-                   {}).visit(scalar)
+                   {}).visit(scalar), integer
+
+
+_INT64_END = 2 ** 63
+"""The 64-bit integers are those from -2**63 up to (not including) 2**63."""
+
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+
+_SOME_INTEGER = object()
+"""What :func:`_integer` says of an integer whose value the checker does not know: a
+comparison's (True or False, which numba counts as 1 and 0) or a ``where`` of integers."""
+
+
+def _integer(node: ast.AST, refuse, integers: dict[str, object]) -> object:
+    """The value of ``node`` if it is integer arithmetic (integers, the locals ``integers``
+    gives the value of, ``+ - * **``, ``abs``); :data:`_SOME_INTEGER` if it is an integer of a
+    value not known here; else None (a float: the arguments and parameters, which the
+    kernels hold as floats, and anything computed from one). Every integer in it, each
+    part's value included, is checked against the 64-bit integers numba computes such
+    arithmetic in: Python folds ``2**64`` into a constant numba cannot type, and computes
+    ``2**200``, or ``a * a`` for ``a = 2**40``, exactly where numba's wraps to 0. Arithmetic
+    on an integer of unknown value, which the checker cannot bound, is refused."""
+    if isinstance(node, ast.Constant):
+        value = node.value if type(node.value) is int else None
+    elif isinstance(node, ast.Name):
+        return integers.get(node.id)
+    elif isinstance(node, (ast.UnaryOp, ast.BinOp)):
+        operands = [_integer(operand, refuse, integers) for operand in (
+            [node.operand] if isinstance(node, ast.UnaryOp) else [node.left, node.right])]
+        if None in operands or isinstance(node.op, ast.Div):
+            return None
+        if _SOME_INTEGER in operands:
+            raise refuse(f"it computes {ast.unparse(node)} in integers from a value it "
+                         "cannot bound (a comparison, or a where of integers): write the "
+                         "integers as floats (1.0, not 1)", node)
+        value = _arithmetic(node.op, *operands)
+    elif isinstance(node, ast.Compare):
+        for child in ast.iter_child_nodes(node):
+            _integer(child, refuse, integers)
+        return _SOME_INTEGER
+    elif isinstance(node, (ast.Call, ast.IfExp)):
+        arguments = [_integer(argument, refuse, integers) for argument in (
+            node.args if isinstance(node, ast.Call) else [node.test, node.body, node.orelse])]
+        if isinstance(node, ast.Call) and node.func.id == "abs":
+            value = abs(arguments[0]) if type(arguments[0]) is int else arguments[0]
+        elif isinstance(node, ast.IfExp) or node.func.id == "where":
+            return _SOME_INTEGER if None not in arguments[1:] else None
+        else:
+            return None
+    else:
+        for child in ast.iter_child_nodes(node):
+            _integer(child, refuse, integers)
+        return None
+    if type(value) is int and not -_INT64_END <= value < _INT64_END:
+        shown = shorten(value) if isinstance(node, ast.Constant) else ast.unparse(node) + (
+            "" if value == _INT64_END else f" = {shorten(value)}")
+        raise refuse(f"its integer {shown} is outside the 64-bit integers "
+                     "the compiled kernels compute integers in (write it with a float, as "
+                     "2.0 ** 64)", node)
+    return value
+
+
+def _arithmetic(operator_: ast.operator | ast.unaryop, *operands: int) -> int | None:
+    """``operands`` combined by ``operator_`` as Python computes integers (None for a
+    negative power, which is a float); for a power of magnitude ``2**64`` or more, ``2**63``
+    (outside the 64-bit integers) without computing it."""
+    if isinstance(operator_, ast.USub):
+        return -operands[0]
+    if isinstance(operator_, ast.UAdd):
+        return operands[0]
+    left, right = operands
+    if isinstance(operator_, ast.Pow):
+        if right >= 64 and abs(left) >= 2:  # 2**64 or more: too large, whatever it is
+            return _INT64_END
+        return left ** right if right >= 0 else None
+    return _ARITHMETIC[type(operator_)](left, right)
 
 
 class _Scalar(ast.NodeTransformer):

@@ -22,10 +22,10 @@ from pathlib import Path
 from types import ModuleType
 
 from ..files import write_whole
-from .caches import (CacheUnwritableError, cache_error, guard_loaded, private_dir, unusable,
-                     untrusted)
+from .caches import (CacheUnwritableError, cache_error, guard_loaded, private_dir, read_only,
+                     say, unusable, untrusted, use_read_only)
 
-__all__ = ["kernel_dir", "COMPILED_IN", "fingerprint", "sources_hash", "load_module",
+__all__ = ["kernel_dir", "COMPILED_IN", "fingerprint", "sources_hash", "escaped", "load_module",
            "announce_compiling", "COMPILE_TIME", "compiling_told_to"]
 
 COMPILE_TIME = "seconds to half a minute, longer on a busy machine"
@@ -69,7 +69,10 @@ def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) ->
         reason = unusable(directory)
         if reason is None:
             return directory
-        if untrusted(directory) is None:  # trusted, but not a folder that can be written
+        trusted = untrusted(directory) is None  # asked once more, not once per use below
+        if trusted and use_read_only(directory, trusted=True):  # prepared ahead: read from
+            return directory
+        if trusted:  # but not a folder that can be written
             raise CacheUnwritableError(f"cannot write generated kernels: TINYNET_KERNEL_DIR="
                                        f"{chosen} is not a writable directory; set "
                                        "TINYNET_KERNEL_DIR to one")
@@ -83,7 +86,10 @@ def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) ->
     reason = unusable(directory)
     if reason is None:
         return directory
-    if untrusted(directory) is None:  # only not writable: the private folder, quietly
+    trusted = untrusted(directory) is None
+    if trusted and use_read_only(directory, trusted=True):
+        return directory
+    if trusted:  # only not writable: the private folder, quietly
         return private_dir("kernels")
     return private_dir("kernels", str(directory), reason)
 
@@ -113,6 +119,14 @@ def sources_hash(names: Iterable[str]) -> str:
     return digest.hexdigest()[:16]
 
 
+def escaped(text: str) -> str:
+    """``text`` as it may stand inside a generated triple-quoted docstring and read back as
+    itself: backslashes, quotes, line breaks and every character outside printable ASCII
+    escaped, so that a name holding three double quotes or a newline breaks no kernel's
+    source. Plain names come out unchanged."""
+    return text.encode("unicode_escape").decode("ascii").replace('"', '\\"')
+
+
 def load_module(text: str, directory: Path) -> ModuleType:
     """The generated module with source ``text``, written to ``directory`` once (named by a
     hash of the text) and imported once per process."""
@@ -120,6 +134,11 @@ def load_module(text: str, directory: Path) -> ModuleType:
     path = directory / f"{name}.py"
     if str(path) not in _LOADED:
         if not path.exists() or path.read_text() != text:
+            if read_only(directory):  # prepared ahead, without this kernel
+                private = private_dir("kernels")
+                say(f"{directory} is read-only and has no kernel {path.name}; compiling it "
+                    f"into {private}")
+                return load_module(text, private)
             directory.mkdir(parents=True, exist_ok=True)  # in case it went since it was found
             write_whole(path, lambda partial: partial.write_text(text))  # a racing process
             # writing the same text: both win

@@ -215,11 +215,13 @@ def fit_block(theta, state, hyper, X, Y, seeds, settings, parameters, loss_histo
 # --- running -------------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=256)
-def _kernel(table: bytes, kinds: bytes, maths: Maths, during: bool, cut: bool,
+def _kernel(table: bytes, kinds: bytes, maths: Maths, key: tuple, during: bool, cut: bool,
             directory: Path):
     """The compiled ``fit_block`` for a layout given by its table and activation kinds (as
     bytes, to be a key) and ``maths``: written, imported and compiled once per process and
-    kernel directory, so that a short fit pays no Python per call for its source."""
+    kernel directory, so that a short fit pays no Python per call for its source; ``key``,
+    ``maths.key()``, keys it by the definitions as written, so that one edited in place
+    compiles anew."""
     layout = codegen.layout_of(table, kinds)
     return codegen.kernel(source(layout, maths, during, LANES, cut), "fit_block", layout,
                           directory)
@@ -234,7 +236,7 @@ def fit_lanes(theta: np.ndarray, state: np.ndarray, hyper: np.ndarray, layout: L
     the GIL; a numba ``prange`` would add seconds of compiling to every layout)."""
     members = theta.shape[1]
     blocks = -(-members // LANES)
-    kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths,
+    kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths, maths.key(),
                      bool(settings.update_during_backward), CUT_AT_EXPS, kernel_dir())
 
     def run(block: int) -> None:
