@@ -11,6 +11,14 @@ fixed-width unicode, never Python objects). Loading gives back the same numbers,
 runs no initializer: the initializers are looked up by name (for :meth:`Network.reset_parameters`)
 but never called, the weights come from the file.
 
+An activation of your own (any class but the built-ins themselves, even one named ``"tanh"`` or
+a subclass of LeakyReLU) is saved as its class, ``module:QualifiedName``, its fields and a
+digest of its definition's source, and loads as that class again, never as a built-in of the
+same name, nor as another class of that name or an edited one (its digest would differ: the
+network would compute something other than what it was trained with). Loading finds the class
+only among the modules already imported, and imports nothing a file names: import the class's
+module before loading (the error says so). See :mod:`tinynet.saving_activations`.
+
 Saving goes through :func:`tinynet.files.write_whole`: a temporary of its own beside the
 destination, created exclusively, fsync'ed, then renamed into place atomically, so an
 interrupted save, a killed one or two at once leave a complete file, old or new.
@@ -28,14 +36,16 @@ Loading trusts nothing in the file, and reads no more than it allows:
   would expand to (and zipfile checks its CRC);
 * the contents must make sense: ``sizes`` lists layer sizes >= 1 whose parameters fit in
   :data:`MAX_LOAD_BYTES`, every entry has its type and one value per layer, W and b are
-  float64 of the shapes ``sizes`` gives.
+  float64 of the shapes ``sizes`` gives, an activation class is an Activation subclass
+  already imported whose definition has the digest saved, and its fields are finite numbers.
 
 A file that fails any of these, whatever the cause (not a zip archive, truncated, bytes
 flipped, a bad CRC, a bad header, sizes or shapes beyond the limits, a deflate bomb, entries
-of the wrong type or shape, names no activation or initializer can be built from) raises
+of the wrong type or shape, names no activation or initializer can be built from, an
+activation class not imported or of another definition) raises
 :class:`~tinynet.validation.FileFormatError`, naming the path and what is wrong. A path with
-no file raises FileNotFoundError; a well-formed initializer name that is not registered
-raises UnknownNameError, saying how to register it.
+no file raises FileNotFoundError; a well-formed initializer name that is not registered raises
+UnknownNameError, saying how to register it.
 """
 
 from __future__ import annotations
@@ -52,7 +62,8 @@ from typing import IO
 
 import numpy as np
 
-from . import init, packing
+from . import init, packing, saving_activations
+from .activations import BUILT_IN, get_activation
 from .files import write_whole
 from .layers import Layer
 from .network import Network
@@ -63,11 +74,15 @@ __all__ = ["FORMAT", "VERSION", "MAX_LOAD_BYTES", "MAX_DIRECTORY_BYTES", "MAX_ME
            "MAX_HEADER_BYTES", "MAX_NAME_LENGTH", "FileFormatError", "save", "load"]
 
 FORMAT = "tinynet-network"
-VERSION = 3
+VERSION = 4
 """Format 2 added drawn biases (entry ``bias_initializers``), format 3 the optimizer's state
-(entries ``optimizer``, ``optimizer_hyperparameters``, ``optimizer_state``). A file is
-written in the lowest format that holds it: a network with constant biases and no optimizer
-state as format 1, which every version of tinynet reads."""
+(entries ``optimizer``, ``optimizer_hyperparameters``, ``optimizer_state``), format 4
+activations of your own (entries ``activation_classes``, ``activation_digests`` and their
+fields). A file is written in
+the lowest format that holds it: a network of built-in activations with constant biases and no
+optimizer state as format 1, which every version of tinynet reads; only a network with an
+activation of your own as format 4, which an older tinynet refuses (by its version) rather
+than load a built-in in its place."""
 
 MAX_LOAD_BYTES = 2**30
 """The most :func:`load` reads: a file's size on disk, and the total size of its arrays
@@ -84,8 +99,8 @@ more with NumPy's ZIP64 fields). Read before the members can be counted, so it b
 work of refusing a file of a million empty entries."""
 
 MAX_MEMBERS = 10_000
-"""The most arrays a file may hold: a network of L layers has 2 L + 9 at most, so networks
-of up to 4,995 layers load."""
+"""The most arrays a file may hold: a network of L layers has 2 L + 14 at most, and one more
+for each field of its own activations, so networks of up to 4,993 layers load."""
 
 MAX_HEADER_BYTES = 10_000
 """The longest ``.npy`` header read (NumPy's own limit); tinynet writes about 128 bytes."""
@@ -98,7 +113,7 @@ _LENGTH_FIELD = {(1, 0): 2, (2, 0): 4}
 """The bytes of a ``.npy`` header's length field, by the format versions read."""
 
 _KINDS = {"activations": "U", "alphas": "iuf", "inits": "U", "bias_inits": "iuf",
-          "bias_initializers": "U"}
+          "bias_initializers": "U", "activation_classes": "U", "activation_digests": "U"}
 """The dtype kinds of the per-layer entries: text ("U") or real numbers."""
 
 
@@ -163,17 +178,19 @@ def save(net: Network, path: str | os.PathLike) -> Path:
         path = path.with_name(path.name + ".npz")
     biases = _bias_entries(net)
     optimizer = _optimizer_entries(net)
-    if optimizer:  # format 3 has every entry of format 2
+    activations = saving_activations.entries([layer.activation for layer in net.layers])
+    version = 4 if activations else 3 if optimizer else 2 if "bias_initializers" in biases else 1
+    if version >= 3:  # formats 3 and 4 have every entry of format 2
         biases.setdefault("bias_initializers", np.full(len(net.layers), ""))
     arrays = {
-        "format": np.array(FORMAT),
-        "version": np.array(3 if optimizer else 2 if "bias_initializers" in biases else 1),
+        "format": np.array(FORMAT), "version": np.array(version),
         "sizes": np.array(net.sizes, dtype=np.int64), "seed": np.array(net.seed, dtype=np.int64),
         "activations": np.array([layer.activation.name for layer in net.layers]),
-        "alphas": np.array([layer.activation.alpha for layer in net.layers]),
+        "alphas": np.array([layer.activation.alpha if type(layer.activation) in BUILT_IN else
+                            np.nan for layer in net.layers]),  # NaN: the fields hold it
         "inits": np.array([_savable_name(layer.init, layer.shape, layer, f"layer {i}'s initializer")
                            for i, layer in enumerate(net.layers)]),
-        **biases, **optimizer,
+        **biases, **optimizer, **activations,
     }
     for i, layer in enumerate(net.layers):
         arrays[f"W{i}"], arrays[f"b{i}"] = layer.W, layer.b
@@ -350,11 +367,13 @@ def _sizes(arrays: dict[str, np.ndarray], path: Path) -> list[int]:
 
 def _entries(arrays: dict[str, np.ndarray], version: int, layers: int,
              path: Path) -> dict[str, np.ndarray]:
-    """The per-layer entries (activations, alphas, inits, bias_inits, bias_initializers),
-    each with one value of its kind per layer."""
+    """The per-layer entries (activations, alphas, inits, bias_inits, bias_initializers,
+    activation_classes, activation_digests), each with one value of its kind per layer."""
     entries = {key: arrays.get(key) for key in _KINDS}
     if version < 2:
         entries["bias_initializers"] = np.full(layers, "")
+    if version < 4:
+        entries["activation_classes"] = entries["activation_digests"] = np.full(layers, "")
     for key, entry in entries.items():
         if entry is None or entry.shape != (layers,):
             raise FileFormatError(f"{path} describes {layers} layers but its entry {key!r} is "
@@ -415,15 +434,17 @@ def load(path: str | os.PathLike) -> Network:
     entries = _entries(arrays, version, len(sizes) - 1, path)
     parameters = _parameters(arrays, sizes, path)
     layers = []
-    for i, (activation, alpha, init_name, bias_constant, bias_name) in \
+    for i, (name, alpha, init_name, bias_constant, bias_name, qualified, digest) in \
             enumerate(zip(*entries.values())):
+        own = None if str(qualified) == "" else \
+            saving_activations.rebuilt(str(qualified), str(digest), arrays, i, path)
         initializer = _initializer(str(init_name), path, f"layer {i}'s initializer")
         bias_init = float(bias_constant) if str(bias_name) == "" else \
             _initializer(str(bias_name), path, f"layer {i}'s bias initializer")
         try:
-            layers.append(Layer(sizes[i], sizes[i + 1], activation=str(activation),
-                                init=initializer, alpha=float(alpha), bias_init=bias_init,
-                                rng=None))
+            activation = own if own is not None else get_activation(str(name), float(alpha))
+            layers.append(Layer(sizes[i], sizes[i + 1], activation=activation,
+                                init=initializer, bias_init=bias_init, rng=None))
         except (ValueError, TypeError) as error:
             raise FileFormatError(f"{path}: layer {i} cannot be rebuilt: {error}") from None
     try:
