@@ -90,6 +90,17 @@ def workdir(tmp_path, monkeypatch):
     (tmp_path / "file.txt").write_text("a regular file\n")
     (tmp_path / "dir").mkdir()
     (tmp_path / "c-2-2-1.png").mkdir()  # where --curves c.png writes 2-2-1's, over shapes
+    # --save-failed folders that would fail its writes after training
+    (tmp_path / "to_file").symlink_to(tmp_path / "file.txt")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nothing here")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "shape_file").mkdir()
+    (tmp_path / "shape_file" / "2-2-2-1").write_text("where the shape's folder goes\n")
+    (tmp_path / "shape_link").mkdir()
+    (tmp_path / "shape_link" / "2-2-2-1").symlink_to(tmp_path / "nothing here")
+    (tmp_path / "arm_file" / "2-2-2-1").mkdir(parents=True)
+    (tmp_path / "arm_file" / "2-2-2-1" / "normal").write_text("where the arm's folder goes\n")
+    (tmp_path / "seed_dir" / "2-2-2-1" / "normal" / "seed0.json").mkdir(parents=True)
     for name, text in MODULES.items():
         (tmp_path / f"{name}.py").write_text(text)
     monkeypatch.chdir(tmp_path)
@@ -333,10 +344,12 @@ CASES = [
     *[entry for flag, suffix in (("--json", "json"), ("--csv", "csv"), ("--plot", "png"),
                                  ("--gallery", "png"), ("--curves", "png"))
       for entry in (
-          case(flag, "{tmp}/dir", rf"{flag} .*/dir: exists and is not a regular file",
+          case(flag, "{tmp}/dir", rf"{flag} .*/dir: .*/dir is a directory, not a regular file",
                name=f"{flag.lstrip('-')} a directory"),
-          case(flag, "/dev/full", rf"{flag} /dev/full: exists and is not a regular file"),
-          case(flag, "/dev/null", rf"{flag} /dev/null: exists and is not a regular file"),
+          case(flag, "/dev/full", rf"{flag} /dev/full: /dev/full is not a regular file \(it is "
+                                  r"a character device\)"),
+          case(flag, "/dev/null", rf"{flag} /dev/null: /dev/null is not a regular file \(it is "
+                                  r"a character device\)"),
           case(flag, f"/no/such/folder/r.{suffix}", rf"{flag} /no/such/folder/r\.{suffix}",
                name=f"{flag.lstrip('-')} in a missing folder"),
           case(flag, f"{{tmp}}/file.txt/r.{suffix}", rf"{flag} .*file\.txt/r\.{suffix}",
@@ -352,8 +365,8 @@ CASES = [
     case("--plot", "{tmp}/g-2-2-1.png", r"--gallery .*g\.png \(for 2-2-1\) writes .*g-2-2-1\.png,"
          r" as --plot .*g-2-2-1\.png does", "--gallery", "{tmp}/g.png", "--preset", "widths",
          name="a gallery's per-shape name is the plot's"),
-    case("--curves", "{tmp}/c.png", r"--curves .*c\.png \(for 2-2-1\) writes .*c-2-2-1\.png, "
-         r"which exists and is not a regular file", "--preset", "widths",
+    case("--curves", "{tmp}/c.png", r"--curves .*c\.png \(for 2-2-1\): .*c-2-2-1\.png is a "
+         r"directory, not a regular file", "--preset", "widths",
          name="a per-shape name is a directory"),
     case("--json", "{tmp}/catalogue_nan_init.py", r"--json .*catalogue_nan_init\.py would "
          r"overwrite .*catalogue_nan_init\.py, the --import module catalogue_nan_init",
@@ -387,6 +400,25 @@ CASES = [
          name="save-failed in a regular file"),
     case("--save-failed", "{tmp}/out", r"--save-failed .*out|--json .*out", "--json",
          "{tmp}/out", name="save-failed the folder --json writes as a file"),
+    case("--save-failed", "{tmp}/to_file", r"--save-failed .*to_file: .*to_file is a regular "
+         r"file", name="save-failed a symlink to a regular file"),
+    case("--save-failed", "{tmp}/dangling", r"--save-failed .*dangling: .*dangling is a "
+         r"symlink to nothing", name="save-failed a dangling symlink"),
+    case("--save-failed", "{tmp}/loop", r"--save-failed .*loop: .*loop is a symlink in a loop",
+         name="save-failed a symlink to itself"),
+    case("--save-failed", "{tmp}/" + "f" * 300, r"--save-failed .*f{300}: .*File name too long",
+         name="save-failed a name too long"),
+    case("--save-failed", "{tmp}/shape_file", r"--save-failed .*shape_file: .*2-2-2-1 is a "
+         r"regular file", name="save-failed with a file where the shape's folder goes"),
+    case("--save-failed", "{tmp}/shape_link", r"--save-failed .*shape_link: .*2-2-2-1 is a "
+         r"symlink to nothing", name="save-failed with a dangling symlink where the shape's "
+                                     "folder goes"),
+    case("--save-failed", "{tmp}/arm_file", r"--save-failed .*arm_file: .*normal is a "
+         r"regular file", "--init", "normal",
+         name="save-failed with a file where the arm's folder goes"),
+    case("--save-failed", "{tmp}/seed_dir", r"--save-failed .*seed_dir: .*seed0\.json is a "
+         r"directory, not a regular file", "--init", "normal",
+         name="save-failed with a folder where a failed seed's file goes"),
     # --workers
     case("--workers", "abc", r"--workers.*'abc'"),
     case("--workers", "nan", r"--workers.*'nan'"),

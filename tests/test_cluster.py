@@ -26,7 +26,8 @@ import tinynet
 from tinynet.results import EnsembleResult
 from tinynet.xor import Arm, Setup, Task, get_preset, run_seed_ranges, run_study
 from tinynet.xor.blocks import BLOCK_SEEDS, BlockError, block_size, blocks
-from tinynet.xor.cli import DASK_MISSING, main
+from tinynet.xor.cli import main
+from tinynet.xor.cluster import DASK_MISSING
 
 pytestmark = [pytest.mark.unrolled, pytest.mark.slow]  # the default kernels, on the workers as here
 
@@ -318,7 +319,7 @@ def cli_error(arguments: list[str], capsys) -> str:
 
 
 def test_a_scheduler_without_workers_ends_with_one_line(capsys, monkeypatch):
-    monkeypatch.setattr("tinynet.xor.cli.WORKERS_TIMEOUT", 2.0)
+    monkeypatch.setattr("tinynet.xor.cluster.WORKERS_TIMEOUT", 2.0)
     with LocalCluster(n_workers=0, processes=True, dashboard_address=":0",
                       silence_logs=logging.ERROR) as cluster:
         err = cli_error(["--scheduler", cluster.scheduler_address], capsys)
@@ -346,6 +347,55 @@ def test_a_worker_with_edited_tinynet_code_is_refused(lone_cluster, capsys):
     (worker,) = lone_cluster.scheduler_info()["workers"]
     err = cli_error(["--scheduler", lone_cluster.scheduler.address], capsys)
     assert f"{worker} runs other code of tinynet; give every worker this tinynet" in err
+
+
+OTHER_CODE = "0123456789abcdef"
+"""The tinynet code hash a spoiled worker claims: another copy of tinynet than this one."""
+
+
+def spoil_code_hash(client) -> None:
+    """Make every worker of ``client`` report :data:`OTHER_CODE` as its tinynet code hash from
+    now on, as a worker with another copy of tinynet would: the start-up check is past."""
+    client.run(lambda: setattr(__import__("tinynet.xor.blocks", fromlist=["_"]),
+                               "_package_hash", lambda: OTHER_CODE))
+
+
+def test_a_block_trained_with_other_code_stops_the_study_naming_worker_and_hashes(
+        lone_cluster):
+    """A worker that joins after the start-up check with another tinynet: its block's own
+    hash gives it away, and the study stops instead of mixing its results in."""
+    from tinynet.xor.blocks import _package_hash
+    spoil_code_hash(lone_cluster)
+    (worker,) = lone_cluster.scheduler_info()["workers"]
+    with pytest.raises(BlockError) as error:
+        run_study([Arm("normal")], Setup(seeds=64, epochs=10), progress=False,
+                  executor=lone_cluster, block_seeds=64)
+    assert str(error.value) == (
+        f"arm 'normal', seeds 0-63: worker {worker} ran other tinynet code (hash "
+        f"{OTHER_CODE[:12]}) than this process (hash {_package_hash()[:12]}); give every "
+        "worker this tinynet")
+
+
+def test_the_cli_checks_every_block_not_only_the_workers_at_the_start(lone_cluster, capsys,
+                                                                      monkeypatch):
+    """The workers pass the start-up check, then (as a late worker with other code would)
+    train with another tinynet: the CLI ends with status 1 and one line, and prints no
+    table."""
+    from tinynet.xor import cluster
+    checked = cluster.check_workers
+
+    def check_then_spoil(parser, client, *args) -> None:
+        checked(parser, client, *args)
+        spoil_code_hash(client)
+
+    monkeypatch.setattr(cluster, "check_workers", check_then_spoil)
+    (worker,) = lone_cluster.scheduler_info()["workers"]
+    with pytest.raises(SystemExit) as exit:
+        main(["--seeds", "64", "--epochs", "10", "--scheduler", lone_cluster.scheduler.address])
+    assert exit.value.code == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    assert f"worker {worker} ran other tinynet code (hash {OTHER_CODE[:12]})" in err
 
 
 def test_an_import_module_edited_since_the_workers_imported_it_is_sent_again(lone_cluster,
@@ -399,7 +449,7 @@ def test_without_dask_the_cluster_flags_say_how_to_install_it(monkeypatch, capsy
     (["--scheduler", "tcp://127.0.0.1:1"], "cannot reach it"),
 ])
 def test_bad_cluster_flags_are_one_line(arguments, message, capsys, monkeypatch):
-    monkeypatch.setattr("tinynet.xor.cli.CONNECT_TIMEOUT", "1s")
+    monkeypatch.setattr("tinynet.xor.cluster.CONNECT_TIMEOUT", "1s")
     with pytest.raises(SystemExit) as exit:
         main(["--seeds", "64", "--epochs", "10", *arguments])
     assert exit.value.code == 2

@@ -201,6 +201,34 @@ def test_an_eps_that_rounds_away_is_refused(eps):
         gradcheck(net, X, y, eps=eps)
 
 
+def test_an_eps_too_large_for_the_parameters_is_refused_not_called_a_bug():
+    """At eps = 1000 the central difference measures the loss far from the parameters: a
+    correct 2-3-1 on XOR was reported "FAILED ... the backward pass has a bug"."""
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 3, 1], seed=0)
+    before = [p.copy() for p in net.parameters()]
+    with pytest.raises(ValueError, match=r"^eps must be small beside the parameters' scale, "
+                                         r"got eps=1000: expected eps <= 0\.01 \(0\.01 x "
+                                         r"max\(1, largest \|parameter\| 0\.922\d*\)\); "
+                                         r"[^\n]*$"):
+        gradcheck(net, X, y, eps=1000.0)
+    for p, q in zip(net.parameters(), before):
+        np.testing.assert_array_equal(p, q)
+    assert not gradcheck(net, X, y).failed  # the default eps checks it as before
+
+
+def test_the_largest_eps_grows_with_the_parameters():
+    """Parameters of order 100 bend the loss over steps of order 100: eps = 0.5 is small
+    there, and refused beside parameters of order 1."""
+    net, X, y = tanh_then_identity()
+    with pytest.raises(ValueError, match=r"got eps=0\.5: expected eps <= 0\.01366"):
+        gradcheck(net, X, y, eps=0.5)
+    for p in net.parameters():
+        p *= 100.0
+    assert gradcheck(net, X, y, eps=0.5).eps == 0.5
+    assert gradcheck(net, X, y, eps=1e-4).passed
+
+
 @pytest.fixture
 def doubled_dW(monkeypatch):
     """A broken backward pass: every dW doubled (db right)."""

@@ -94,11 +94,19 @@ def test_a_cold_kernel_is_announced_once_before_it_compiles(tmp_path, monkeypatc
     assert "compiling" not in capsys.readouterr().err
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
+def default_stop_signals() -> None:
+    """A preexec_fn: SIGINT's and SIGHUP's default dispositions in the child (a suite started
+    with ``nohup``, or in the background, inherits them ignored; see ``default_sigint``)."""
+    default_sigint()
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP") or os.name != "posix", reason="POSIX signals")
 @pytest.mark.parametrize("epochs,stop,status,word", [
     (5_000_000, signal.SIGINT, 130, "interrupted"),
     (10**12, signal.SIGINT, 130, "interrupted"),   # 10**12: any length stops at Ctrl-C
     (10**12, signal.SIGTERM, 143, "terminated"),   # kill, a batch system's time limit
+    (10**12, getattr(signal, "SIGHUP", None), 129, "terminated"),  # the terminal closed
 ])
 def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path, epochs, stop, status,
                                                                  word):
@@ -113,7 +121,8 @@ def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path, epoch
         command + ["--seeds", "2000", "--epochs", str(epochs), "--progress", "--json",
                    str(out / "r.json"), "--gallery", str(out / "g.png"), "--save-failed",
                    str(out / "failed")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=default_stop_signals)
     line = process.stderr.readline()
     while line and f"of {epochs:,} epochs" not in line:  # the arm's first progress line
         line = process.stderr.readline()

@@ -301,6 +301,7 @@ def gradcheck(net: Network, X: object, y: object, eps: float = 1e-6,
             raise ValueError(f"net's parameters must be finite, got {name}{list(bad)} = "
                              f"{parameter[bad]}")
     _check_steps_move(net, eps)
+    _check_step_small(net, eps)
 
     loss = mse(net.forward(X), y)
     z = [layer.pre_activation.copy() for layer in net.layers]
@@ -337,6 +338,34 @@ def _check_steps_move(net: Network, eps: float) -> None:
                              f"to itself; expected eps > {4 * needed:.2g} (4 times the "
                              "largest spacing of floats among the parameters; "
                              "the default 1e-6 suits parameters of order 1)")
+
+
+EPS_SCALE = 1e-2
+"""The largest step :func:`gradcheck` takes, as a fraction of the parameters' scale
+max(1, max |θ|): see :func:`_check_step_small`."""
+
+
+def _check_step_small(net: Network, eps: float) -> None:
+    """Raise ValueError if ``eps`` is too large for the parameters' scale
+    s = max(1, max |θ|), that is if eps > EPS_SCALE · s.
+
+    Why. n = L' + eps² L'''/6 + eps⁴ L⁽⁵⁾/120 + ..., and n's estimated error (Richardson's,
+    from n and n½) takes the eps² term for the whole truncation error. A network's loss bends
+    over distances of about s in its parameters (a step moves a pre-activation z by eps·|x|,
+    the activations bend where |z| is of order 1, and larger parameters stretch that), so
+    L⁽ᵏ⁾ is about L'/s^(k-1) and each term of the series about (eps/s)² times the one before.
+    At eps = s/100 the terms the estimate leaves out are 1e-4 of the one it takes; at eps of
+    the order of s or more, n measures the loss's shape far from θ, not its slope at θ, and
+    neither n nor its estimated error mean anything: a correct 2-3-1 on XOR was reported
+    FAILED at eps = 30 and 1000."""
+    largest = max(float(np.max(np.abs(p))) for p in net.parameters())
+    bound = EPS_SCALE * max(1.0, largest)
+    if eps > bound:
+        raise ValueError(f"eps must be small beside the parameters' scale, got eps={eps:g}: "
+                         f"expected eps <= {bound:g} ({EPS_SCALE:g} x max(1, largest "
+                         f"|parameter| {largest:g})); the central difference is the slope at the "
+                         "parameters only for steps small beside them (the default 1e-6 suits "
+                         "parameters of order 1)")
 
 
 def _named_parameters(net: Network) -> list[tuple[str, np.ndarray]]:

@@ -29,7 +29,9 @@ compares), :mod:`~tinynet.xor.outcome`
 (success and failure), :mod:`~tinynet.xor.report` (comparisons, tables, files),
 :mod:`~tinynet.xor.bench` (running a study), :mod:`~tinynet.xor.blocks` (in seed blocks),
 :mod:`~tinynet.xor.sweep`, :mod:`~tinynet.xor.presets`, :mod:`~tinynet.xor.ranges`,
-:mod:`~tinynet.xor.depth`, :mod:`~tinynet.xor.fixes` and :mod:`~tinynet.xor.cli`.
+:mod:`~tinynet.xor.depth`, :mod:`~tinynet.xor.fixes` and :mod:`~tinynet.xor.cli` (the
+command, with :mod:`~tinynet.xor.cluster`, :mod:`~tinynet.xor.outputs`,
+:mod:`~tinynet.xor.failed` and :mod:`~tinynet.xor.interrupts`).
 """
 
 from .arms import DEFAULT_SETUP, Arm, Setup, build_network

@@ -13,7 +13,9 @@ process pool reports the loss as a :class:`BlockError`): a seed's training depen
 seed alone. (The NumPy backend sums in an order that depends on how many members train
 together, so it is refused here.) Workers must run the same tinynet code as the driver, and
 the same ``--import`` modules: :func:`code_identity` says which, and the CLI compares it on
-every worker before it sends anything.
+every worker before it sends anything. A worker may join later, so every block also carries
+the hash of the tinynet code it ran (computed once per worker process), and the driver
+refuses a block whose hash is not its own (:func:`run_blocks`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import os
+import socket
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, ThreadPoolExecutor, \
@@ -40,8 +44,8 @@ from ..validation import check_int
 from .arms import Arm, Setup, build_network
 from .outcome import THRESHOLD
 
-__all__ = ["BLOCK_SEEDS", "Block", "BlockError", "train", "train_block", "block_size",
-           "check_block_seeds", "run_blocks", "code_identity"]
+__all__ = ["BLOCK_SEEDS", "Block", "BlockResult", "BlockError", "train", "train_block",
+           "block_size", "check_block_seeds", "run_blocks", "code_identity"]
 
 BLOCK_SEEDS = 4096
 """The most seeds a block gets unless told otherwise (:func:`block_size`): on 2 workers, 1,024
@@ -117,17 +121,54 @@ def _file_hash(path: str) -> str:
         return f"unreadable ({error.strerror})"
 
 
-def train_block(block: Block) -> tuple[EnsembleResult, np.ndarray, float]:
-    """Run on a worker: :func:`train` on one thread (restored after); the ensemble's result
-    (S members), the trained parameters (S, P) and the seconds it took."""
+@dataclass(frozen=True)
+class BlockResult:
+    """What a worker sends back for a block: the ensemble's result (S members), the trained
+    parameters (S, P), the seconds it took, and which worker ran it with which tinynet code
+    (:func:`_package_hash`), so that the driver can check every block's code, not only the
+    workers present when the run started."""
+
+    result: EnsembleResult
+    trained: np.ndarray
+    seconds: float
+    worker: str
+    code: str
+
+
+def train_block(block: Block) -> BlockResult:
+    """Run on a worker: :func:`train` on one thread (restored after), with the worker's name
+    and code hash."""
     backend = compiled.load()
     previous = backend.use_threads(1)
     try:
         started = time.perf_counter()
         result, trained = train(block.arm, block.setup, block.record_every)
-        return result, trained, time.perf_counter() - started
+        return BlockResult(result, trained, time.perf_counter() - started, _worker_name(),
+                           _package_hash())
     finally:
         backend.use_threads(previous)
+
+
+def _worker_name() -> str:
+    """Where this block runs: the Dask worker's address, else this process's id and host (a
+    process pool's worker)."""
+    if "distributed" in sys.modules:  # a Dask worker has imported it; no one else needs to
+        try:
+            return sys.modules["distributed"].get_worker().address
+        except ValueError:  # not in a Dask worker after all
+            pass
+    return f"process {os.getpid()} on {socket.gethostname()}"
+
+
+def _check_code(block: Block, part: BlockResult, here: str) -> None:
+    """Raise :class:`BlockError` if ``part`` was trained with other tinynet code than
+    ``here``, this process's: a worker that joined the cluster after the start-up check
+    (:func:`tinynet.xor.cluster.check_workers`) with another copy of tinynet would otherwise
+    mix its results into the study unseen."""
+    if part.code != here:
+        raise BlockError(f"{block}: worker {part.worker} ran other tinynet code (hash "
+                         f"{part.code[:12]}) than this process (hash {here[:12]}); give every "
+                         "worker this tinynet")
 
 
 def blocks(arm: Arm, setup: Setup, block_seeds: int,
@@ -193,8 +234,9 @@ def run_blocks(arms: list[Arm], setup: Setup, executor: object, block_seeds: int
     ``executor``; per arm, in seed order: the ensemble's result (S members), the trained
     parameters (S, P) and the workers' seconds summed over its blocks.
 
-    All blocks are submitted at once. A block that raises stops the run with a
-    :class:`BlockError` naming its arm and seeds, and the blocks not yet started are
+    All blocks are submitted at once. A block that raises, or that a worker trained with
+    other tinynet code than this process's (each block says which it ran), stops the run with
+    a :class:`BlockError` naming its arm and seeds, and the blocks not yet started are
     cancelled. ``progress`` prints on stderr how many blocks are done, every 10 s (every
     second on a terminal)."""
     if setup.backend != "numba":
@@ -206,7 +248,8 @@ def run_blocks(arms: list[Arm], setup: Setup, executor: object, block_seeds: int
     pending = {pool.submit(train_block, block): (a, b, block)
                for a, arm in enumerate(arms)
                for b, block in enumerate(blocks(arm, setup, block_seeds, record_every))}
-    done: dict[tuple[int, int], tuple] = {}
+    done: dict[tuple[int, int], BlockResult] = {}
+    here = _package_hash()
     total, started = len(pending), time.perf_counter()
     every = 1.0 if sys.stderr.isatty() else 10.0
     shown = started
@@ -216,9 +259,11 @@ def run_blocks(arms: list[Arm], setup: Setup, executor: object, block_seeds: int
             for future in finished:
                 a, b, block = pending.pop(future)
                 try:
-                    done[a, b] = future.result()
+                    part = future.result()
                 except Exception as error:  # concurrent.futures' CancelledError included
                     raise BlockError(f"{block}: {_one_line(error)}") from error
+                _check_code(block, part, here)
+                done[a, b] = part
             if progress and (not finished or time.perf_counter() - shown >= every
                              or not pending):  # a wait that timed out, or every `every` s
                 shown = time.perf_counter()
@@ -232,8 +277,9 @@ def run_blocks(arms: list[Arm], setup: Setup, executor: object, block_seeds: int
             for a in range(len(arms))]
 
 
-def _assemble(parts: list[tuple]) -> tuple[EnsembleResult, np.ndarray, float]:
+def _assemble(parts: list[BlockResult]) -> tuple[EnsembleResult, np.ndarray, float]:
     """One arm's blocks, in seed order, as one result."""
-    return (EnsembleResult.concatenate([part[0] for part in parts]),
-            np.concatenate([part[1] for part in parts]), sum(part[2] for part in parts))
+    return (EnsembleResult.concatenate([part.result for part in parts]),
+            np.concatenate([part.trained for part in parts]),
+            sum(part.seconds for part in parts))
 

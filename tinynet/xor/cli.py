@@ -28,35 +28,29 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
-import json
-import logging
 import os
-import re
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 
-import numpy as np
-
 from .. import data, init, plots
-from ..files import batch, write_whole
 from ..activations import ACTIVATIONS
+from ..files import batch, write_whole
 from ..losses import LOSSES
 from ..optimizers import OPTIMIZERS, Adam, Momentum
-from .arms import DEFAULT_SETUP, Arm, Setup
-from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds, code_identity
-from .task import Task
 from ..results import UPDATES
 from ..text import reader_gone
-from ..validation import summarised
+from .arms import DEFAULT_SETUP, Arm, Setup
+from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds
+from .cluster import cluster
+from .failed import check_folder, save_failed
+from .interrupts import exit_status, stop_signals_as_interrupt, stopped_message
+from .outputs import check_output_names, check_outputs, shape_path
 from .presets import PRESETS, get_preset
 from .ranges import SeedRanges, run_seed_ranges
-from .report import Study, finite_or_none
 from .sweep import run_sweep
+from .task import Task
 
 __all__ = ["main", "command", "parse_args", "split_specs", "add_progress_flag", "show_progress"]
 
@@ -66,19 +60,9 @@ DEFAULT_INIT = "he_leaky"
 GALLERY_SEEDS = 10
 """How many seeds of each arm --gallery draws without --gallery-seeds."""
 
-CONNECT_TIMEOUT = "10s"
-"""How long --scheduler tries to reach the scheduler."""
-
-WORKERS_TIMEOUT = 30.0
-"""How long, in seconds, --scheduler or --workers waits for a first worker before it gives
-up."""
-
 GC_THRESHOLD = 10_000
 """How many new container objects start a collection of Python's cyclic garbage collector's
 youngest generation while the command runs (Python's own default is 700); see :func:`command`."""
-
-DASK_MISSING = ('--scheduler and --workers run the study on Dask, which is not installed: '
-                'pip install "dask[distributed]" (in a tinynet checkout: pip install ".[dask]")')
 
 
 def split_specs(text: str) -> list[str]:
@@ -326,7 +310,7 @@ def parse_args(argv: list[str] | None = None,
                         metavar="MODULE", help="import MODULE first, e.g. one that registers "
                                                "your own initializer; repeatable")
     args = parser.parse_args(argv)
-    _check_outputs(parser, args)
+    check_outputs(parser, args)
     for name in ("plot", "gallery", "curves"):
         if str(getattr(args, name)) == "-":
             parser.error(f"--{name} writes a PNG file; '-' (stdout) is for --json and --csv")
@@ -351,53 +335,6 @@ def parse_args(argv: list[str] | None = None,
         except ValueError as error:
             parser.error(str(error))
     return parser, args
-
-
-OUTPUTS = ("json", "csv", "plot", "gallery", "curves")
-"""The flags that name a file to write."""
-
-
-def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Refuse, before training, an output that could not be written or would be lost: a
-    folder that cannot be written into, a path that exists but is not a regular file (a
-    folder, or a device such as /dev/full). Two outputs naming one file are refused once the
-    shapes are known (:func:`_check_output_names`)."""
-    named: dict[Path, str] = {}
-    for name in OUTPUTS:
-        path = getattr(args, name)
-        if path is None or str(path) == "-":
-            continue
-        flag = f"--{name} {path}"
-        folder = path.parent.resolve()
-        if not folder.is_dir() or not os.access(folder, os.W_OK):
-            parser.error(f"{flag}: cannot write into {folder} (not a folder that can be "
-                         "written)")
-        if path.exists() and not path.is_file():
-            parser.error(f"{flag}: exists and is not a regular file; give the path of a file "
-                         "to write")
-        if name in ("plot", "gallery", "curves"):
-            _check_image_suffix(parser, flag, path)
-        named[path.resolve()] = f"--{name}"
-    if args.save_failed is not None:
-        target = args.save_failed.resolve()
-        existing = target if target.exists() else target.parent  # made if missing
-        if not existing.is_dir() or not os.access(existing, os.W_OK):
-            why = "not a folder" if not existing.is_dir() else "read-only"
-            parser.error(f"--save-failed {args.save_failed}: not a directory that can be "
-                         f"written ({existing} is {why})")
-        for path, flag in named.items():
-            if path == target or target in path.parents:
-                parser.error(f"--save-failed {args.save_failed}: {flag} writes {path}, in or "
-                             "at the folder for the failed seeds; give them different paths")
-
-
-def _check_image_suffix(parser: argparse.ArgumentParser, flag: str, path: Path) -> None:
-    """Refuse an image path whose suffix names no format matplotlib writes (it would fail
-    only after training)."""
-    try:
-        plots.figure_format(path, flag)
-    except ValueError as error:
-        parser.error(str(error))
 
 
 def _design(parser: argparse.ArgumentParser,
@@ -463,26 +400,30 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     Bad arguments exit with status 2 and one line on stderr; a reader of stdout that goes away
     (``| head``) ends the run quietly with status 1; Ctrl-C ends it with status 130 and one
     line saying which files were written (each file is written whole or not at all); SIGTERM
-    (``kill``, a batch system's time limit) the same way, with status 143.
+    (``kill``, a batch system's time limit) and SIGHUP (a closed terminal) the same way, with
+    status 143 and 129 (:mod:`~tinynet.xor.interrupts`).
     """
     parser, args = parse_args(argv, prog)
     try:
         arms, setups = _design(parser, args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
-    _check_output_names(parser, args, [setup.shape for setup in setups])
+    check_output_names(parser, args, [setup.shape for setup in setups])
+    if args.save_failed is not None:
+        try:
+            check_folder(args.save_failed, [setup.shape for setup in setups],
+                         [arm.name for arm in arms], setups[0].seed_range)
+        except (ValueError, OSError) as error:
+            parser.error(f"--save-failed {args.save_failed}: {error}")
     if isinstance(args.init, _Every):
         print(args.init.note(), file=sys.stderr)
     written: list[Path] = []
     try:
-        with _cluster(parser, args) as executor, _sigterm_as_interrupt():
+        with cluster(parser, args) as executor, stop_signals_as_interrupt():
             _run(args, arms, setups, written, executor)
     except KeyboardInterrupt as stop:
-        terminated = isinstance(stop, Terminated)
-        print(("terminated" if terminated else "interrupted") + ": " +
-              ("nothing was written" if not written else
-               "wrote only " + ", ".join(map(str, written))), file=sys.stderr)
-        sys.exit(143 if terminated else 130)
+        print(stopped_message(stop, written), file=sys.stderr)
+        sys.exit(exit_status(stop))
     except BrokenPipeError:  # the reader went away (| head): stop quietly, as Unix tools do
         reader_gone()
     except BlockError as error:  # a task failed on the cluster: not a bad argument
@@ -511,164 +452,6 @@ def command(prog: str | None = None) -> None:
         main(prog=prog)
     finally:
         gc.freeze()
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where Ctrl-C's KeyboardInterrupt would be, so that it stops a run the
-    same way: between chunks, the networks as they were, only whole files written."""
-
-
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """Within the block, SIGTERM raises :class:`Terminated` (in the main thread only, where
-    Python runs signal handlers); the previous handler is put back after."""
-    if not hasattr(signal, "SIGTERM") or threading.current_thread() is not \
-            threading.main_thread():
-        yield
-        return
-
-    def terminate(signum: int, frame: object) -> None:
-        raise Terminated
-
-    previous = signal.signal(signal.SIGTERM, terminate)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-@contextmanager
-def _cluster(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Iterator[object]:
-    """The Dask client to train on (--workers: a local cluster, closed on the way out;
-    --scheduler: a running one), or None to train in this process."""
-    if args.workers is None and args.scheduler is None:
-        yield None
-        return
-    try:
-        from dask.distributed import Client, LocalCluster
-    except ImportError:
-        parser.error(DASK_MISSING)
-    if args.workers is not None:
-        # The workers start with SIGINT ignored (they inherit that): a Ctrl-C reaches every
-        # process of the terminal's group, and it is this one's to handle, by closing them.
-        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1,
-                                   processes=True, dashboard_address=None,
-                                   silence_logs=logging.ERROR)
-        finally:
-            signal.signal(signal.SIGINT, handler)
-        with cluster, Client(cluster) as client:
-            _check_workers(parser, client, f"--workers {args.workers}", args.modules)
-            yield client
-        return
-    try:
-        client = Client(args.scheduler, timeout=CONNECT_TIMEOUT)
-    except (OSError, TimeoutError, ValueError) as error:
-        parser.error(f"--scheduler {args.scheduler}: cannot reach it ({error})")
-    with client:
-        _check_workers(parser, client, f"--scheduler {args.scheduler}", args.modules)
-        yield client
-
-
-def _check_workers(parser: argparse.ArgumentParser, client: object, where: str,
-                   modules: list[str]) -> None:
-    """Before anything is sent: at least one worker within :data:`WORKERS_TIMEOUT`, and every
-    worker able to import tinynet and running the same tinynet code as this process
-    (:func:`~tinynet.xor.blocks.code_identity`); then the --import modules, sent
-    (:func:`_send_modules`), and the same source of each on every worker. Else one line,
-    exit 2."""
-    try:
-        client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
-    except TimeoutError:
-        parser.error(f"{where}: no worker joined within {WORKERS_TIMEOUT:g} s; start workers "
-                     f"for its scheduler (dask worker ADDRESS) with tinynet installed")
-    _compare_code(parser, client, where, ())
-    if modules:
-        _send_modules(parser, client, modules)
-        _compare_code(parser, client, where, tuple(modules))
-
-
-def _compare_code(parser: argparse.ArgumentParser, client: object, where: str,
-                  modules: tuple[str, ...]) -> None:
-    """Refuse the cluster, in one line, if a worker cannot import tinynet or runs other code
-    than this process for tinynet or one of ``modules``."""
-    here = code_identity(modules)
-    there = client.run(code_identity, modules, on_error="return")
-    problems = {}
-    for worker, identity in sorted(there.items()):
-        if isinstance(identity, BaseException):  # Dask may wrap it in a plain Exception
-            text = (str(identity) if type(identity) is Exception else
-                    f"{type(identity).__name__}: {identity}")
-            problems[worker] = f"cannot run tinynet ({(text.splitlines() or [''])[0]})"
-            continue
-        differ = [name for name in here if identity.get(name) != here[name]]
-        if differ:
-            problems[worker] = "runs other code of " + ", ".join(
-                f"{name} ({identity.get(name)})" if identity.get(name) in ("not imported",
-                                                                          "not from a file")
-                else name for name in differ)
-    if problems:
-        named = summarised([f"{worker} {why}" for worker, why in problems.items()], 7, "; ")
-        parser.error(f"{where}: {len(problems)} of {len(there)} workers cannot train as this "
-                     f"process would: {named}; give every worker this tinynet and the "
-                     "--import modules")
-
-
-def _send_modules(parser: argparse.ArgumentParser, client: object, modules: list[str]) -> None:
-    """Have every worker, now and joining later, import the --import modules too (from their
-    source, sent along), so that the initializers they register are known where the networks
-    are built. A worker that already has a module with this very source keeps it; one whose
-    copy differs (an older version, on a cluster that outlived an edit) runs the new source
-    instead, its initializers registered over the old ones."""
-    if not modules:
-        return
-    from distributed.diagnostics.plugin import WorkerPlugin
-    sources = {}
-    for name in modules:
-        path = getattr(sys.modules[name], "__file__", None)
-        if path is None or not path.endswith(".py"):
-            parser.error(f"--import {name}: only a module in one .py file can be sent to the "
-                         f"workers; start them with dask worker --preload {name} instead")
-        sources[name] = Path(path).read_text()
-
-    class ImportModules(WorkerPlugin):
-        name = "tinynet-import"
-
-        def __init__(self, sources: dict[str, str]):
-            self.sources = sources
-
-        def setup(self, worker) -> None:
-            import types
-
-            from tinynet.init.registry import replacing
-
-            folder = Path(worker.local_directory) / "tinynet-import"
-            folder.mkdir(exist_ok=True)
-            stale = [module for module, text in self.sources.items()
-                     if not _imported_from(module, text)]
-            for module in stale:  # all written and forgotten first: one may import another
-                (folder / f"{module}.py").write_text(self.sources[module])
-                sys.modules.pop(module, None)
-            if str(folder) not in sys.path:
-                sys.path.insert(0, str(folder))
-            with replacing():                      # over what an older copy registered
-                for module in stale:
-                    if module in sys.modules:      # imported meanwhile by another of them
-                        continue
-                    path = folder / f"{module}.py"
-                    fresh = types.ModuleType(module)  # run from the text: no stale bytecode
-                    fresh.__file__ = str(path)
-                    sys.modules[module] = fresh
-                    exec(compile(self.sources[module], str(path), "exec"), fresh.__dict__)
-
-    client.register_plugin(ImportModules(sources))
-
-
-def _imported_from(module: str, text: str) -> bool:
-    """Whether ``module`` is imported in this process from a file whose source is ``text``."""
-    source = getattr(sys.modules.get(module), "__file__", None)
-    return source is not None and Path(source).is_file() and Path(source).read_text() == text
 
 
 def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
@@ -703,15 +486,15 @@ def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
     gallery_seeds = GALLERY_SEEDS if args.gallery_seeds is None else args.gallery_seeds
     for study in sweep.studies:
         if args.gallery:
-            _whole(_shape_path(args.gallery, study.setup.shape, len(sweep.studies)),
+            _whole(shape_path(args.gallery, study.setup.shape, len(sweep.studies)),
                    lambda path: plots.seed_gallery(study, seeds=gallery_seeds, path=path),
                    written)
         if args.curves:
-            _whole(_shape_path(args.curves, study.setup.shape, len(sweep.studies)),
+            _whole(shape_path(args.curves, study.setup.shape, len(sweep.studies)),
                    lambda path: plots.study_curves(study, path=path), written)
         if args.save_failed:
             with batch():  # three files a failed seed: one scan and one sync a folder
-                _save_failed(study, args.save_failed / study.setup.shape, written)
+                save_failed(study, args.save_failed, written)
 
 
 def _whole(path: Path, write: Callable[[Path], object], written: list[Path]) -> None:
@@ -726,68 +509,6 @@ def _text(path: Path, text: str, written: list[Path]) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
         _whole(path, lambda partial: partial.write_text(text), written)
-
-
-def _shape_path(path: Path, shape: str, shapes: int) -> Path:
-    """``path`` for one of ``shapes`` shapes: itself for one, else with the shape before its
-    suffix (``g.png`` -> ``g-2-2-1.png``)."""
-    return path if shapes == 1 else path.with_name(f"{path.stem}-{shape}{path.suffix}")
-
-
-def _check_output_names(parser: argparse.ArgumentParser, args: argparse.Namespace,
-                           shapes: list[str]) -> None:
-    """Refuse, before training, outputs that would overwrite each other or an input once the
-    per-shape names are derived (``--gallery g.png`` over several shapes writes
-    ``g-2-2-1.png``, ...): every file to write against every other, and against the files of
-    the --import modules; and a derived name where something other than a file stands (the
-    flags' own names are checked with the arguments, :func:`_check_outputs`)."""
-    claimed: dict[Path, str] = {}
-    for name in OUTPUTS:
-        path = getattr(args, name)
-        if path is None or str(path) == "-":
-            continue
-        derived = ([(_shape_path(path, shape, len(shapes)), f" (for {shape})")
-                    for shape in shapes] if name in ("gallery", "curves") and len(shapes) > 1
-                   else [(path, "")])
-        for target, note in derived:
-            what = f"--{name} {path}{note}"
-            if target.resolve() in claimed:
-                parser.error(f"{what} writes {target}, as {claimed[target.resolve()]} does; "
-                             "give each output its own path")
-            if note and target.exists() and not target.is_file():
-                parser.error(f"{what} writes {target}, which exists and is not a regular "
-                             "file; give the path of a file to write")
-            claimed[target.resolve()] = what
-    for module in args.modules:
-        source = getattr(sys.modules.get(module), "__file__", None)
-        if source is not None and Path(source).resolve() in claimed:
-            parser.error(f"{claimed[Path(source).resolve()]} would overwrite {source}, the "
-                         f"--import module {module}; give the output another path")
-
-
-def _save_failed(study: Study, directory: Path, written: list[Path]) -> None:
-    """Every seed of ``study`` that did not solve XOR: ``<arm>/seed<N>_initial.npz``,
-    ``seed<N>_trained.npz`` and ``seed<N>.json`` (outcome, final loss, loss history)."""
-    for arm, result in enumerate(study.results):
-        folder = directory / _file_name(result.arm.name)
-        history = result.ensemble
-        for index in np.flatnonzero(result.outcomes != "solved"):
-            folder.mkdir(parents=True, exist_ok=True)
-            seed = study.seeds[index]
-            for trained, name in ((False, "initial"), (True, "trained")):
-                written.append(study.network(arm, seed, trained=trained).save(
-                    folder / f"seed{seed}_{name}.npz"))  # save writes the file whole
-            record = history[int(index)]
-            _text(folder / f"seed{seed}.json", json.dumps(finite_or_none({
-                "arm": result.arm.name, "seed": int(seed), "outcome": result.outcomes[index],
-                "final_loss": record.final_loss, "diverged_epoch": record.diverged_epoch,
-                "record_every": record.record_every,  # loss[i]: epoch (i + 1) * record_every
-                "loss": record.loss.tolist()}), indent=1), written)
-
-
-def _file_name(name: str) -> str:
-    """An arm's name as a folder name: letters, digits, dots, hyphens and underscores."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "arm"
 
 
 def _report_seed_ranges(check: SeedRanges, args: argparse.Namespace,
