@@ -15,6 +15,10 @@ For each study, interleaved in one process, ``REPEATS`` times each, with warm ke
   as a plain Numba loop, on the same initial weights (checked first to train the same
   networks).
 
+It also prints (not in the table) how long the server takes to refuse forms over its limits,
+a data set of 10^8 samples and a study of 10^13 parameter-sample-steps: the form is sized
+before anything is drawn, so each is a few milliseconds.
+
 The table gives each one's median and fastest time and the median answer over the bar.
 Thread settings: BLAS threads 1; numba threads 2 in this process and in the trainer's; the
 load average is printed with the table. Results: benchmarks/results/bench_playground.json,
@@ -69,6 +73,25 @@ def answer(url: str, fields: dict) -> float:
     with urllib.request.urlopen(f"{url}api/studies/{job['id']}/result") as response:
         response.read()
     return time.perf_counter() - started
+
+
+REFUSED = {"a data set of 10^8 samples": {"data": "moons", "n": str(10**8)},
+           "10^13 parameter-sample-steps": {"data": "moons", "n": "100000", "seeds": "1000"}}
+"""Forms the server refuses, for :func:`refusal`."""
+
+
+def refusal(url: str, fields: dict) -> tuple[float, str]:
+    """Seconds from sending ``fields`` to ``/api/check`` to the refusal in hand, and its
+    message."""
+    started = time.perf_counter()
+    request = urllib.request.Request(url + "api/check", json.dumps(fields).encode(),
+                                     {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as response:
+        errors = json.loads(response.read())["errors"]
+    seconds = time.perf_counter() - started
+    if not errors:
+        raise RuntimeError(f"the server accepted {fields}")
+    return seconds, "; ".join(errors.values())
 
 
 def timed(function) -> float:
@@ -136,6 +159,10 @@ def main(argv: list[str] | None = None) -> None:
     server = Playground(port=0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
+        for name, fields in REFUSED.items():
+            seconds = min(refusal(server.url, fields)[0] for _ in range(REPEATS))
+            print(f"refused {name} in {seconds * 1000:.1f} ms (fastest of {REPEATS}): "
+                  f"{refusal(server.url, fields)[1]}")
         results = [measure(server.url, name, fields) for name, fields in STUDIES.items()]
     finally:
         server.shutdown()

@@ -1,6 +1,6 @@
 """The docs' picture of the playground: its default study (100 seeds of a 2-8-1 XOR
-network, N(0,1) against He) in the system's Chromium, the top of the page: the form, the
-rates, the test and the two grids.
+network, N(0,1) against He), trained by pressing Train in the system's Chromium, the top of
+the page: the form, the rates, the test and the two grids.
 
     python examples/playground_screenshot.py            # into ./playground_screenshot/
     python examples/playground_screenshot.py --commit   # examples/figures/playground.png
@@ -65,6 +65,7 @@ def main(argv: list[str] | None = None) -> None:
             browser = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
             page = browser.new_page(viewport={"width": 1500, "height": 1250})
             page.goto(server.url)
+            page.click("#train")  # a page trains only when its user says so
             page.wait_for_function("document.getElementById('status').textContent"
                                    ".startsWith('Done')", timeout=WAIT_MS)
             args.out.mkdir(parents=True, exist_ok=True)

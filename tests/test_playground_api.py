@@ -25,7 +25,8 @@ from tinynet import dense, packing
 from tinynet.compiled import sources
 from tinynet.playground import read_form
 from tinynet.playground import worker
-from tinynet.playground.payload import NOT_FINITE, RESOLUTION, boundaries, extent, page_bytes
+from tinynet.playground.payload import NOT_FINITE, RESOLUTION, SAMPLE_BYTES, boundaries, \
+    extent, page_bytes
 from tinynet.playground.worker import Job, Trainer
 from tinynet.xor import build_network, run_study
 from tinynet.xor.report import finite_or_none
@@ -301,7 +302,7 @@ def test_a_compile_is_told_to_the_listener_and_shown_as_the_jobs_state(tmp_path)
     sources.announce_compiling(Kernel, "after the block")
     assert heard == ["layout [2, 8, 1]"]
 
-    job = Job(1, read_form({}), generation=1)
+    job = Job(1, 2, 2000, generation=1)
     Trainer._update(None, job, "compiling", "layout [2, 8, 1]")
     status = job.status()
     assert status["state"] == "compiling"
@@ -333,7 +334,7 @@ def test_run_study_refuses_on_chunk_with_an_executor_and_stops_when_it_raises():
 
 
 def test_a_study_stopped_after_its_last_chunk_is_cancelled_not_done():
-    job = Job(1, read_form({}), generation=1, state="cancelling")
+    job = Job(1, 2, 2000, generation=1, state="cancelling")
     Trainer._update(None, job, "done", b"{}")
     assert job.state == "cancelled" and job.result is None
 
@@ -363,6 +364,21 @@ def test_a_study_past_the_time_limit_stops_with_a_message(monkeypatch):
     assert (kind, job_id) == ("failed", 1)
     assert message == ("the study ran past the playground's limit of -1 s and was stopped at "
                        "epoch 400 of arm A; use fewer seeds, epochs or samples")
+
+
+def test_a_study_whose_page_data_came_out_past_the_limit_fails_with_a_message(monkeypatch):
+    monkeypatch.setattr(worker, "MAX_PAGE_BYTES", 1000)
+    kind, job_id, message = trained_in_this_process({**SMALL, "b": ""})[-1]
+    assert (kind, job_id) == ("failed", 1)
+    assert re.fullmatch(r"the page's data came out at [0-9,]+ bytes, above the playground's "
+                        r"limit of 1,000; use fewer seeds or narrower layers", message)
+
+
+def test_a_sample_takes_at_most_sample_bytes_of_the_page_data_whatever_its_numbers():
+    form = read_form({"data": "moons", "n": "2000", "noise": "1e300", "seeds": "1"})
+    X, y = form.setup.task.training_data()
+    data = json.dumps({"X": X.tolist(), "y": y.ravel().tolist()}, separators=(",", ":"))
+    assert len(data) - len('{"X":[],"y":[]}') <= SAMPLE_BYTES * len(X)
 
 
 def test_the_trainer_reports_a_study_as_the_page_reads_it():
@@ -399,8 +415,8 @@ def test_a_dead_trainers_reader_fails_its_own_studies_not_those_sent_to_its_succ
 
     trainer = Trainer.__new__(Trainer)  # the jobs alone, no process
     trainer._lock = threading.Lock()
-    trainer._jobs = {1: Job(1, read_form({}), generation=1, state="running"),
-                     2: Job(2, read_form({}), generation=2, state="queued")}
+    trainer._jobs = {1: Job(1, 2, 2000, generation=1, state="running"),
+                     2: Job(2, 2, 2000, generation=2, state="queued")}
     ours, theirs = multiprocessing.Pipe()
     theirs.close()  # the first process has gone: its pipe ends
     trainer._read(ours, Gone(), generation=1)
@@ -408,11 +424,11 @@ def test_a_dead_trainers_reader_fails_its_own_studies_not_those_sent_to_its_succ
     assert trainer._jobs[2].state == "queued"
 
 
-def test_the_page_data_is_about_the_size_the_form_estimates(small):
+def test_the_page_data_is_at_most_the_size_the_form_estimates(small):
     payload, form, _ = small
     estimate = page_bytes(form.setup, len(form.arms), form.record_every)
     size = len(json.dumps(payload, separators=(",", ":")))
-    assert 0.8 * estimate < size < estimate + 20_000  # + the study's summary and the data set
+    assert 0.8 * estimate < size < estimate + 20_000  # + the study's summary
 
 
 # --- the command --------------------------------------------------------------------------
@@ -492,14 +508,48 @@ def trainers_of(pid: int) -> list[int]:
     return found
 
 
-def test_sigterm_stops_the_command_as_ctrl_c_does_and_its_trainer_with_it():
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_or_sighup_stops_the_command_as_ctrl_c_does_and_its_trainer_with_it(stop):
     process, _ = start()
     trainers = trainers_of(process.pid)
     assert len(trainers) == 1
-    process.send_signal(signal.SIGTERM)
+    process.send_signal(stop)  # a service manager's stop; the terminal closed
     out, err = process.communicate(timeout=WAIT)
     assert (process.returncode, out, err) == (0, "\ntinynet playground stopped\n", "")
     assert not Path(f"/proc/{trainers[0]}").exists()
+
+
+def ignoring_sighup() -> None:
+    """A preexec_fn: the child starts as under ``nohup``, SIGHUP ignored (SIGINT default)."""
+    default_sigint()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
+def test_a_command_started_with_sighup_ignored_outlives_its_terminal():
+    process = subprocess.Popen([sys.executable, "-m", "tinynet.playground", "--no-browser"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=ignoring_sighup)
+    try:
+        url = line_of(process).split()[3]
+        process.send_signal(signal.SIGHUP)  # the terminal closed: nohup's reason to be
+        import urllib.request
+        with urllib.request.urlopen(url + "api/options", timeout=WAIT) as response:
+            assert response.status == 200  # still serving, after the hang-up was delivered
+        assert process.poll() is None
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=WAIT)
+    assert (process.returncode, out, err) == (0, "\ntinynet playground stopped\n", "")
+
+
+def test_a_loopback_address_is_served_without_a_warning():
+    process, first = start("--host", "127.0.0.2")
+    try:
+        assert first.startswith("tinynet playground at http://127.0.0.2:")
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=WAIT)
+    assert err == ""
 
 
 def test_another_host_is_served_with_a_warning():

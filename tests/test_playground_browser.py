@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -61,9 +63,10 @@ def page(browser):
 
 
 def trained(page, served, fields: dict) -> dict:
-    """Open the page with ``fields`` in its address (it trains them at once), wait until
-    it is done, and return the study the server gave it."""
+    """Open the page with ``fields`` in its address, press Train, wait until it is done, and
+    return the study the server gave it."""
     page.goto(served.url + "?" + urlencode(fields))
+    page.click("#train")
     page.wait_for_function("document.getElementById('status').textContent.startsWith('Done')",
                            timeout=MS)
     status, body, _ = served.request(page.get_attribute("#download-json", "href"))
@@ -138,6 +141,7 @@ def test_the_address_holds_the_settings_and_reproduces_the_study(page, served, b
     assert query == {**SMALL, "seeds": "9", "epochs": "300", "b": "xavier_uniform"}
     again = browser.new_context().new_page()
     again.goto(page.url)
+    again.click("#train")
     again.wait_for_function("document.getElementById('status').textContent.startsWith('Done')",
                             timeout=MS)
     assert again.input_value("[name=epochs]") == "300"
@@ -175,3 +179,93 @@ def test_the_downloaded_html_file_shows_the_study_offline(page, served, browser,
     assert study["seeds"] == int(SMALL["seeds"])
     offline.screenshot(path=ARTIFACTS / "playground-offline.png", full_page=True)
     context.close()
+
+
+def studies_of(served) -> int:
+    """How many studies the server has been asked for."""
+    return served.server.trainer._next_id - 1
+
+
+def test_a_link_fills_the_form_but_only_train_starts_the_study(page, served):
+    before = studies_of(served)
+    page.goto(served.url + "?" + urlencode({**SMALL, "seeds": "7", "epochs": "300"}))
+    page.wait_for_function("document.querySelector('[name=seeds]').value === '7'", timeout=MS)
+    assert page.input_value("[name=epochs]") == "300"
+    assert page.inner_text("#status") == "Press Train to run this study."
+    page.wait_for_load_state("networkidle")  # the form checked, and nothing else asked
+    assert studies_of(served) == before
+    page.click("#train")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Done')",
+                           timeout=MS)
+    assert studies_of(served) == before + 1
+    assert page.locator("#grid-a .seed").count() == 7
+
+
+class Stranger:
+    """Another origin (another port) on this machine, serving one page that frames the
+    playground at ``target`` and asks it for a study three ways: a JSON fetch (which needs a
+    preflight), a fetch that needs none, and a form's POST."""
+
+    PAGE = """<!DOCTYPE html><html><body>
+<iframe id="framed" src="{target}?seeds=1000&epochs=20000&optimizer=adam" width="400"
+  height="300" onload="window.framedLoaded = true"></iframe>
+<iframe name="sink" width="10" height="10"></iframe>
+<form id="post" method="POST" action="{target}api/studies" enctype="text/plain" target="sink">
+  <input name='{{"seeds": "1000", "x": "' value='"}}'></form>
+<script>
+const fields = JSON.stringify({{seeds: "1000", epochs: "20000"}});
+window.results = [];
+fetch("{target}api/studies", {{method: "POST", headers: {{"Content-Type":
+  "application/json"}}, body: fields}}).then((r) => results.push("json " + r.status),
+  (e) => results.push("json refused"));
+fetch("{target}api/studies", {{method: "POST", mode: "no-cors", body: fields}})
+  .then((r) => results.push("no-cors " + r.type), (e) => results.push("no-cors refused"));
+document.getElementById("post").submit();
+</script></body></html>"""
+
+    def __init__(self, target: str) -> None:
+        page = self.PAGE.format(target=target).encode()
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://localhost:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_another_origin_can_neither_frame_the_page_nor_start_a_study(browser, served):
+    stranger = Stranger(served.url)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        before = studies_of(served)
+        def posted_form(response) -> bool:
+            return response.url == f"{served.url}api/studies" and \
+                response.request.resource_type == "document"
+
+        with page.expect_response(posted_form, timeout=MS) as form:
+            page.goto(stranger.url)
+        page.wait_for_function("window.framedLoaded === true", timeout=MS)  # loaded or refused
+        framed = page.locator("#framed").element_handle().content_frame()
+        assert framed.url.startswith("chrome-error://")  # refused: the browser's error page
+        assert page.frame_locator("#framed").locator("#train").count() == 0  # not rendered
+        assert form.value.status == 403  # another origin's POST (and text/plain, not JSON)
+        page.wait_for_function("window.results.length === 2", timeout=MS)
+        assert "json refused" in page.evaluate("window.results")  # no preflight answered
+        assert studies_of(served) == before
+    finally:
+        context.close()
+        stranger.close()

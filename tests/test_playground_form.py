@@ -1,12 +1,16 @@
 """The playground's form: every field checked by the library, one message per refused field,
 the study it makes, and the limits."""
 
+import functools
 from urllib.parse import parse_qsl
 
 import pytest
 
+from tinynet import data
 from tinynet.playground import worker
-from tinynet.playground.form import DEFAULTS, MAX_PAGE_BYTES, MAX_SEEDS, MAX_WORK, FormError, read_form
+from tinynet.playground.payload import FLOAT_CHARS, SAMPLE_BYTES
+from tinynet.playground.form import DEFAULTS, MAX_FIELD_CHARS, MAX_PAGE_BYTES, MAX_SAMPLES, \
+    MAX_SEEDS, MAX_WORK, FormError, read_form, samples_of
 from tinynet.xor import Arm, Setup, Task
 
 
@@ -110,6 +114,26 @@ def test_unknown_fields_and_values_that_are_not_text_are_refused():
     assert "epochs must be sent as text, got 100" in refused({"epochs": 100})["epochs"]
 
 
+def test_thousands_of_unknown_fields_are_named_five_and_counted():
+    message = refused({f"x{index:04}": "1" for index in range(6000)})["study"]
+    assert message.startswith("unknown field(s) 'x0000', 'x0001', 'x0002', 'x0003', 'x0004' "
+                              "and 5,995 more; the fields are data, n, noise,")
+    assert len(message) < 300
+
+
+def test_an_n_of_200_digits_is_shown_cut_in_the_middle():
+    message = refused({"data": "moons", "n": "9" * 200})["n"]
+    assert message.endswith("got 99999999999999999999...99999999999999999999 (200 characters)")
+
+
+def test_a_bad_noise_is_named_even_when_the_study_is_over_the_work_limit(monkeypatch):
+    counted_generators(monkeypatch, fail=True)
+    errors = refused({"data": "moons", "n": "1000", "noise": "-1", "epochs": "20000",
+                      "seeds": "1000"})
+    assert errors["noise"] == "noise must be a finite number >= 0.0, got -1.0"
+    assert "above the playground's limit" in errors["study"]
+
+
 def test_the_defaults_name_every_field_the_reader_reads():
     form = read_form(dict(DEFAULTS))
     assert set(form.fields) == set(DEFAULTS)
@@ -119,9 +143,61 @@ def test_the_docs_state_the_limits_the_form_applies():
     from pathlib import Path
     docs = (Path(__file__).resolve().parents[1] / "docs" / "playground.md").read_text()
     assert f"1 to {MAX_SEEDS:,} per initializer" in docs
+    assert MAX_SAMPLES == 10**5 and "**samples**: at most 100,000" in docs
+    assert MAX_FIELD_CHARS == 200 and "at most 200 characters" in docs
     assert MAX_WORK == 2.5e11 and "at most 2.5 × 10¹¹" in docs
     assert read_form({}).work == 5.28e7 and "The default study is 5.3 × 10⁷" in docs
     assert MAX_PAGE_BYTES == 32 * 2**20 and "at most 32 MiB a study" in docs
+    assert SAMPLE_BYTES == 77 and FLOAT_CHARS == 24 and "(77 bytes: three float64" in docs
     assert read_form({"hidden": "32,32", "seeds": "1000"})  # "enough for" holds
     assert worker.MAX_SECONDS == 300 and "longer than 300 s" in docs
     assert f"it keeps the last {worker.KEPT_RESULTS})" in docs
+
+
+def counted_generators(monkeypatch, fail: bool = False) -> list[str]:
+    """Replace every data set generator with one that records its calls (and, if ``fail``,
+    fails the test when called); return the list of calls."""
+    calls = []
+    for name, generator in list(data.DATASETS.items()):
+        @functools.wraps(generator)  # the same signature: the form reads the default n there
+        def drawing(*args, generator=generator, name=name, **kwargs):
+            calls.append(name)
+            assert not fail, f"{name} was drawn: {kwargs}"
+            return generator(*args, **kwargs)
+        monkeypatch.setitem(data.DATASETS, name, drawing)
+    return calls
+
+
+@pytest.mark.parametrize("values, field, words", [
+    ({"data": "moons", "n": str(10**8)}, "n",
+     f"n must be at most {MAX_SAMPLES:,} in the playground (the page draws every sample), got "
+     "100,000,000"),
+    ({"data": "xor", "n": str(3 * 10**7), "epochs": "x"}, "n", "got 30,000,000"),
+    ({"data": "circles", "n": str(MAX_SAMPLES), "seeds": "1000"}, "study",
+     "seeds x epochs x samples x parameters is 1.32e+13 over the arms, above the playground's "
+     "limit of 2.5e+11"),
+])
+def test_a_form_over_the_limits_is_refused_before_anything_is_drawn(monkeypatch, values, field,
+                                                                    words):
+    calls = counted_generators(monkeypatch, fail=True)
+    errors = refused(values)
+    assert words in errors[field]
+    assert calls == []
+
+
+def test_a_form_draws_its_data_set_once(monkeypatch):
+    calls = counted_generators(monkeypatch)
+    form = read_form({"data": "moons", "n": "500", "batch": "8"})
+    assert calls == ["moons"] and form.setup.task.samples == 500
+
+
+@pytest.mark.parametrize("name", list(data.DATASETS))
+def test_the_samples_are_known_before_the_draw(name):
+    assert samples_of(name, None) == Task(name).samples
+    assert samples_of(name, 10) == Task(name, n=10).samples == 10
+
+
+def test_a_field_longer_than_its_limit_is_refused_with_its_length():
+    assert refused({"n": "9" * 5000}) == {"n": f"n must be at most {MAX_FIELD_CHARS} characters, "
+                                                "got 5,000"}
+    assert "hidden must be sent as text, got [8, 8" in refused({"hidden": [8] * 1000})["hidden"]

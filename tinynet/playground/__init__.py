@@ -16,9 +16,9 @@ Modules: :mod:`~tinynet.playground.form` (the fields, checked by the library),
 """
 
 from .cli import main
-from .form import DEFAULTS, MAX_SEEDS, MAX_WORK, FormError, read_form
+from .form import DEFAULTS, MAX_SAMPLES, MAX_SEEDS, MAX_WORK, FormError, read_form
 from .payload import study_payload
 from .server import Playground, standalone_page
 
 __all__ = ["main", "Playground", "read_form", "FormError", "study_payload", "standalone_page",
-           "DEFAULTS", "MAX_SEEDS", "MAX_WORK"]
+           "DEFAULTS", "MAX_SEEDS", "MAX_SAMPLES", "MAX_WORK"]

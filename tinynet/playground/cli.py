@@ -1,15 +1,17 @@
 """``python -m tinynet.playground`` (or ``tinynet-playground``): start the playground's server,
-print its address, open it in the browser, and stop at Ctrl-C (or SIGTERM)."""
+print its address, open it in the browser, and stop at Ctrl-C (or SIGTERM, or SIGHUP: its
+terminal closed; unless started with SIGHUP ignored, as ``nohup`` does, to outlive it)."""
 
 from __future__ import annotations
 
 import argparse
-import signal
+import ipaddress
 import sys
 import threading
 import webbrowser
 
-from .server import LOOPBACK, Playground
+from ..xor.interrupts import stop_signals_as_interrupt
+from .server import Playground
 
 __all__ = ["main"]
 
@@ -30,21 +32,23 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be from 0 to 65535, got {args.port}")
-    if args.host not in LOOPBACK:
-        print(f"warning: serving on {args.host}: anyone who can reach this machine there can "
-              "use the playground and run studies on it", file=sys.stderr)
     try:
         server = Playground(args.host, args.port)
     except OSError as error:
         print(f"error: cannot listen on {args.host}:{args.port}: {error.strerror}",
               file=sys.stderr)
         return 1
+    if not ipaddress.ip_address(server.server_address[0]).is_loopback:
+        print(f"warning: serving on {args.host}: anyone who can reach this machine there can "
+              "use the playground and run studies on it", file=sys.stderr)
     print(f"tinynet playground at {server.url} (Ctrl-C stops it)", flush=True)
-    signal.signal(signal.SIGTERM, _interrupt)  # a service manager's stop, as Ctrl-C
     try:
-        if not args.no_browser:  # in a thread: a text browser would wait for the server
-            threading.Thread(target=_open, args=(server.url,), daemon=True).start()
-        server.serve_forever()
+        # SIGTERM (a service manager's stop) and SIGHUP (its terminal closed) as Ctrl-C; a
+        # SIGHUP ignored at the start (nohup) stays ignored
+        with stop_signals_as_interrupt():
+            if not args.no_browser:  # in a thread: a text browser would wait for the server
+                threading.Thread(target=_open, args=(server.url,), daemon=True).start()
+            server.serve_forever()
     except KeyboardInterrupt:
         print("\ntinynet playground stopped", flush=True)
     finally:
@@ -55,7 +59,3 @@ def main(argv: list[str] | None = None) -> int:
 def _open(url: str) -> None:
     if not webbrowser.open(url):
         print("(no browser found here: open the address in one)", flush=True)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt

@@ -8,16 +8,22 @@ library's message, one line, beside the field. Then the whole study is made, whi
 checks between fields (a batch larger than the data set) and the limits below; their messages
 go to the field they name, or to ``study``.
 
-Limits (also in ``docs/playground.md``): 1 to :data:`MAX_SEEDS` seeds; at most
+Limits (also in ``docs/playground.md``): each field at most :data:`MAX_FIELD_CHARS`
+characters; 1 to :data:`MAX_SEEDS` seeds; at most :data:`MAX_SAMPLES` samples; at most
 :data:`MAX_WORK` parameter-sample-steps per study (seeds x epochs x samples x parameters,
 summed over the arms), about a minute of SGD on 2 cores; at most :data:`MAX_PAGE_BYTES` of
 data for the page; the memory the library's :func:`~tinynet.xor.bench.check_study_memory`
 allows. (The trainer also stops a study after
 :data:`~tinynet.playground.worker.MAX_SECONDS`.)
+
+The samples and the work are sized from the fields alone, before the data set is drawn, so a
+form of 10^8 samples is refused at once, not after drawing them; a form within the limits
+draws its data set once.
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -27,13 +33,14 @@ from ..data import DATASETS
 from ..init import available
 from ..losses import LOSSES
 from ..optimizers import OPTIMIZERS
-from ..validation import check_int
+from ..validation import check_choice, check_float, check_int, shorten
 from ..xor import Arm, Setup, Task
 from ..xor.bench import check_study_memory
 from .payload import page_bytes
 
-__all__ = ["DEFAULTS", "MAX_SEEDS", "MAX_WORK", "MAX_PAGE_BYTES", "RECORDS", "TRUE", "FALSE",
-           "FormError", "Form", "read_form", "choices"]
+__all__ = ["DEFAULTS", "MAX_SEEDS", "MAX_SAMPLES", "MAX_WORK", "MAX_PAGE_BYTES",
+           "MAX_FIELD_CHARS", "RECORDS", "TRUE", "FALSE", "FormError", "Form", "read_form",
+           "choices", "samples_of"]
 
 DEFAULTS = {"data": "xor", "n": "", "noise": "", "hidden": "8", "activation": "leaky_relu",
             "a": "normal", "b": "he_normal", "loss": "mse", "optimizer": "sgd", "lr": "0.03",
@@ -45,6 +52,14 @@ an empty ``b`` no second arm."""
 
 MAX_SEEDS = 1000
 """The most seeds a playground study trains per arm: a grid a page can still show."""
+
+MAX_SAMPLES = 100_000
+"""The most samples a playground data set may have: the page draws every one, the study's
+data carries them, and the server keeps the last few studies' data."""
+
+MAX_FIELD_CHARS = 200
+"""The longest text a field may hold: ``hidden`` of dozens of layers fits, a 5,000-digit
+number (longer than Python reads as an int) does not."""
 
 MAX_WORK = 25 * 10**10
 """The most parameter-sample-steps a study may take (seeds x epochs x samples x parameters,
@@ -59,6 +74,9 @@ few studies' data, and the browser draws every seed."""
 
 RECORDS = 100
 """About how many points of each seed's loss curve a study keeps."""
+
+UNKNOWN_SHOWN = 5
+"""How many unknown fields a message names before it counts the rest."""
 
 TRUE, FALSE = ("1", "true", "on", "yes"), ("0", "false", "off", "no", "")
 
@@ -91,7 +109,9 @@ class Form:
     @property
     def work(self) -> int:
         """Parameter-sample-steps of the whole study (see :data:`MAX_WORK`)."""
-        return _work(self.arms, self.setup)
+        setup = self.setup
+        return _work(len(self.arms), setup.seeds, setup.epochs, setup.task.samples,
+                     setup.parameters)
 
 
 def choices() -> dict[str, list[str]]:
@@ -103,15 +123,24 @@ def choices() -> dict[str, list[str]]:
 
 def read_form(values: dict) -> Form:
     """Check the page's ``values`` (field name: text; missing fields take :data:`DEFAULTS`)
-    and make the study; raise :class:`FormError` with every refused field's message."""
+    and make the study; raise :class:`FormError` with every refused field's message.
+
+    The samples and the work are sized from the fields before anything is drawn; the data set
+    is drawn once, and only within :data:`MAX_SAMPLES` and :data:`MAX_WORK`."""
     unknown = sorted(set(values) - set(DEFAULTS))
     if unknown:
-        raise FormError({"study": f"unknown field(s) {', '.join(map(repr, unknown))}; the "
-                                  f"fields are {', '.join(DEFAULTS)}"})
+        named = ", ".join(map(shorten, unknown[:UNKNOWN_SHOWN]))
+        more = f" and {len(unknown) - UNKNOWN_SHOWN:,} more" if len(unknown) > UNKNOWN_SHOWN \
+            else ""
+        raise FormError({"study": f"unknown field(s) {named}{more}; the fields are "
+                                  f"{', '.join(DEFAULTS)}"})
     text = {**DEFAULTS, **values}
     for name, value in text.items():
         if not isinstance(value, str):
-            raise FormError({name: f"{name} must be sent as text, got {value!r}"})
+            raise FormError({name: f"{name} must be sent as text, got {shorten(value)}"})
+        if len(value) > MAX_FIELD_CHARS:
+            raise FormError({name: f"{name} must be at most {MAX_FIELD_CHARS} characters, got "
+                                   f"{len(value):,}"})
     errors: dict[str, str] = {}
     typed = {}
     for name, read in _READERS.items():
@@ -120,24 +149,55 @@ def read_form(values: dict) -> Form:
             _check_alone(name, typed[name])
         except (ValueError, TypeError) as error:
             errors[name] = _one_line(error)
-    if not errors.keys() & {"data", "n", "noise"}:  # n and noise mean what the data set says
+    errors.update(_sized(typed, errors))
+    task = None
+    if not errors.keys() & {"data", "n", "noise", "study"}:  # n, noise: as the data set says
         try:
-            _task(typed)
+            task = _task(typed)  # the one draw
         except (ValueError, TypeError) as error:
             errors[_field_of(error)] = _one_line(error)
     if errors:
         raise FormError(errors)
     try:
-        return _form(typed, {name: text[name] for name in DEFAULTS})
+        return _form(typed, task, {name: text[name] for name in DEFAULTS})
     except FormError:
         raise
     except (ValueError, TypeError) as error:
         raise FormError({_field_of(error): _one_line(error)}) from None
 
 
-def _form(typed: dict, fields: dict) -> Form:
-    """The study of checked ``typed`` fields, with the checks between fields."""
-    task = _task(typed)
+def samples_of(data_set: str, n: int | None) -> int:
+    """How many samples ``Task(data_set, n=n)`` draws, known without drawing them: ``n``, or
+    the generator's default (XOR: its four points)."""
+    if n is None:
+        n = inspect.signature(DATASETS[data_set]).parameters["n"].default
+    return 4 if n is None else n
+
+
+def _sized(typed: dict, errors: dict[str, str]) -> dict[str, str]:
+    """The limits on the samples and the work, from the fields alone (nothing drawn): their
+    messages by field, for the fields already read without ``errors``."""
+    if errors.keys() & {"data", "n"}:
+        return {}
+    samples = samples_of(typed["data"], typed["n"])
+    if samples > MAX_SAMPLES:
+        given = f"{samples:,}" if samples < 10**15 else shorten(samples)  # 200 digits: cut
+        return {"n": f"n must be at most {MAX_SAMPLES:,} in the playground (the page draws "
+                     f"every sample), got {given}"}
+    if errors.keys() & {"hidden", "epochs", "seeds", "b"}:
+        return {}
+    arms = 1 if typed["b"] is None else 2
+    work = _work(arms, typed["seeds"], typed["epochs"], samples,
+                 Setup(hidden=typed["hidden"]).parameters)
+    if work > MAX_WORK:
+        return {"study": f"seeds x epochs x samples x parameters is {work:.3g} over the arms, "
+                         f"above the playground's limit of {MAX_WORK:.2g} (about a minute of "
+                         "training); use fewer seeds, epochs or samples"}
+    return {}
+
+
+def _form(typed: dict, task: Task, fields: dict) -> Form:
+    """The study of checked ``typed`` fields on ``task``, with the checks between fields."""
     arms = [Arm(typed["a"], loss=typed["loss"], optimizer=typed["optimizer"],
                 shuffle=typed["shuffle"], label=f"A: {typed['a']}")]
     if typed["b"] is not None:
@@ -146,12 +206,6 @@ def _form(typed: dict, fields: dict) -> Form:
     setup = Setup(hidden=typed["hidden"], activation=typed["activation"], lr=typed["lr"],
                   epochs=typed["epochs"], seeds=typed["seeds"], first_seed=typed["first"],
                   batch_size=typed["batch"], task=task)
-    work = _work(arms, setup)
-    if work > MAX_WORK:
-        raise FormError({"study": f"seeds x epochs x samples x parameters is {work:.3g} over "
-                                  f"the arms, above the playground's limit of {MAX_WORK:.2g} "
-                                  "(about a minute of training); use fewer seeds, epochs or "
-                                  "samples"})
     record_every = math.ceil(setup.epochs / RECORDS)
     size = page_bytes(setup, len(arms), record_every)
     if size > MAX_PAGE_BYTES:
@@ -163,8 +217,9 @@ def _form(typed: dict, fields: dict) -> Form:
     return Form(tuple(arms), setup, fields, record_every)
 
 
-def _work(arms, setup: Setup) -> int:
-    return len(arms) * setup.seeds * setup.epochs * setup.task.samples * setup.parameters
+def _work(arms: int, seeds: int, epochs: int, samples: int, parameters: int) -> int:
+    """Parameter-sample-steps of a study of that size (see :data:`MAX_WORK`)."""
+    return arms * seeds * epochs * samples * parameters
 
 
 def _task(typed: dict) -> Task:
@@ -232,10 +287,16 @@ def _field_of(error: BaseException) -> str:
 
 def _check_alone(name: str, value: object) -> None:
     """Raise what the library raises for field ``name`` given ``value``, the others at their
-    defaults. (``n`` and ``noise`` are checked together with the data set; a batch against
+    defaults. (``n`` and ``noise`` are checked alone as ``Task`` checks them, before the
+    limits size the data set, so that a form over a limit still names a bad ``noise``; then
+    together with the data set as it is drawn; a batch against
     the data set's size with the whole form.)"""
     if name in _SETUP_FIELDS:
         Setup(**{_SETUP_FIELDS[name]: value})
+    elif name == "n" and value is not None:
+        check_int("n", value, minimum=2)
+    elif name == "noise" and value is not None:
+        check_float("noise", value, minimum=0.0, inclusive=True)  # as Task checks it
     elif name == "batch":
         check_int("batch_size", value, minimum=1)
     elif name == "seeds":
@@ -246,7 +307,7 @@ def _check_alone(name: str, value: object) -> None:
     elif name in ("loss", "optimizer"):
         Arm(DEFAULTS["a"], **{name: value})
     elif name == "data":
-        Task(value)
+        check_choice("data", value, DATASETS, kind="data set")  # Task's check, nothing drawn
 
 
 def _one_line(error: BaseException) -> str:

@@ -22,8 +22,9 @@ from ..packing import draw, layout
 from ..reference import layer_outputs_many
 from ..xor import FAILURES, Setup, Study, build_network, solved_epochs
 
-__all__ = ["RESOLUTION", "NOT_FINITE", "CHUNK_BYTES", "packed", "study_payload", "extent",
-           "boundaries", "activation_stds", "page_bytes"]
+__all__ = ["RESOLUTION", "NOT_FINITE", "FLOAT_CHARS", "SAMPLE_BYTES", "OUTCOME_BYTES",
+           "CHUNK_BYTES", "packed", "study_payload", "extent", "boundaries", "activation_stds",
+           "page_bytes"]
 
 RESOLUTION = 40
 """Grid points per side of a seed's decision boundary: 1,600 bytes a seed and arm."""
@@ -31,17 +32,35 @@ RESOLUTION = 40
 NOT_FINITE = 255
 """A boundary byte where the output is NaN or infinite (a diverged seed)."""
 
+FLOAT_CHARS = 24
+"""The most characters a float64 takes as JSON: Python writes its shortest repr, at most 17
+significant digits, a sign, a point and an exponent such as ``e-308``
+(``-1.2345678901234567e-308``)."""
+
+SAMPLE_BYTES = 3 * FLOAT_CHARS + 5
+"""The most bytes a training sample takes in the page's data: its two coordinates and its
+target (float64, :data:`FLOAT_CHARS` each at most), the brackets of its pair and three
+commas."""
+
+OUTCOME_BYTES = max(map(len, FAILURES)) + 3
+"""The most bytes a seed's outcome takes in the page's data: the longest name, in quotes,
+and a comma."""
+
 CHUNK_BYTES = 32 * 2**20
 """About how much memory a forward pass over many seeds may take at once."""
 
 
 def page_bytes(setup: Setup, arms: int, record_every: int) -> int:
-    """About how many bytes the page's data of a study has: per arm and seed, its boundary
-    (:data:`RESOLUTION` ² bytes), its loss curve and its weights as initialised and as trained
-    (float32), as base64 (4/3), and its outcome and epoch of success (about 30 bytes)."""
-    per_seed = (RESOLUTION ** 2 + 4 * (setup.epochs // record_every)
-                + 8 * setup.parameters) * 4 // 3 + 30
-    return arms * setup.seeds * per_seed
+    """How many bytes the page's data of a study has, at most but for the study's summary (a
+    few kB): per arm and seed, its boundary (:data:`RESOLUTION` ² bytes), its loss curve and
+    its weights as initialised and as trained (float32), as base64 (4/3, and 4 bytes of
+    padding per arm and array), its outcome (:data:`OUTCOME_BYTES`) and epoch of success (its
+    digits and a comma); and the training data as JSON numbers (:data:`SAMPLE_BYTES` a
+    sample at most)."""
+    per_seed = ((RESOLUTION ** 2 + 4 * (setup.epochs // record_every + 1)
+                 + 8 * setup.parameters) * 4 // 3 + 1
+                + OUTCOME_BYTES + len(str(setup.epochs)) + 1)
+    return arms * (setup.seeds * per_seed + 4 * 4) + SAMPLE_BYTES * setup.task.samples
 
 
 def packed(array: np.ndarray, dtype: str) -> dict:

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from ..compiled.sources import COMPILE_TIME, compiling_told_to
 from ..xor import run_study
 from ..xor.report import finite_or_none
-from .form import Form
+from .form import MAX_PAGE_BYTES, Form
 from .payload import study_payload
 
-__all__ = ["Cancelled", "TooLong", "Job", "Trainer", "ACTIVE", "KEPT_RESULTS", "MAX_SECONDS",
-           "train_studies"]
+__all__ = ["Cancelled", "TooLong", "TooLarge", "Job", "Trainer", "ACTIVE", "KEPT_RESULTS",
+           "MAX_SECONDS", "train_studies"]
 
 ACTIVE = ("queued", "running", "compiling")
 """The states of a study that has not finished and is not being cancelled."""
@@ -51,15 +51,25 @@ class TooLong(Exception):
     """Raised between chunks of a study that has run past :data:`MAX_SECONDS`."""
 
 
+class TooLarge(Exception):
+    """Raised after a study whose page data is larger than :data:`~.form.MAX_PAGE_BYTES`
+    (the form refuses a study estimated larger; this checks the estimate)."""
+
+
 @dataclass
 class Job:
-    """A study the page asked for: its checked ``form``, the trainer process it went to (its
-    ``generation``), its ``state`` (queued, running, compiling, cancelling, done, cancelled,
-    failed, expired), which arm is training and how many epochs it has done, what is
-    compiling and since when, the error's message, and when done the page's data as JSON."""
+    """A study the page asked for: how many ``arms`` and ``epochs`` it has, the trainer
+    process it went to (its ``generation``), its ``state`` (queued, running, compiling,
+    cancelling, done, cancelled, failed, expired), which arm is training and how many epochs it
+    has done, what is compiling and since when, the error's message, and when done the page's
+    data as JSON.
+
+    Not the form: that holds the drawn data set, which goes to the trainer process and no
+    further; a job keeps only what its status and its results need."""
 
     id: int
-    form: Form
+    arms: int
+    epochs: int
     generation: int
     state: str = "queued"
     arm: int = 0
@@ -78,8 +88,7 @@ class Job:
             compiling = {"what": self.compiling, "usually": COMPILE_TIME,
                          "seconds": time.monotonic() - self.compiling_since}
         return {"id": self.id, "state": self.state, "arm": self.arm,
-                "arms": len(self.form.arms), "epochs_done": self.epochs_done,
-                "epochs": self.form.setup.epochs,
+                "arms": self.arms, "epochs_done": self.epochs_done, "epochs": self.epochs,
                 "compiling": compiling, "error": self.error, "seconds": self.seconds}
 
 
@@ -88,7 +97,7 @@ def train_studies(connection, cancelled) -> None:
     ``("running", id, None)``, ``("compiling", id, what)``, ``("progress", id, (arm,
     epochs))``, then ``("done", id, JSON bytes)``, ``("cancelled", id, None)`` or
     ``("failed", id, message)``. A study stops when ``cancelled.value >= id``, and after
-    :data:`MAX_SECONDS`."""
+    :data:`MAX_SECONDS`; it fails if its page data is over :data:`~.form.MAX_PAGE_BYTES`."""
     sending = threading.Lock()
 
     def send(*message) -> None:
@@ -121,12 +130,16 @@ def train_studies(connection, cancelled) -> None:
                                   record_every=form.record_every, on_chunk=on_chunk)
             payload = study_payload(study, form.fields, form.record_every)
             text = json.dumps(finite_or_none(payload), separators=(",", ":"))
+            if len(text) > MAX_PAGE_BYTES:  # the form's estimate checked, not trusted
+                raise TooLarge(f"the page's data came out at {len(text):,} bytes, above the "
+                               f"playground's limit of {MAX_PAGE_BYTES:,}; use fewer seeds "
+                               "or narrower layers")
             if cancelled.value >= job_id:  # stopped after its last chunk
                 raise Cancelled
             send("done", job_id, text.encode())
         except Cancelled:
             send("cancelled", job_id, None)
-        except TooLong as error:
+        except (TooLong, TooLarge) as error:
             send("failed", job_id, str(error))
         except Exception as error:  # shown on the page; the trainer goes on
             send("failed", job_id, f"{type(error).__name__}: {' '.join(str(error).split())}")
@@ -167,11 +180,12 @@ class Trainer:
                          name="trainer-reader", daemon=True).start()
 
     def submit(self, form: Form) -> Job:
-        """Queue a study of ``form``, cancelling every earlier one."""
+        """Queue a study of ``form``, cancelling every earlier one. The form (and its data
+        set) goes to the trainer process; the job keeps only its size."""
         with self._lock:
             if not self._process.is_alive():
                 self._start()
-            job = Job(self._next_id, form, self._generation)
+            job = Job(self._next_id, len(form.arms), form.setup.epochs, self._generation)
             self._next_id += 1
             self._jobs[job.id] = job
             self._cancelled.value = job.id - 1

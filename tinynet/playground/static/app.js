@@ -1,6 +1,7 @@
-// The page: with a server, Train sends the form, the status follows the study until it is
-// done, stopped or refused, and the results replace the last ones; inside a downloaded HTML
-// file, the study it holds is shown as it was.
+// The page: with a server, it fills the form from its address and waits for Train, which
+// sends the form; the status follows the study until it is done, stopped or refused, and the
+// results replace the last ones; inside a downloaded HTML file, the study it holds is shown
+// as it was.
 "use strict";
 
 (function (playground) {
@@ -122,7 +123,10 @@
     document.getElementById("stop").addEventListener("click", async () => {
       if (current !== null) await request(`api/studies/${current}/stop`, {});
     });
-    train();
+    // Only the user's Train starts a study: a link (or another site) can fill the form but
+    // not spend this machine's time, nor cancel the study the user is running elsewhere.
+    status("Press Train to run this study.");
+    checkSoon();
   }
 
   // A downloaded page: the study inside it, the form showing its settings, nothing to run.
