@@ -1,7 +1,8 @@
 """How the XOR command stops when asked to: Ctrl-C (SIGINT), ``kill`` or a batch system's time
 limit (SIGTERM), or a closed terminal or lost SSH session (SIGHUP) all stop a run the same way,
 between two chunks of training, with the networks as they were and only whole files written;
-then one line on stderr says which files were (:func:`stopped_message`).
+then one line on stderr says which files were (:func:`stopped_message`). The playground's
+command stops on the same signals through :func:`stop_signals_as_interrupt`.
 """
 
 from __future__ import annotations
