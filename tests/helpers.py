@@ -111,3 +111,11 @@ def default_sigint() -> None:
     background by a shell inherits SIGINT ignored, and so would the child: it would never see
     the Ctrl-C a test sends it, as a terminal's Ctrl-C finds it."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def default_stop_signals() -> None:
+    """A preexec_fn: SIGINT's and SIGHUP's default dispositions in the child (a suite started
+    with ``nohup``, or in the background, inherits them ignored; see :func:`default_sigint`)."""
+    default_sigint()
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)

@@ -19,7 +19,7 @@ from dataclasses import fields, replace
 import numpy as np
 import pytest
 
-from helpers import checkout_environment, default_sigint
+from helpers import checkout_environment, default_stop_signals
 from dask.distributed import Client, LocalCluster
 
 import tinynet
@@ -275,9 +275,15 @@ def test_the_cli_starts_a_local_cluster_with_the_imported_initializers(tmp_path)
     assert results("cluster.json") == results("alone.json")
 
 
-def test_ctrl_c_during_a_local_cluster_run_is_one_line_and_status_130(tmp_path):
-    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it, while the workers
-    train: the CLI closes its cluster and says what it wrote; no worker prints a traceback."""
+@pytest.mark.parametrize("stop, status, word", [
+    (signal.SIGINT, 130, "interrupted"),                        # Ctrl-C
+    (getattr(signal, "SIGHUP", None), 129, "terminated"),       # the terminal closed
+], ids=["ctrl-c", "hang-up"])
+def test_ctrl_c_or_a_hang_up_during_a_local_cluster_run_is_one_line(tmp_path, stop, status,
+                                                                    word):
+    """SIGINT or SIGHUP to the whole process group, as a terminal sends them (Ctrl-C, closed),
+    while the workers train: the CLI closes its cluster and says what it wrote; no worker, nor
+    multiprocessing's resource tracker, prints a traceback."""
     run = subprocess.Popen([sys.executable, "-m", "tinynet.xor", "--seeds", "256", "--epochs",
                             # any length stops at Ctrl-C; 2,000,000 epochs ended in 9 s, before
                             # the first progress line (every 10 s), on a fast machine
@@ -285,16 +291,17 @@ def test_ctrl_c_during_a_local_cluster_run_is_one_line_and_status_130(tmp_path):
                             "--json", str(tmp_path / "out.json")],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            start_new_session=True, env=checkout_environment(),
-                           # SIGINT's default: a suite started in the background by a shell
-                           # inherits it ignored, and the CLI would never see the Ctrl-C
-                           preexec_fn=default_sigint)
+                           # the signals' defaults: a suite started in the background by a
+                           # shell inherits them ignored, and the CLI would keep them so
+                           preexec_fn=default_stop_signals)
     deadline = time.monotonic() + 120
     while not re.search(r"[0-3] of 4 blocks", line := run.stderr.readline()):  # training
         assert line and time.monotonic() < deadline, "no progress line while training"
-    os.killpg(run.pid, signal.SIGINT)
+    os.killpg(run.pid, stop)
     out, err = run.communicate(timeout=120)
-    assert run.returncode == 130
-    assert "Traceback" not in err and err.strip().endswith("interrupted: nothing was written")
+    assert run.returncode == status
+    assert "Traceback" not in err and "resource_tracker" not in err, err
+    assert err.strip().endswith(f"{word}: nothing was written")
     assert not (tmp_path / "out.json").exists()
 
 

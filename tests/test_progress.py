@@ -24,7 +24,7 @@ from tinynet.xor import bench, cli
 from tinynet.xor.depth import QUICK_SETUP, run_depth_study
 from tinynet.xor.fixes import change, run_lr_sweep
 
-from helpers import default_sigint
+from helpers import default_stop_signals
 from test_backends import same_parameters
 
 
@@ -92,13 +92,6 @@ def test_a_cold_kernel_is_announced_once_before_it_compiles(tmp_path, monkeypatc
     tinynet.fit_ensemble([tinynet.mlp([2, 3, 2, 1], seed=s) for s in range(3)], X, y,
                          epochs=2, lr=0.1)
     assert "compiling" not in capsys.readouterr().err
-
-
-def default_stop_signals() -> None:
-    """A preexec_fn: SIGINT's and SIGHUP's default dispositions in the child (a suite started
-    with ``nohup``, or in the background, inherits them ignored; see ``default_sigint``)."""
-    default_sigint()
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGHUP") or os.name != "posix", reason="POSIX signals")

@@ -461,6 +461,17 @@ def as_script_act(monkeypatch, cls):
     monkeypatch.setattr(sys.modules["__main__"], "Act", cls, raising=False)
 
 
+def test_a_class_whose_name_now_holds_a_newer_class_says_so_at_save(tmp_path, monkeypatch):
+    """A notebook cell run again: the network holds the first class, ``__main__:Act`` the
+    second; loading would find the second, so saving refuses, saying what happened."""
+    net = network(ScriptAct(gain=2.0))
+    as_script_act(monkeypatch, OtherScriptAct)
+    with pytest.raises(ValueError, match=r"__main__:Act cannot be saved: that name now holds "
+                       r"another class \(was its cell or module run again\?\)") as refused:
+        net.save(tmp_path / "net.npz")
+    assert "\n" not in str(refused.value) and not list(tmp_path.iterdir())
+
+
 DIFFERS = "the class of that name here has a definition that differs from the one the network " \
     "was saved with"
 

@@ -130,6 +130,10 @@ def _class_path(cls: type, what: str) -> str:
         found = _imported(qualified)
     except LookupError:
         found = None
+    if isinstance(found, type) and found is not cls:  # the name now holds a newer class
+        raise ValueError(f"{what} {qualified} cannot be saved: that name now holds another "
+                         "class (was its cell or module run again?), which loading would "
+                         "find instead; build the network again with the current class")
     if found is not cls:
         raise ValueError(f"{what} {qualified} cannot be saved: loading finds a class by module "
                          "and name among the modules imported, which does not lead back to "

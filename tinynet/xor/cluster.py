@@ -27,6 +27,11 @@ WORKERS_TIMEOUT = 30.0
 """How long, in seconds, --scheduler or --workers waits for a first worker before it gives
 up."""
 
+GROUP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGHUP")
+                      if hasattr(signal, name))
+"""The signals a terminal sends to every process of its group (Ctrl-C; closing it), which the
+workers of a local cluster ignore: the command stops them."""
+
 DASK_MISSING = ('--scheduler and --workers run the study on Dask, which is not installed: '
                 'pip install "dask[distributed]" (in a tinynet checkout: pip install ".[dask]")')
 
@@ -43,15 +48,17 @@ def cluster(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Iterat
     except ImportError:
         parser.error(DASK_MISSING)
     if args.workers is not None:
-        # The workers start with SIGINT ignored (they inherit that): a Ctrl-C reaches every
-        # process of the terminal's group, and it is this one's to handle, by closing them.
-        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # The workers (and multiprocessing's resource tracker) start with the terminal's
+        # signals ignored (they inherit that): a Ctrl-C or a hang-up reaches every process of
+        # the terminal's group, and it is this one's to handle, by closing them.
+        handlers = {signum: signal.signal(signum, signal.SIG_IGN) for signum in GROUP_SIGNALS}
         try:
             local = LocalCluster(n_workers=args.workers, threads_per_worker=1,
                                  processes=True, dashboard_address=None,
                                  silence_logs=logging.ERROR)
         finally:
-            signal.signal(signal.SIGINT, handler)
+            for signum, handler in handlers.items():
+                signal.signal(signum, signal.SIG_DFL if handler is None else handler)
         with local, Client(local) as client:
             check_workers(parser, client, f"--workers {args.workers}", args.modules)
             yield client
