@@ -93,16 +93,23 @@ def test_group_write_is_refused_when_the_group_is_shared_or_unknown(tmp_path, mo
         f"{tmp_path / 'kernels'} is writable by others (mode 775)")
 
 
-def test_a_shared_primary_group_sends_tinynet_kernel_dir_to_the_private_folder(
-        tmp_path, monkeypatch, capsys):
-    """Through TINYNET_KERNEL_DIR: the folder is not used; one line says why, and the kernels
-    go to the user's private folder."""
+def shared_kernel_dir(tmp_path, monkeypatch):
+    """A group-writable kernel cache of a group bob has as his primary group, and the private
+    temporary folder tinynet falls back to: (shared, private)."""
     accounts(monkeypatch, [account("bob", os.geteuid() + 1, os.getegid())])
     shared = tmp_path / "kernels"
     group_writable_cache(shared)
     private = tmp_path / "tmp"
     private.mkdir(mode=0o700)
     monkeypatch.setattr("tempfile.tempdir", str(private))
+    return shared, private
+
+
+def test_a_shared_primary_group_sends_tinynet_kernel_dir_to_the_private_folder(
+        tmp_path, monkeypatch, capsys):
+    """Through TINYNET_KERNEL_DIR: the folder is not used; one line says why, and the kernels
+    go to the user's private folder."""
+    shared, private = shared_kernel_dir(tmp_path, monkeypatch)
     monkeypatch.setenv("TINYNET_KERNEL_DIR", str(shared))
     chosen = sources.kernel_dir()
     assert chosen == private / f"tinynet-kernels-{os.getuid()}"
@@ -214,12 +221,7 @@ def test_a_refused_kernel_folder_is_walked_twice_not_three_times(tmp_path, monke
     """TINYNET_KERNEL_DIR refused for its group: the folder (every file of a cache) is walked
     once to refuse it and once to tell a folder not to be trusted from one not writable, not
     again by each check after."""
-    accounts(monkeypatch, [account("bob", os.geteuid() + 1, os.getegid())])
-    shared = tmp_path / "kernels"
-    group_writable_cache(shared)
-    private = tmp_path / "tmp"
-    private.mkdir(mode=0o700)
-    monkeypatch.setattr("tempfile.tempdir", str(private))
+    shared, private = shared_kernel_dir(tmp_path, monkeypatch)
     walked = []
     untrusted = caches.untrusted
 
