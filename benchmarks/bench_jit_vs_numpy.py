@@ -61,7 +61,7 @@ from learner import learner_loop  # noqa: E402
 from readme_block import put_between  # noqa: E402
 
 # The dense-layer kernels are internal to the compiled backend; the benchmark times them alone,
-# with the LeakyReLU(0.01) of the kit every network of built-in activations shares.
+# with the LeakyReLU(0.01) of the kit of a network of LeakyReLU layers.
 _LEAKY = tinynet.mlp([2, 1], output="leaky_relu")
 ACTIVATE = kit.load(kit.maths_of(_LEAKY, MSE())).activate_rows
 LEAKY_KIND = int(tinynet.packing.layout(_LEAKY).kinds[0])

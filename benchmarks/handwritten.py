@@ -1,9 +1,21 @@
-"""The bar for the compiled ensemble kernels: the same job written by hand as a plain Numba
-loop, the seeds innermost and contiguous, as someone who knows Numba would write it for one
-network family (LeakyReLU hidden layers, alpha 0.01, a sigmoid output, MSE, per-sample SGD,
-samples in data order). No tinynet code runs in it; blocks of seeds go to the cores in a
-``prange``. It trains what ``tinynet.fit_packed(..., shuffle=False)`` trains, to rounding
-(``benchmarks/bench_wide.py`` and ``bench_small.py`` check that before they time anything)."""
+"""The bar for the compiled kernels: the same job written by hand as a plain Numba loop, as
+someone who knows Numba would write it for one network family (LeakyReLU hidden layers, alpha
+0.01, a sigmoid output, MSE, per-sample SGD, samples in data order).
+
+:func:`train`, the bar for the ensembles: the seeds innermost and contiguous, blocks of seeds
+to the cores in a ``prange``, with ``math.exp``. No tinynet code runs in it. It trains what
+``tinynet.fit_packed(..., shuffle=False)`` trains, to rounding.
+
+:func:`train_one`, the bar for a single fit: scalar loops over the units of one n_in-H-1
+network, with the exp of your choice (:data:`EXPS`): the C library's ``math.exp``, or
+tinynet's own :func:`tinynet.compiled.scalars.vector_exp`, the exp tinynet's kernels use (so
+that an ensemble member equals its single fit bit for bit), so that the loops are compared on
+the same arithmetic and the exp's own cost shows beside. It trains what
+``tinynet.fit(net, ..., shuffle=False, backend="numba")`` trains, to rounding (the sigmoid
+and its slope are written as one writes them by hand, not as tinynet's definitions are, and
+the bias is added first).
+
+``benchmarks/bench_wide.py`` and ``bench_small.py`` check both before they time anything."""
 
 from __future__ import annotations
 
@@ -12,7 +24,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
-__all__ = ["BLOCK", "train", "train_one"]
+from tinynet.compiled.scalars import vector_exp
+
+__all__ = ["BLOCK", "EXPS", "train", "train_one"]
 
 BLOCK = 64
 """Seeds per block: the innermost loops run over them."""
@@ -105,9 +119,19 @@ def train(theta: np.ndarray, table: np.ndarray, X: np.ndarray, Y: np.ndarray, ep
 
 
 @njit(cache=True, error_model="numpy")
-def _train_one(W1, b1, W2, b2, X, Y, epochs, lr):
-    """One network n_in-H-1 (LeakyReLU alpha 0.01, then a sigmoid), per-sample SGD on MSE,
-    samples in data order: scalar loops over the units, as one writes it for one network."""
+def c_exp(x: float) -> float:
+    """The C library's exp, ``math.exp``: a call Numba makes into libm."""
+    return math.exp(x)
+
+
+@njit(error_model="numpy", inline="always")
+def _train_one(exp, W1, b1, W2, b2, X, Y, epochs, lr):
+    """One network n_in-H-1 (LeakyReLU alpha 0.01, then a sigmoid on ``exp``), per-sample SGD
+    on MSE, samples in data order: scalar loops over the units, as one writes it for one
+    network. Compiled into each of the entry points below with their exp (a function passed
+    in is a constant of the compiled code, its body inlined), and cached with them: cached on
+    its own, it would be keyed by the exp's address in memory, and compiled anew by every
+    process."""
     hidden = W1.shape[0]
     a = np.empty(hidden)
     slope = np.empty(hidden)
@@ -121,7 +145,7 @@ def _train_one(W1, b1, W2, b2, X, Y, epochs, lr):
                 a[j] = z if z > 0 else 0.01 * z
                 slope[j] = 1.0 if z > 0 else 0.01
                 z_out += W2[0, j] * a[j]
-            s = 1.0 / (1.0 + math.exp(-z_out))
+            s = 1.0 / (1.0 + exp(-z_out))
             delta = 2.0 * (s - Y[t, 0]) * s * (1.0 - s)
             for j in range(hidden):
                 back = delta * W2[0, j] * slope[j]
@@ -132,13 +156,33 @@ def _train_one(W1, b1, W2, b2, X, Y, epochs, lr):
             b2[0] -= lr * delta
 
 
+@njit(cache=True, error_model="numpy")
+def _train_one_c_exp(W1, b1, W2, b2, X, Y, epochs, lr):
+    """The scalar loop on the C library's exp."""
+    _train_one(c_exp, W1, b1, W2, b2, X, Y, epochs, lr)
+
+
+@njit(cache=True, error_model="numpy")
+def _train_one_vector_exp(W1, b1, W2, b2, X, Y, epochs, lr):
+    """The scalar loop on tinynet's exp."""
+    _train_one(vector_exp, W1, b1, W2, b2, X, Y, epochs, lr)
+
+
+EXPS = {"math.exp": _train_one_c_exp, "vector_exp": _train_one_vector_exp}
+"""The scalar loop compiled for each exp :func:`train_one` can run on, by name: the C
+library's, and tinynet's own."""
+
+
 def train_one(theta: np.ndarray, sizes: list[int], X: np.ndarray, Y: np.ndarray, epochs: int,
-              lr: float) -> np.ndarray:
+              lr: float, exp: str = "math.exp") -> np.ndarray:
     """Train one n_in-H-1 network packed as tinynet packs it (W1, b1, W2, b2 in that order)
-    with the scalar loop; return its trained parameters."""
+    with the scalar loop, its sigmoid on ``exp`` (a name in :data:`EXPS`); return its trained
+    parameters."""
+    if exp not in EXPS:
+        raise ValueError(f"exp must be one of {', '.join(map(repr, EXPS))}, got {exp!r}")
     n_in, hidden, _ = sizes
     cut = np.cumsum([hidden * n_in, hidden, hidden])
     W1, b1, W2, b2 = (part.copy() for part in np.split(np.asarray(theta, float), cut))
     W1, W2 = W1.reshape(hidden, n_in), W2.reshape(1, hidden)
-    _train_one(W1, b1, W2, b2, X, Y, epochs, lr)
+    EXPS[exp](W1, b1, W2, b2, X, Y, epochs, lr)
     return np.concatenate([W1.ravel(), b1, W2.ravel(), b2])

@@ -1,10 +1,15 @@
+import ast
 import math
 import warnings
 
 import numpy as np
 import pytest
 
+import tinynet
 from tinynet.activations import ACTIVATIONS, LeakyReLU, get_activation
+from tinynet.compiled import kit
+from tinynet.losses import get_loss
+from tinynet.packing import layout
 from tinynet.validation import UnknownNameError
 
 from helpers import Scaled, relative_error
@@ -93,3 +98,17 @@ def test_an_activation_parameter_must_be_a_finite_number(make, message):
     with pytest.raises(ValueError, match=message):
         make()
     assert Scaled(2).beta == 2 and Scaled(np.float32(0.5)).beta == 0.5  # numbers as given
+
+
+def test_leaky_relu_is_written_as_a_choice_between_z_and_alpha_z():
+    """φ(z) picks z or α z, the product computed beside the comparison, rather than z times
+    the slope, which waits on the comparison: a single fit's steps are one chain of dependent
+    operations, and this was a multiply of it per hidden layer (the same numbers either way:
+    z · 1 is z)."""
+    net = tinynet.mlp([2, 2, 1], seed=0)
+    maths = kit.maths_of(net, get_loss("mse"))
+    lines, value, slope = kit.activation_lines(maths, int(layout(net).kinds[0]), "z", ["alpha"],
+                                               "")
+    chosen = ast.parse(value, mode="eval").body
+    assert isinstance(chosen, ast.IfExp)
+    assert {ast.unparse(chosen.body), ast.unparse(chosen.orelse)} == {"z", "alpha * z"}

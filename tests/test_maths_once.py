@@ -252,13 +252,16 @@ def test_the_definition_is_what_the_kernels_are_written_from():
     assert "e__0 = vector_exp(-abs(z))" in text
     assert "d__1 = 1.0 + e__0" in text
     assert "return ((1.0 if z >= 0 else e__0) / d__1, e__0 / (d__1 * d__1))" in text
-    assert "slope__0 = 1.0 if z > 0 else parameters[0]" in text
+    assert "positive__0 = z > 0" in text
+    assert "return (z if positive__0 else parameters[0] * z, 1.0 if positive__0 else " \
+        "parameters[0])" in text
     assert "diff__0 = y_hat - y" in text
     assert "return (diff__0 * diff__0, 2.0 / batch * diff__0)" in text
     definition = render.read(LeakyReLU(0.3), "forward_and_derivative", 1, 2)
     lines, results = definition.instantiate({"z": "z0_1_2"}, {"alpha": "param0_0"}, "_0_1_2")
-    assert lines == ["slope__0_0_1_2 = 1.0 if z0_1_2 > 0 else param0_0"]
-    assert results == ["z0_1_2 * slope__0_0_1_2", "slope__0_0_1_2"]
+    assert lines == ["positive__0_0_1_2 = z0_1_2 > 0"]
+    assert results == ["z0_1_2 if positive__0_0_1_2 else param0_0 * z0_1_2",
+                       "1.0 if positive__0_0_1_2 else param0_0"]
 
 
 def test_the_compiled_package_has_no_activation_codes_or_fallback():
@@ -313,15 +316,20 @@ def test_an_activation_class_has_one_definition():
     np.testing.assert_array_equal(Overrides().derivative(z), [1.0, 1.0])
 
 
-def test_networks_of_built_in_activations_share_one_kit():
-    """The kit is keyed by the maths, the built-in activations all in it: a class that
-    changes from leaky_relu to tanh hidden layers compiles nothing new for it."""
-    sources = {kit.source(kit.maths_of(tinynet.mlp(sizes, activation=hidden, output=output),
-                                       MSE()))
-               for sizes, hidden, output in [([2, 2, 1], "leaky_relu", "sigmoid"),
-                                             ([2, 16, 16, 1], "tanh", "identity"),
-                                             ([3, 5, 2], "relu", "leaky_relu")]}
+def test_networks_of_the_same_activation_classes_share_one_kit():
+    """The kit is keyed by the maths a network uses (issue 40): the classes of its layers in
+    order, not their sizes or parameters; a class it does not use is not in it."""
+    sources = {kit.source(kit.maths_of(tinynet.mlp(sizes, activation=hidden, output=output,
+                                                   alpha=alpha), MSE()))
+               for sizes, hidden, output, alpha in [([2, 2, 1], "leaky_relu", "sigmoid", 0.01),
+                                                    ([2, 16, 16, 1], "leaky_relu", "sigmoid",
+                                                     0.2),
+                                                    ([3, 5, 2], "leaky_relu", "sigmoid", 0.0)]}
     assert len(sources) == 1
+    (text,) = sources
+    assert "LeakyReLU" in text and "Sigmoid" in text and "Tanh" not in text
+    assert kit.source(kit.maths_of(tinynet.mlp([2, 2, 1], activation="tanh"), MSE())) \
+        not in sources
     assert kit.source(kit.maths_of(tinynet.mlp([2, 2, 1]), tinynet.losses.BCE())) not in sources
 
 

@@ -180,6 +180,22 @@ def test_the_default_kernel_is_vector_code_without_a_call_to_exp(tmp_path, monke
     assert not {name for name in called if "exp" in name.lower()}, called
 
 
+def test_a_bce_kernel_is_vector_code_without_a_call_to_log(tmp_path, monkeypatch):
+    """BCE's two logs a sample are tinynet.compiled.scalars.vector_log: inlined and vectorised,
+    no call into the C library's log, which would make the lanes' loop scalar (the kernel's
+    log10 is numba's own, for integers to text)."""
+    monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path))
+    X, y = tinynet.data.xor()
+    tinynet.fit_ensemble([tinynet.mlp([2, 2, 2, 1], seed=s) for s in range(100)], X, y,
+                         epochs=2, lr=0.01, shuffle=True, loss="bce")
+    (kernel,) = [module.fit_block for name, module in sources._LOADED.items()
+                 if module.__file__.startswith(str(tmp_path))]
+    assembly = kernel.inspect_asm(kernel.signatures[0])
+    assert re.search(r"vmulpd\s+%[yz]mm", assembly)
+    called = set(re.findall(r"movabsq\s+\$([A-Za-z_][\w.]*)", assembly))
+    assert not called & {"log", "log1p"}, called
+
+
 def test_seed_counts_that_leave_a_block_part_empty(monkeypatch):
     """385 members: 7 blocks of 56 lanes, the last with 49 members and 7 lanes repeating the
     last member, which must not be copied back."""

@@ -9,10 +9,11 @@ Written to be read: every layer's forward and backward pass sit side by side, an
 initializer can say what variance it targets and why.
 """
 
-from . import (activations, checking, data, dense, diagnostics, experiments, init, losses,
-               optimizers, packing, plots, saving, seeding, shuffle, stats, xor)
+from importlib import import_module
+
+from . import (activations, data, dense, init, losses, optimizers, packing, saving, seeding,
+               shuffle, stats)
 from .activations import get_activation
-from .checking import GradcheckReport, gradcheck
 from .layers import Layer
 from .network import Network, mlp
 from .results import EnsembleResult, History
@@ -33,3 +34,30 @@ __all__ = ["Layer", "Network", "mlp", "fit", "fit_ensemble", "fit_packed", "pred
            "optimizers", "packing", "plots", "saving", "seeding", "shuffle", "stats", "xor"]
 
 __version__ = "0.1.0"
+
+LAZY = ("checking", "diagnostics", "experiments", "plots", "xor")
+"""The submodules imported on first use (``tinynet.xor``, ``from tinynet import plots``), not by
+``import tinynet``: the XOR bench and the plots are a harness around the library, and the
+gradient check and the signal diagnostics are tools a fit does not need; loading them on every
+start cost a sixth of ``import tinynet`` (tests/test_import_weight.py keeps them out)."""
+
+LAZY_NAMES = {"gradcheck": "checking", "GradcheckReport": "checking"}
+"""Names of :data:`LAZY` submodules that ``tinynet`` exports: name -> its submodule."""
+
+
+def __getattr__(name: str) -> object:
+    """Import a submodule of :data:`LAZY`, or the one a name of :data:`LAZY_NAMES` is in, when
+    first asked for (PEP 562); the submodule (the import binds it) or the name (bound here)
+    becomes an attribute of the package, so this runs once per name."""
+    if name in LAZY:
+        return import_module(f"{__name__}.{name}")
+    if name in LAZY_NAMES:
+        value = getattr(import_module(f"{__name__}.{LAZY_NAMES[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The package's names, those not yet imported included."""
+    return sorted({*globals(), *LAZY, *LAZY_NAMES})

@@ -179,7 +179,10 @@ class LeakyReLU(Activation):
     """φ(z) = z if z > 0 else α z,  φ'(z) = 1 if z > 0 else α (so leaky_relu'(0) = α).
 
     ``alpha`` is the slope for negative inputs: 0.01 by default, as in 99mlp and PyTorch.
-    ``alpha = 0`` is ReLU. φ(z) = z φ'(z): z times 1, or z times α, which rounds as α z does.
+    ``alpha = 0`` is ReLU. φ(z) is chosen between z and α z, not computed as z φ'(z) (the
+    same numbers: z · 1 is z), so that a compiled kernel multiplies while it compares: a
+    single fit's steps are one chain of dependent operations, and z φ'(z) put a multiply
+    after the comparison into it for every hidden unit.
     """
 
     name = "leaky_relu"
@@ -191,8 +194,8 @@ class LeakyReLU(Activation):
                                                       self.alpha, minimum=0.0, inclusive=True))
 
     def forward_and_derivative(self, z):
-        slope = where(z > 0, 1.0, self.alpha)
-        return z * slope, slope
+        positive = z > 0
+        return where(positive, z, self.alpha * z), where(positive, 1.0, self.alpha)
 
     def __repr__(self) -> str:
         return f"leaky_relu(alpha={self.alpha:g})"

@@ -29,16 +29,17 @@ side by side (:mod:`tinynet.reference`): then the loss is one per network, shape
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import ClassVar
 
 import numpy as np
 
 from .activations import Activation, Sigmoid
+from .init.registry import parse_spec
 from .maths import log, where
 from .validation import ShapeError, UnknownNameError, check_fields
 
-__all__ = ["Loss", "MSE", "BCE", "LOSSES", "get_loss", "mse", "mse_gradient"]
+__all__ = ["Loss", "MSE", "BCE", "Huber", "LOSSES", "get_loss", "mse", "mse_gradient"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -97,7 +98,8 @@ class Loss:
         return "gradient_through_sigmoid" in vars(owner)
 
     def __repr__(self) -> str:
-        return self.name
+        values = ", ".join(f"{field.name}={getattr(self, field.name)!r}" for field in fields(self))
+        return f"{self.name}({values})" if values else self.name
 
 
 @dataclass(frozen=True, repr=False)
@@ -135,17 +137,52 @@ class BCE(Loss):
         return (y_hat - y) / batch
 
 
-LOSSES: dict[str, type[Loss]] = {cls.name: cls for cls in (MSE, BCE)}
+@dataclass(frozen=True, repr=False)
+class Huber(Loss):
+    """The Huber loss, PyTorch's ``HuberLoss(delta=δ)``: quadratic near the target and linear
+    beyond δ, so that a far-off prediction pulls no harder than δ. With d = ŷ − y,
+    ℓ = ½ d² if |d| < δ, else δ (|d| − ½ δ); dL/dŷ = d / B if |d| < δ, else ±δ / B
+    (the sign of d). δ > 0."""
+
+    name = "huber"
+    delta: float = 1.0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.delta > 0:
+            raise ValueError(f"huber's delta must be positive, got {self.delta!r}")
+
+    def value_and_gradient(self, y_hat, y, batch):
+        diff = y_hat - y
+        size = abs(diff)
+        inside = size < self.delta
+        term = where(inside, 0.5 * diff * diff, self.delta * (size - 0.5 * self.delta))
+        slope = where(inside, diff, where(diff > 0.0, self.delta, -self.delta))
+        return term, slope / batch
+
+
+LOSSES: dict[str, type[Loss]] = {cls.name: cls for cls in (MSE, BCE, Huber)}
 """The built-in losses, by name."""
 
 
 def get_loss(loss: str | Loss) -> Loss:
-    """The loss named ``loss`` (see :data:`LOSSES`); a :class:`Loss` is returned as it is."""
+    """The loss a spec names: a name of :data:`LOSSES` (``"huber"``, its default parameters)
+    or a name with parameters, as the loss's ``repr`` writes it (``"huber(delta=0.5)"``); a
+    :class:`Loss` is returned as it is."""
     if isinstance(loss, Loss):
         return loss
-    if not isinstance(loss, str) or loss not in LOSSES:
+    if not isinstance(loss, str):
         raise UnknownNameError("loss", loss, LOSSES)
-    return LOSSES[loss]()
+    name, values = parse_spec(loss, "loss", "huber(delta=0.5)")
+    if name not in LOSSES:
+        raise UnknownNameError("loss", name, LOSSES)
+    cls = LOSSES[name]
+    accepted = [field.name for field in fields(cls)]
+    unknown = sorted(set(values) - set(accepted))
+    if unknown:
+        raise TypeError(f"loss {name!r} got unknown parameter(s) {', '.join(unknown)}; it "
+                        f"accepts {', '.join(accepted) or 'none'}")
+    return cls(**values)
 
 
 def _check_same_shape(y_hat: np.ndarray, y: np.ndarray) -> None:

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from . import init
-from .activations import BUILT_IN
 from .seeding import generators
 from .validation import check_seeds
 
@@ -43,11 +42,12 @@ class Layout(NamedTuple):
 
 
 def activation_kinds(net: "Network") -> list:
-    """What ``Layout.kinds`` indexes: one activation of each built-in class
-    (:data:`tinynet.activations.BUILT_IN`, in its order), then one of each other class
-    ``net`` uses, in the order of the layers that first use it. Networks of built-in
-    activations have the same kinds, and so share their compiled kernels."""
-    first: dict[type, object] = {cls: cls() for cls in BUILT_IN}
+    """What ``Layout.kinds`` indexes: one activation of each class ``net`` uses, in the
+    order of the layers that first use it (a LeakyReLU network with a sigmoid output:
+    LeakyReLU, then Sigmoid). The compiled kernels are written for these classes alone:
+    networks that use the same classes in the same order share them, and a class a network
+    does not use (a new built-in one among them) is in none of its kernels."""
+    first: dict[type, object] = {}
     for layer in net.layers:
         first.setdefault(type(layer.activation), layer.activation)
     return list(first.values())

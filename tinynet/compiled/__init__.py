@@ -38,7 +38,8 @@ The kit (:mod:`~tinynet.compiled.kit`) is a module written for each network's ma
 activations and loss as scalar functions, the optimizer's step as loops over parameters, and
 the generic kernels' entry points, which hand them to ``single`` and ``lanes``. The state of
 an optimizer (velocities, moments) travels beside the parameters: ``state`` (k, P), or
-(k, P, lanes) in the lanes.
+(k, P, lanes) in the lanes; the hyperparameters, and after them the loss's parameters, in one
+array read at run time (``kit.hyperparameters``).
 
 Forward and backward are one layer per call in the first two columns and every layer in one
 call in the lanes (``_forward``, ``_backward``). The first two take a layer's backward pass in
@@ -52,13 +53,21 @@ multiply-adds per step) train on a kernel generated for it from one straight-lin
 in a loop over SIMD lanes, cut at the exps so that neighbouring lanes' exps overlap), a
 single fit on :mod:`~tinynet.compiled.fused` (the step on parameters held in locals for the
 whole run). A larger layout, or minibatches, train on ``lanes`` (ensembles) or ``single``
-(one network, BLAS for big layers). Every kernel is keyed by the maths (layout, activations,
-loss, optimizer, update order): seeds, samples, batch size, epochs, learning rate and
-hyperparameters are read when it runs. The generated kernels do the arithmetic of the
+(one network, BLAS for big layers). Every kernel is keyed by the maths (layout, the activation
+classes the network uses, the loss's and optimizer's classes, update order): seeds, samples,
+batch size, epochs, learning rate, hyperparameters and the loss's parameters are read when it
+runs. The generated kernels do the arithmetic of the
 ``lanes`` column in the same order, bit for bit.
 
-Modules: :mod:`~tinynet.compiled.scalars` (the exp that vectorises),
+An optimizer's step comes in two parts (:mod:`~tinynet.compiled.hoisting`): what is the same
+for every parameter (Adam's bias corrections, from the step count, which is one number per
+network while the kernels run) once per step, the kit's ``per_step`` or the generated
+kernels' step values; the rest per parameter, as the table says.
+
+Modules: :mod:`~tinynet.compiled.scalars` (the exp, log and log1p that vectorise),
 :mod:`~tinynet.compiled.render` (a definition written as scalar code),
+:mod:`~tinynet.compiled.hoisting` (an optimizer's per-step work out of its per-parameter
+loop),
 :mod:`~tinynet.compiled.kit` (a network's maths, and the generic kernels' entry points),
 :mod:`~tinynet.compiled.sources` (where generated modules are written and loaded),
 :mod:`~tinynet.compiled.orders` (epoch orders), :mod:`~tinynet.compiled.single` (one network,

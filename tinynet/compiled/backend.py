@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..network import Network
 
 __all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "lane_width", "fit_one", "fit_many", "fit_packed",
-           "predict", "typed"]
+           "predict", "typed", "check_counters"]
 
 
 def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
@@ -35,7 +35,8 @@ def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
     fit_network` (through its kit), which calls BLAS for big products."""
     theta, maths = pack(net), kit.maths_of(net, loss, optimizer)
     net_layout = kit.layout_for(layout(net), maths)
-    hyper = optimizer.hyperparameters()
+    hyper = kit.hyperparameters(maths)
+    check_counters(maths, state[None], "net.optimizer_state")
     with typed(maths):
         if codegen.supports(net_layout, settings.batch_size):
             fused.fit_network(theta, state, hyper, net_layout, maths, X, y, seed, settings,
@@ -93,11 +94,12 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
     lanes_theta = np.ascontiguousarray(theta.T)  # (P, S): members side by side
     lanes_state = np.ascontiguousarray(state.transpose(1, 2, 0))  # (k, P, S)
     predictions = np.empty((len(theta), len(X), y.shape[1]))
-    hyper = optimizer.hyperparameters()
+    hyper = kit.hyperparameters(maths)
+    check_counters(maths, state, "state")
     if codegen.supports(net_layout, settings.batch_size):
         def train(part: Settings) -> None:
             unrolled.fit_lanes(lanes_theta, lanes_state, hyper, net_layout, maths, X, y, seeds,
-                               part, record, predictions, numba.get_num_threads())
+                               part, record, predictions, threads())
     else:
         generic = kit.entry(maths, "fit_lanes")
 
@@ -110,6 +112,39 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
     theta[...] = lanes_theta.T
     state[...] = lanes_state.transpose(2, 0, 1)
     return predictions
+
+
+def check_counters(maths: kit.Maths, state: np.ndarray, name: str) -> None:
+    """Raise ValueError unless each of the optimizer's counters (a step count: one number
+    per network, :mod:`tinynet.compiled.hoisting`) holds one value across a member's
+    parameters in ``state`` (S, k, P), as training leaves it; the kernels read it once per
+    network."""
+    for slot in maths.split().counters:
+        values = state[:, slot, :]
+        uneven = np.flatnonzero(np.any(values != values[:, :1], axis=1)
+                                & ~np.all(np.isnan(values), axis=1))
+        if len(uneven):
+            member = int(uneven[0])
+            raise ValueError(
+                f"{name}'s slot {maths.optimizer.state[slot]!r} of optimizer "
+                f"{maths.optimizer!r} is a step count, one number per network, but member "
+                f"{member} holds {len(np.unique(values[member]))} different values (from "
+                f"{float(values[member].min())!r} to {float(values[member].max())!r}); "
+                "backend 'numba' reads it once per network: give every parameter the same "
+                "count, or pass backend='numpy'")
+
+
+def threads() -> int:
+    """How many threads a run may use: Numba's setting (:func:`use_threads`), read without
+    starting Numba's own thread pool, which the generated kernels never use (they run on a
+    pool of Python threads): ``numba.get_num_threads()`` starts it (some 10 ms, and it
+    imports ``multiprocessing``), and until it is started no count can have been set
+    (``numba.set_num_threads`` starts it too), so Numba's default holds."""
+    from numba.np.ufunc import parallel
+
+    if getattr(parallel, "_is_initialized", True):  # started, or numba's API moved: ask
+        return numba.get_num_threads()
+    return numba.config.NUMBA_NUM_THREADS
 
 
 def lane_width(members: int, net_layout: Layout, batch_size: int) -> int:

@@ -337,12 +337,16 @@ def unusable(folder: Path) -> str | None:
     """Why ``folder`` cannot hold kernels, or None if it can: it must be trusted
     (:func:`untrusted`) and :func:`writable`, and trusted still once made (a folder planted
     between the check and the making is not used)."""
+    existed = folder.is_dir()  # before the check: a folder planted after it is checked again
     reason = untrusted(folder)
     if reason is not None:
         return reason
     if not writable(folder):
         return f"{folder} is not a writable folder"
-    return untrusted(folder)  # again: what writable() made, or found made meanwhile
+    # Again, for what writable() made or found made meanwhile. A folder that was there is
+    # not walked twice: trusted, it and the folders above it can be written by this user
+    # alone (or are sticky), so no one else can have put anything in it since.
+    return None if existed else untrusted(folder)
 
 
 def writable(directory: Path) -> bool:

@@ -11,10 +11,10 @@ lanes, and :mod:`tinynet.compiled.fused` for one network, parameters held in loc
 run.
 
 Every value is computed as the generic kernels compute it, in the same order (dot products
-from ``0.0`` and the first input upwards, then the bias; ``db`` from the first row; each
+from the first input's product upwards, then the bias; ``db`` from the first row; each
 activation, the loss and the optimizer written in from their one definition, as the generic
-kernels' kit has them: :mod:`tinynet.compiled.kit`), so the generated kernels are
-bit-identical to them.
+kernels' kit has them: :mod:`tinynet.compiled.kit`, the optimizer's part per step once per
+step: :mod:`tinynet.compiled.hoisting`), so the generated kernels are bit-identical to them.
 
 Generated sources are written and loaded by :mod:`tinynet.compiled.sources`: a kernel is
 compiled once per machine for each of what its text holds (the layout, activations, loss,
@@ -34,12 +34,13 @@ from pathlib import Path
 import numpy as np
 
 from ..packing import Layout
-from .kit import Maths, activation_lines, loss_lines, update_lines
+from .kit import Maths, activation_lines, described, loss_lines, step_lines, update_lines
 from .render import parameters
 from .sources import announce_compiling, escaped, fingerprint, load_module
 
 __all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "parameter_names",
-           "parameter_loads", "hyperparameter_names", "state_names", "step", "forward",
+           "parameter_loads", "hyperparameter_names", "loss_parameter_names", "state_slots",
+           "state_names", "step_value_names", "per_step", "step", "forward",
            "is_exp", "names_used", "name_defined", "module_header", "indent", "layout_of",
            "kernel"]
 
@@ -86,32 +87,62 @@ def parameter_names(layout: Layout, maths: Maths, layer: int) -> list[str]:
 
 
 def parameter_loads(layout: Layout, maths: Maths) -> list[str]:
-    """Lines loading every layer's activation parameters and the optimizer's hyperparameters
-    (``hyper{i} = hyper[i]``) into locals, once per run."""
+    """Lines loading every layer's activation parameters, the optimizer's hyperparameters
+    (``hyper{i} = hyper[i]``) and the loss's parameters (``loss_parameter{i}``, after them in
+    ``hyper``: :func:`tinynet.compiled.kit.hyperparameters`) into locals, once per run."""
+    first = maths.optimizer_values()
     return [f"{name} = parameters[{layer}, {i}]" for layer in range(len(layout.table))
             for i, name in enumerate(parameter_names(layout, maths, layer))] + \
-        [f"{name} = hyper[{i}]" for i, name in enumerate(hyperparameter_names(maths))]
+        [f"{name} = hyper[{i}]" for i, name in enumerate(hyperparameter_names(maths))] + \
+        [f"{name} = hyper[{first + i}]" for i, name in enumerate(loss_parameter_names(maths))]
 
 
 def hyperparameter_names(maths: Maths) -> list[str]:
     """The locals holding the optimizer's hyperparameters: ``hyper{i}``."""
-    return [f"hyper{i}" for i in range(len(parameters(maths.optimizer)))]
+    return [f"hyper{i}" for i in range(maths.optimizer_values())]
+
+
+def loss_parameter_names(maths: Maths) -> list[str]:
+    """The locals holding the loss's parameters: ``loss_parameter{i}``."""
+    return [f"loss_parameter{i}" for i in range(len(parameters(maths.loss)))]
+
+
+def state_slots(maths: Maths) -> list[int]:
+    """The optimizer's state slots kept per parameter: all but its counters, which are one
+    number per network (:mod:`tinynet.compiled.hoisting`)."""
+    return maths.split().element_slots(len(maths.optimizer.state))
 
 
 def state_names(maths: Maths, p: int, new: bool = False) -> list[str]:
-    """The locals holding parameter ``p``'s optimizer state, ``s{slot}_{p}``, or its new
-    state after the step, ``r{slot}_{p}``."""
-    return [f"{'r' if new else 's'}{slot}_{p}" for slot in range(len(maths.optimizer.state))]
+    """The locals holding parameter ``p``'s optimizer state, ``s{slot}_{p}`` for each slot
+    of :func:`state_slots`, or its new state after the step, ``r{slot}_{p}``."""
+    return [f"{'r' if new else 's'}{slot}_{p}" for slot in state_slots(maths)]
+
+
+def step_value_names(maths: Maths) -> list[str]:
+    """The locals holding the optimizer's step values, ``step_value{k}``
+    (:func:`tinynet.compiled.kit.step_lines`)."""
+    return [f"step_value{k}" for k in range(maths.split().step_values)]
+
+
+def per_step(maths: Maths, counters: list[str], suffix: str) -> tuple[list[str], list[str]]:
+    """The optimizer's part per step, from the counters held in ``counters`` (one per counter
+    slot): ``(lines, new counters)``, its lines setting each of :func:`step_value_names`, and
+    the expressions of the counters' new values."""
+    lines, values, new = step_lines(maths, "lr", counters, hyperparameter_names(maths), suffix)
+    return lines + [f"{name} = {value}" for name, value in zip(step_value_names(maths),
+                                                               values)], new
 
 
 def _updates(maths: Maths, params: list[int]) -> list[str]:
-    """The optimizer's step of parameters ``params``, written from its definition
-    (:func:`tinynet.compiled.kit.update_lines`): ``q{p}`` the new parameter, ``r{slot}_{p}``
-    its new state (SGD: ``q{p} = p{p} - lr * g{p}``)."""
+    """The optimizer's step of parameters ``params``, its part per parameter written from its
+    definition (:func:`tinynet.compiled.kit.update_lines`), reading the step values: ``q{p}``
+    the new parameter, ``r{slot}_{p}`` its new state (SGD: ``q{p} = p{p} - lr * g{p}``)."""
     lines = []
     for p in params:
         own, (value, *state) = update_lines(maths, f"p{p}", f"g{p}", "lr", state_names(maths, p),
-                                            hyperparameter_names(maths), f"_u{p}")
+                                            hyperparameter_names(maths),
+                                            step_value_names(maths), f"_u{p}")
         lines += own + [f"q{p} = {value}"] + [f"{name} = {new}" for name, new
                                               in zip(state_names(maths, p, new=True), state)]
     return lines
@@ -146,7 +177,7 @@ def forward(layout: Layout, maths: Maths, rows: int, derivatives: bool) -> list[
             for j in range(n_out):
                 products = " + ".join(f"a{k}_{r}_{i} * p{_weight(table, k, j, i)}"
                                       for i in range(n_in))
-                lines.append(f"z{k}_{r}_{j} = 0.0 + {products} + p{_bias(table, k, j)}")
+                lines.append(f"z{k}_{r}_{j} = {products} + p{_bias(table, k, j)}")
         written = [_activation(layout, maths, k, unit, derivatives) for unit in units]
         lines += [line for exps, _ in written for line in exps]
         lines += [line for _, rest in written for line in rest]
@@ -166,7 +197,8 @@ def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
     for r in range(rows):
         for k in range(int(table[-1, 1])):
             y_hat, y = f"a{layers}_{r}_{k}", f"t_{r}_{k}"
-            own, term, gradient = loss_lines(maths, y_hat, y, str(rows), f"_{r}_{k}")
+            own, term, gradient = loss_lines(maths, y_hat, y, str(rows),
+                                             loss_parameter_names(maths), f"_{r}_{k}")
             lines += own + [f"loss = loss + {term}", f"da{layers}_{r}_{k} = {gradient}",
                             f"wrong = wrong | (({y_hat} > threshold) != ({y} > threshold))"]
     for k in range(layers - 1, -1, -1):                   # backward, last layer first
@@ -177,7 +209,7 @@ def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
         for j in range(k_out):
             for i in range(k_in):
                 terms = " + ".join(f"dz{k}_{r}_{j} * a{k}_{r}_{i}" for r in range(rows))
-                lines.append(f"g{_weight(table, k, j, i)} = 0.0 + {terms}")
+                lines.append(f"g{_weight(table, k, j, i)} = {terms}")
                 own.append(_weight(table, k, j, i))
         for j in range(k_out):
             lines.append(f"g{_bias(table, k, j)} = " + " + ".join(f"dz{k}_{r}_{j}"
@@ -191,7 +223,7 @@ def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
                 for i in range(k_in):
                     terms = " + ".join(f"dz{k}_{r}_{j} * {weights}{_weight(table, k, j, i)}"
                                        for j in range(k_out))
-                    lines.append(f"da{k}_{r}_{i} = 0.0 + {terms}")
+                    lines.append(f"da{k}_{r}_{i} = {terms}")
     if not during:                                        # every layer steps
         lines += _updates(maths, list(range(n_params(layout))))
     return lines
@@ -224,7 +256,7 @@ def module_header(generator: str, layout: Layout, maths: Maths, during: bool,
     :func:`fingerprint`), and its imports, ``from_lanes`` from :mod:`tinynet.compiled.lanes`."""
     sizes = [int(layout.table[0, 0]), *(int(n) for n in layout.table[:, 1])]
     names = escaped(str([maths.kind(int(kind))[0].name for kind in layout.kinds]))
-    loss, optimizer = escaped(repr(maths.loss)), escaped(type(maths.optimizer).__qualname__)
+    loss, optimizer = described(maths.loss), described(maths.optimizer)
     return f'''"""Generated by {generator}: sizes {sizes}, activations
 {names}, loss {loss}, optimizer {optimizer}, per-sample steps,
 update {"during" if during else "after"} backward, tinynet.compiled sources {fingerprint()}.
@@ -236,7 +268,7 @@ import numpy as np
 from numba import njit
 
 from tinynet.compiled.lanes import {", ".join(from_lanes)}
-from tinynet.compiled.scalars import vector_exp
+from tinynet.compiled.scalars import vector_exp, vector_log, vector_log1p
 '''
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from ..packing import Layout
 from ..results import Record, Settings
 from . import codegen
-from .codegen import indent, n_params, parameter_loads, state_names, step
+from .codegen import indent, n_params, parameter_loads, per_step, state_names, state_slots, step
 from .kit import Maths
 from .sources import kernel_dir
 
@@ -46,7 +46,10 @@ def _sample(layout: Layout, maths: Maths, during: bool) -> list[str]:
     n_in, n_out, count = int(layout.table[0, 0]), int(layout.table[-1, 1]), n_params(layout)
     lines = [f"a0_0_{i} = X[order[start, column], {i}]" for i in range(n_in)]
     lines += [f"t_0_{k} = Y[order[start, column], {k}]" for k in range(n_out)]
-    lines += step(layout, maths, 1, during)
+    counters = [f"counter{slot}" for slot in maths.split().counters]
+    own, new = per_step(maths, counters, "")
+    lines += own + step(layout, maths, 1, during)
+    lines += [f"{counter} = {value}" for counter, value in zip(counters, new)]
     lines += ["total = total + loss", "wrong_epoch = epoch if wrong else wrong_epoch"]
     lines += [f"p{p} = q{p}" for p in range(count)]
     return lines + [f"{old} = {new}" for p in range(count)
@@ -65,9 +68,11 @@ def _pairwise_sum(terms: list[str]) -> str:
 
 
 def _state(maths: Maths, count: int) -> list[tuple[str, str]]:
-    """``(local, element)``: each parameter's optimizer state and where it is in ``state``."""
+    """``(local, element)``: each parameter's optimizer state and where it is in ``state``;
+    the optimizer's counters (one number per network: :mod:`tinynet.compiled.hoisting`) are
+    read from parameter 0's slot by :func:`source`, and written back into every one's."""
     return [(name, f"state[{slot}, {p}]") for p in range(count)
-            for slot, name in enumerate(state_names(maths, p))]
+            for slot, name in zip(state_slots(maths), state_names(maths, p))]
 
 
 def source(layout: Layout, maths: Maths, during: bool) -> str:
@@ -80,6 +85,7 @@ def source(layout: Layout, maths: Maths, during: bool) -> str:
     header = codegen.module_header("tinynet.compiled.fused", layout, maths, during,
                                    ["lane_orders", "order_scratch"])
     state = _state(maths, count)
+    counters = maths.split().counters
     return f'''{header}
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -95,6 +101,7 @@ def fit_network(theta, state, hyper, X, Y, seed, settings, parameters, loss_hist
         seed_hashes[column] += np.uint64(column)
 {indent([f"p{p} = theta[{p}]" for p in range(count)], 1)}
 {indent([f"{name} = {element}" for name, element in state], 1)}
+{indent([f"counter{slot} = state[{slot}, 0]" for slot in counters], 1)}
     wrong_epoch = last_wrong_epoch[0]
     column = block - 1
     for run in range(settings.epochs):
@@ -114,6 +121,7 @@ def fit_network(theta, state, hyper, X, Y, seed, settings, parameters, loss_hist
             break
 {indent([f"theta[{p}] = p{p}" for p in range(count)], 1)}
 {indent([f"{element} = {name}" for name, element in state], 1)}
+{indent([f"state[{slot}, {p}] = counter{slot}" for slot in counters for p in range(count)], 1)}
     last_wrong_epoch[0] = wrong_epoch
 '''
 

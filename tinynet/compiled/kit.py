@@ -10,17 +10,20 @@ and :mod:`tinynet.compiled.single`::
     @njit(cache=True, error_model="numpy", inline="always")
     def activation_4(z, parameters):
         \"\"\"leaky_relu: LeakyReLU.forward_and_derivative\"\"\"
-        slope__0 = 1.0 if z > 0 else parameters[0]
-        return (z * slope__0, slope__0)
+        positive__0 = z > 0
+        return (z if positive__0 else parameters[0] * z, 1.0 if positive__0 else parameters[0])
 
-A kit is keyed by the maths alone (the activation classes, the built-in ones and the network's
-own, the loss and the optimizer's class, each with its definitions as written, so that a method
-edited in place compiles anew: :meth:`Maths.key`), so every network of built-in activations
-shares one kit per loss and optimizer: layer sizes, seeds, samples, batch size, epochs and
-learning rate are values the kernels read when they run, each layer's activation parameters
-(LeakyReLU's alpha) come from :class:`tinynet.packing.Layout`, and the optimizer's
-hyperparameters from an array. Written and compiled once per machine, as the generated
-kernels are (:func:`tinynet.compiled.sources.load_module`).
+A kit is keyed by the maths alone (the activation classes the network uses, in the order of
+its layers, the loss's class and the optimizer's, each with its definitions as written, so that
+a method edited in place compiles anew: :meth:`Maths.key`), so every network of the same
+activation classes shares one kit per loss and optimizer class, and a class a network does not
+use (a new built-in one) is in none of its kits: layer sizes, seeds, samples, batch size,
+epochs and learning rate are values the kernels read when they run, each layer's activation
+parameters (LeakyReLU's alpha) come from :class:`tinynet.packing.Layout`, and the optimizer's
+hyperparameters and the loss's parameters (a Huber loss's delta) from one array
+(:func:`hyperparameters`). Nothing the kernels read at run time is written into their text
+(:func:`described`). Written and compiled once per machine, as the generated kernels are
+(:func:`tinynet.compiled.sources.load_module`).
 
 What cannot be written (an activation defined with NumPy calls, a loss the kernels do not
 know how to read) raises :class:`~tinynet.compiled.render.NotCompilableError` before anything
@@ -35,20 +38,22 @@ import math
 from collections.abc import Sequence
 from types import ModuleType
 
+import numpy as np
+
 from ..activations import BUILT_IN, Activation
 from ..losses import Loss
 from ..optimizers import SGD, Optimizer
 from ..packing import Layout, activation_kinds
-from . import render
+from . import hoisting, render
 from .sources import announce_compiling, escaped, fingerprint, kernel_dir, load_module
 
-__all__ = ["Maths", "maths_of", "layout_for", "check", "activation_lines", "loss_lines",
-           "update_lines", "source", "load", "entry"]
+__all__ = ["Maths", "maths_of", "layout_for", "check", "hyperparameters", "activation_lines",
+           "loss_lines", "update_lines", "step_lines", "source", "load", "entry"]
 
 
 class Maths(tuple):
     """``(activations, loss, output, optimizer)``: the activations ``Layout.kinds`` indexes
-    (every built-in one, then the network's own: :func:`tinynet.packing.activation_kinds`),
+    (one of each class the network uses: :func:`tinynet.packing.activation_kinds`),
     the loss, ``output``, the output layer's sigmoid when the loss gives its gradient through
     it (``Loss.gradient_through_sigmoid``), else None, and the optimizer. With ``output``, the
     output layer has kind ``len(activations)``: that sigmoid with slope 1, the loss giving
@@ -87,11 +92,20 @@ class Maths(tuple):
             return self.output, True
         return self.activations[kind], False
 
+    def split(self) -> hoisting.Split:
+        """The optimizer's ``update`` split into its part per step and its part per parameter
+        (:func:`tinynet.compiled.hoisting.split`)."""
+        return hoisting.split(_optimizer_definition(self.optimizer))
+
+    def optimizer_values(self) -> int:
+        """How many of :func:`hyperparameters` are the optimizer's (the loss's follow)."""
+        return len(render.parameters(self.optimizer))
+
     def key(self) -> tuple:
         """What the compiled code depends on: each activation's class, the names of its
         parameters (their values are read at run time) and its definition as the kernels are
-        written from it (:attr:`~tinynet.compiled.render.Definition.text`); the loss itself
-        and its definitions; whether its gradient goes through the output; and the
+        written from it (:attr:`~tinynet.compiled.render.Definition.text`); the loss's class,
+        parameter names and definitions; whether its gradient goes through the output; and the
         optimizer's class, hyperparameter names and definition. A method edited in place
         (IPython's ``%autoreload``) gives another key, so it compiles anew, as it gets a file
         of its own on disk. Asked once per chunk of training and once per :func:`load`, it
@@ -101,7 +115,8 @@ class Maths(tuple):
             if self.output is not None else None
         return (tuple(_key(activation, "forward_and_derivative", 1, 2)
                       for activation in self.activations),
-                (loss, render.written(loss, "value_and_gradient", 3, 2), through),
+                (type(loss), tuple(name for name, _ in render.parameters(loss)),
+                 render.written(loss, "value_and_gradient", 3, 2), through),
                 self.output is not None,
                 _key(self.optimizer, "update", 3 + len(self.optimizer.state),
                      1 + len(self.optimizer.state)))
@@ -199,13 +214,24 @@ def activation_lines(maths: Maths, kind: int, z: str, parameters: Sequence[str],
     return lines, value, "1.0" if through else slope
 
 
-def loss_lines(maths: Maths, y_hat: str, y: str, batch: str,
+def hyperparameters(maths: Maths) -> np.ndarray:
+    """What the kernels read at run time for ``maths``, as float64: the optimizer's
+    hyperparameters (:meth:`~tinynet.optimizers.Optimizer.hyperparameters`), then the
+    loss's parameters, each in field order (one kernel serves every value)."""
+    import numpy as np
+
+    return np.array([float(value) for _, value in (*render.parameters(maths.optimizer),
+                                                    *render.parameters(maths.loss))])
+
+
+def loss_lines(maths: Maths, y_hat: str, y: str, batch: str, parameters: Sequence[str],
                suffix: str) -> tuple[list[str], str, str]:
     """The loss's definition for one output: ``(lines, term, gradient)``, as
-    :func:`activation_lines` (its parameters written in as numbers); the gradient is dL/dz,
-    from ``gradient_through_sigmoid``, when the output layer is the loss's sigmoid."""
+    :func:`activation_lines`, its parameters held in ``parameters`` (in field order); the
+    gradient is dL/dz, from ``gradient_through_sigmoid``, when the output layer is the loss's
+    sigmoid."""
     loss = maths.loss
-    values = {name: _literal(float(value)) for name, value in render.parameters(loss)}
+    values = dict(zip((name for name, _ in render.parameters(loss)), parameters))
     definition = _loss_definition(loss, "value_and_gradient")
     arguments = (y_hat, y, batch)
     lines, (term, gradient) = definition.instantiate(
@@ -219,45 +245,111 @@ def loss_lines(maths: Maths, y_hat: str, y: str, batch: str,
 
 
 def update_lines(maths: Maths, p: str, g: str, lr: str, state: Sequence[str],
-                 hyperparameters: Sequence[str], suffix: str) -> tuple[list[str], list[str]]:
-    """The optimizer's definition for one parameter: ``(lines, results)``, as
-    :func:`activation_lines`, its results the new parameter and the new state values; the
-    parameter held in ``p``, its gradient in ``g``, its state values in ``state`` and the
-    hyperparameters in ``hyperparameters`` (in field order)."""
-    optimizer = maths.optimizer
-    definition = _optimizer_definition(optimizer)
-    names = [name for name, _ in render.parameters(optimizer)]
-    return definition.instantiate(dict(zip(definition.arguments, (p, g, lr, *state))),
+                 hyperparameters: Sequence[str], steps: Sequence[str],
+                 suffix: str) -> tuple[list[str], list[str]]:
+    """The optimizer's part per parameter (:meth:`Maths.split`): ``(lines, results)``, as
+    :func:`activation_lines`, its results the new parameter and the new state values of the
+    slots kept per parameter; the parameter held in ``p``, its gradient in ``g``, those
+    slots' state values in ``state``, the hyperparameters in ``hyperparameters`` (in field
+    order) and the step values (:func:`step_lines`) in ``steps``."""
+    split = maths.split()
+    definition = split.per_element
+    names = [name for name, _ in render.parameters(maths.optimizer)]
+    return definition.instantiate(dict(zip(definition.arguments, (p, g, lr, *state, *steps))),
                                   dict(zip(names, hyperparameters)), suffix)
 
 
+def step_lines(maths: Maths, lr: str, counters: Sequence[str], hyperparameters: Sequence[str],
+               suffix: str) -> tuple[list[str], list[str], list[str]]:
+    """The optimizer's part per step (:meth:`Maths.split`): ``(lines, step values,
+    counters)``, the expressions of the step values and of the counters' new values, from
+    the learning rate held in ``lr`` and the counters' values in ``counters``."""
+    split = maths.split()
+    definition = split.per_step
+    names = [name for name, _ in render.parameters(maths.optimizer)]
+    lines, results = definition.instantiate(dict(zip(definition.arguments, (lr, *counters))),
+                                            dict(zip(names, hyperparameters)), suffix)
+    return lines, results[:split.step_values], results[split.step_values:]
+
+
 def _update(maths: Maths, lanes: bool) -> str:
-    """The optimizer's step: ``update_rows(theta, grad, state, lr, hyper, start, stop)`` of
-    parameters start to stop of ``theta`` (P,) from ``grad`` (P,), with ``state`` (k, P); or,
-    for ``lanes``, ``update_lane(theta, state, lr, hyper, i, l, g)`` of parameter i of lane l
-    of ``theta`` (P, LANES), state (k, P, LANES), from its gradient g. ``hyper``: the
-    hyperparameters."""
+    """The optimizer's part per parameter: ``update_rows(theta, grad, state, lr, hyper, steps,
+    start, stop)`` of parameters start to stop of ``theta`` (P,) from ``grad`` (P,), with
+    ``state`` (k, P) and the step values ``steps``; or, for ``lanes``, ``update_lane(theta,
+    state, lr, hyper, steps, i, l, g)`` of parameter i of lane l of ``theta`` (P, LANES),
+    state (k, P, LANES), steps (values, LANES), from its gradient g. ``hyper``: the
+    hyperparameters (:func:`hyperparameters`)."""
     optimizer = maths.optimizer
     at = "i, l" if lanes else "i"
-    slots = range(len(optimizer.state))
-    hyper = [f"hyper[{index}]" for index in range(len(render.parameters(optimizer)))]
+    slots = maths.split().element_slots(len(optimizer.state))
+    steps = [f"steps[{k}, l]" if lanes else f"steps[{k}]"
+             for k in range(maths.split().step_values)]
+    hyper = [f"hyper[{index}]" for index in range(maths.optimizer_values())]
     lines, results = update_lines(maths, "p", "g", "lr", [f"s{slot}" for slot in slots],
-                                  hyper, "")
+                                  hyper, steps, "")
     body = [f"p = theta[{at}]", *([] if lanes else [f"g = grad[{at}]"]),
             *(f"s{slot} = state[{slot}, {at}]" for slot in slots), *lines,
             f"theta[{at}] = {results[0]}",
-            *(f"state[{slot}, {at}] = {results[1 + slot]}" for slot in slots)]
-    doc = f"{escaped(repr(optimizer))}: {escaped(type(optimizer).__qualname__)}.update"
+            *(f"state[{slot}, {at}] = {result}" for slot, result in zip(slots, results[1:]))]
+    doc = f"{described(optimizer)}: {escaped(type(optimizer).__qualname__)}.update"
     if lanes:
         return (f'@njit(cache=True, error_model="numpy", inline="always")\n'
-                f'def update_lane(theta, state, lr, hyper, i, l, g):\n'
+                f'def update_lane(theta, state, lr, hyper, steps, i, l, g):\n'
                 f'    """{doc}, parameter i of lane l."""\n'
                 + "".join(f"    {line}\n" for line in body))
     return (f'@njit(cache=True, error_model="numpy", inline="always")\n'
-            f'def update_rows(theta, grad, state, lr, hyper, start, stop):\n'
+            f'def update_rows(theta, grad, state, lr, hyper, steps, start, stop):\n'
             f'    """{doc}, parameters start to stop."""\n'
             f'    for i in range(start, stop):\n'
             + "".join(f"        {line}\n" for line in body))
+
+
+def _per_step(maths: Maths) -> str:
+    """The optimizer's part per step: ``per_step(state, lr, hyper, steps)``, the step values
+    into ``steps`` (values, lanes) and the counters' new values into parameter 0's slots of
+    ``state`` (k, P, lanes), from their values there (a network's state (k, P) goes in as
+    (k, P, 1)). The values of lane 0 are computed first; while every lane's counters equal
+    lane 0's (as they do when the members started together), they are copied to every lane,
+    else computed lane by lane."""
+    split = maths.split()
+    hyper = [f"hyper[{index}]" for index in range(maths.optimizer_values())]
+
+    def lane(l: str, suffix: str) -> tuple[list[str], list[str], list[str]]:
+        return step_lines(maths, "lr", [f"state[{slot}, 0, {l}]" for slot in split.counters],
+                          hyper, suffix)
+
+    first, values, counters = lane("0", "_first")
+    lines = [*first, *(f"value{k} = {value}" for k, value in enumerate(values)),
+             *(f"counter{k} = {counter}" for k, counter in enumerate(counters)),
+             "same = True"]
+    if split.counters:
+        lines += ["for l in range(state.shape[2]):",
+                  "    same = same & " + " & ".join(f"(state[{slot}, 0, l] == state[{slot}, 0, 0])"
+                                                    for slot in split.counters)]
+    fill = [*(f"    steps[{k}, l] = value{k}" for k in range(len(values))),
+            *(f"    state[{slot}, 0, l] = counter{k}" for k, slot in enumerate(split.counters))]
+    own, values, counters = lane("l", "")
+    each = [*(f"    {line}" for line in own),
+            *(f"    steps[{k}, l] = {value}" for k, value in enumerate(values)),
+            *(f"    next{k} = {counter}" for k, counter in enumerate(counters)),
+            *(f"    state[{slot}, 0, l] = next{k}" for k, slot in enumerate(split.counters))]
+    lines += ["if same:", "    for l in range(state.shape[2]):", *(f"    {line}" for line in fill),
+              "else:", "    for l in range(state.shape[2]):", *(f"    {line}" for line in each)]
+    if not values and not split.counters:
+        lines = ["pass"]
+    doc = (f"{described(maths.optimizer)}: {escaped(type(maths.optimizer).__qualname__)}"
+           ".update, its part per step")
+    return (f'@njit(cache=True, error_model="numpy", inline="always")\n'
+            f'def per_step(state, lr, hyper, steps):\n    """{doc}."""\n'
+            + "".join(f"    {line}\n" for line in lines))
+
+
+def described(owner: object) -> str:
+    """``owner``'s name and the names of its parameters, ``"adam(beta1, beta2, eps)"``, for
+    generated text: never their values, which the kernels read when they run, so that the
+    text (and with it the compiled kernel) is the same whatever they are."""
+    names = ", ".join(name for name, _ in render.parameters(owner))
+    return escaped(f"{owner.name}({names})" if names else owner.name)
 
 
 def _literal(value: float) -> str:
@@ -313,10 +405,14 @@ def source(maths: Maths) -> str:
                                "forward_and_derivative" + (", slope 1: the loss gives dL/dz"
                                                            if through else ""),
                                lines, f"({value}, {slope})"))
-    lines, term, gradient = loss_lines(maths, "y_hat", "y", "batch", "")
-    parts.append(_function("loss", "y_hat, y, batch", f"{escaped(repr(maths.loss))}: "
+    first = maths.optimizer_values()
+    lines, term, gradient = loss_lines(
+        maths, "y_hat", "y", "batch",
+        [f"hyper[{first + i}]" for i in range(len(render.parameters(maths.loss)))], "")
+    parts.append(_function("loss", "y_hat, y, batch, hyper", f"{described(maths.loss)}: "
                            f"{escaped(type(maths.loss).__qualname__)}.value_and_gradient", lines,
                            f"({term}, {gradient})"))
+    parts.append(_per_step(maths))
     parts.append(_update(maths, lanes=False))
     parts.append(_update(maths, lanes=True))
     parts.append(_switch("activate_lanes", "lanes.activate_lanes",
@@ -324,8 +420,8 @@ def source(maths: Maths) -> str:
     parts.append(_switch("activate_rows", "single.activation_rows",
                          "layer, Z, dA, out, derivative", maths, "Z, dA, out, derivative"))
     names = escaped(", ".join(activation.name for activation in maths.activations))
-    loss = escaped(repr(maths.loss)) + (" through the output sigmoid"
-                                        if maths.output is not None else "")
+    loss = described(maths.loss) + (" through the output sigmoid"
+                                     if maths.output is not None else "")
     optimizer = escaped(type(maths.optimizer).__qualname__)
     return f'''"""Generated by tinynet.compiled.kit: activations {names}, loss {loss}, optimizer
 {optimizer}, tinynet.compiled sources {fingerprint()}. Do not edit: it is rewritten from the
@@ -337,10 +433,10 @@ import numpy as np
 from numba import njit, prange
 
 from tinynet.compiled import lanes, single
-from tinynet.compiled.scalars import vector_exp
+from tinynet.compiled.scalars import vector_exp, vector_log, vector_log1p
 
 
-''' + "\n\n".join(parts) + '''
+''' + "\n\n".join(parts) + f'''
 
 @njit(cache=True, error_model="numpy")
 def forward_lanes(theta, layout, A, D, rows, acc):
@@ -349,19 +445,30 @@ def forward_lanes(theta, layout, A, D, rows, acc):
 
 
 @njit(cache=True, error_model="numpy")
-def backward_lanes(table, theta, state, hyper, A, D, delta, back, rows, acc, lr, during):
-    """tinynet.compiled.lanes' backward pass and step with this network's optimizer."""
-    lanes._backward(update_lane, table, theta, state, hyper, A, D, delta, back, rows, acc, lr,
-                    during)
+def backward_lanes(table, theta, state, hyper, steps, A, D, delta, back, rows, acc, lr,
+                   during):
+    """The optimizer's step values, then tinynet.compiled.lanes' backward pass and step with
+    this network's optimizer."""
+    per_step(state, lr, hyper, steps)
+    lanes._backward(update_lane, table, theta, state, hyper, steps, A, D, delta, back, rows,
+                    acc, lr, during)
+
+
+STEP_VALUES = {maths.split().step_values}
+"""How many values the optimizer computes once per step (tinynet.compiled.hoisting)."""
+
+COUNTERS = np.array({list(maths.split().counters)}, dtype=np.int64)
+"""The optimizer's state slots that are counters, one number per network."""
 
 
 @njit(cache=True, error_model="numpy")
 def fit_block(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
               final_loss, diverged_epoch, last_wrong_epoch, predictions):
     """One block of tinynet.compiled.lanes' LANES networks, with this network's maths."""
-    lanes.fit_block_of_members(forward_lanes, loss, backward_lanes, block, theta, state, hyper,
-                               layout, X, Y, seeds, settings, loss_history, final_loss,
-                               diverged_epoch, last_wrong_epoch, predictions)
+    lanes.fit_block_of_members(forward_lanes, loss, backward_lanes, STEP_VALUES, COUNTERS,
+                               block, theta, state, hyper, layout, X, Y, seeds, settings,
+                               loss_history, final_loss, diverged_epoch, last_wrong_epoch,
+                               predictions)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
@@ -382,10 +489,21 @@ def dense_gradients(dA, X, Z, kind, parameters, layer, dZ, dW, db):
 
 
 @njit(cache=True, error_model="numpy")
+def step_rows(state, lr, hyper, steps):
+    """The optimizer's step values of one network (state (k, P))."""
+    per_step(state.reshape(state.shape[0], state.shape[1], 1), lr, hyper,
+             steps.reshape(steps.shape[0], 1))
+
+
+@njit(cache=True, error_model="numpy")
 def fit_network(theta, state, hyper, layout, X, Y, seed, settings, record):
-    """tinynet.compiled.single.fit_network with this network's maths."""
-    return single.fit_network(forward_network, dense_gradients, loss, update_rows, theta, state,
-                              hyper, layout, X, Y, seed, settings, record)
+    """tinynet.compiled.single.fit_network with this network's maths; the counters spread to
+    every parameter's slot at the end."""
+    epochs = single.fit_network(forward_network, dense_gradients, loss, step_rows, update_rows,
+                                np.zeros(max(STEP_VALUES, 1)), theta, state, hyper, layout, X,
+                                Y, seed, settings, record)
+    lanes.spread_counters(state.reshape(state.shape[0], state.shape[1], 1), COUNTERS)
+    return epochs
 
 
 @njit(cache=True, error_model="numpy")

@@ -33,7 +33,8 @@ from .orders import high_key, low_key, pair_hash, splitmix64
 from .simd import LANES
 
 __all__ = ["LANES", "activate_lanes", "fit_block_of_members", "lane_orders", "order_scratch",
-           "record_scratch", "record_epoch", "restore_diverged", "keep_state", "restore_state"]
+           "record_scratch", "record_epoch", "restore_diverged", "keep_state", "restore_state",
+           "spread_counters"]
 
 
 @njit(cache=True, error_model="numpy")
@@ -93,20 +94,22 @@ def _forward(activate, theta, layout, A, D, rows, acc):
         kind = layout.kinds[layer]
         for r in range(rows):
             for j in range(n_out):
-                for l in range(LANES):
-                    acc[l] = 0.0
-                for i in range(n_in):
+                for l in range(LANES):            # from the first product, not 0.0
+                    acc[l] = A[layer, r, 0, l] * theta[w_at + j * n_in, l]
+                for i in range(1, n_in):
                     for l in range(LANES):
                         acc[l] += A[layer, r, i, l] * theta[w_at + j * n_in + i, l]
                 activate(kind, layout.parameters, acc, theta, b_at + j, A, D, layer, r, j)
 
 
 @njit(error_model="numpy", inline="always")
-def _backward(update, table, theta, state, hyper, A, D, delta, back, rows, acc, lr, during):
+def _backward(update, table, theta, state, hyper, steps, A, D, delta, back, rows, acc, lr,
+              during):
     """From dL/dŷ in ``delta``, layer by layer, last first: dZ, each parameter's gradient and
-    at once its step (``update(theta, state, lr, hyper, p, l, g)``, the kit's optimizer step
-    of parameter p of lane l, with the optimizer's ``state`` (k, P, LANES) and ``hyper``),
-    and dX = dZ W for the layer before, into ``delta``.
+    at once its step (``update(theta, state, lr, hyper, steps, p, l, g)``, the kit's
+    optimizer step of parameter p of lane l, with the optimizer's ``state`` (k, P, LANES),
+    ``hyper`` and the step values ``steps`` (values, LANES)), and dX = dZ W for the layer
+    before, into ``delta``.
 
     dX is computed before the layer's step (``update="after_backward"``: every gradient from
     the weights the forward pass used, as if every layer stepped after the whole pass) or,
@@ -123,36 +126,33 @@ def _backward(update, table, theta, state, hyper, A, D, delta, back, rows, acc, 
                 for l in range(LANES):
                     delta[r, j, l] *= D[layer, r, j, l]
         fused = layer > 0 and rows == 1 and not during
-        if fused:                                 # dX = dZ W summed in the steps' loop below
-            for i in range(n_in):
-                for l in range(LANES):
-                    back[0, i, l] = 0.0
-        elif layer > 0 and not during:            # dX = dZ W with the old W
+        if layer > 0 and not during and not fused:  # dX = dZ W with the old W
             _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at)
         for j in range(n_out):                    # dW = dZᵀ X, db = Σ_rows dZ, and the step
             for i in range(n_in):
                 w = w_at + j * n_in + i
                 if fused:                         # the old W_ji into dX_i, then W_ji's step
-                    for l in range(LANES):
-                        back[0, i, l] += delta[0, j, l] * theta[w, l]
-                        update(theta, state, lr, hyper, w, l,
-                               0.0 + delta[0, j, l] * A[layer, 0, i, l])
+                    for l in range(LANES):        # (dX_i from its first term, not 0.0)
+                        term = delta[0, j, l] * theta[w, l]
+                        back[0, i, l] = term if j == 0 else back[0, i, l] + term
+                        update(theta, state, lr, hyper, steps, w, l,
+                               delta[0, j, l] * A[layer, 0, i, l])
                     continue
                 if rows == 1:                     # one row: a sum of one term, one loop
                     for l in range(LANES):
-                        update(theta, state, lr, hyper, w, l,
-                               0.0 + delta[0, j, l] * A[layer, 0, i, l])
+                        update(theta, state, lr, hyper, steps, w, l,
+                               delta[0, j, l] * A[layer, 0, i, l])
                     continue
                 for l in range(LANES):
-                    acc[l] = 0.0
-                for r in range(rows):
+                    acc[l] = delta[0, j, l] * A[layer, 0, i, l]
+                for r in range(1, rows):
                     for l in range(LANES):
                         acc[l] += delta[r, j, l] * A[layer, r, i, l]
                 for l in range(LANES):
-                    update(theta, state, lr, hyper, w, l, acc[l])
+                    update(theta, state, lr, hyper, steps, w, l, acc[l])
             if rows == 1:
                 for l in range(LANES):
-                    update(theta, state, lr, hyper, b_at + j, l, delta[0, j, l])
+                    update(theta, state, lr, hyper, steps, b_at + j, l, delta[0, j, l])
                 continue
             for l in range(LANES):
                 acc[l] = delta[0, j, l]
@@ -160,7 +160,7 @@ def _backward(update, table, theta, state, hyper, A, D, delta, back, rows, acc, 
                 for l in range(LANES):
                     acc[l] += delta[r, j, l]
             for l in range(LANES):
-                update(theta, state, lr, hyper, b_at + j, l, acc[l])
+                update(theta, state, lr, hyper, steps, b_at + j, l, acc[l])
         if layer > 0 and during:                  # dX = dZ W with the new W
             _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at)
         if layer > 0:
@@ -175,9 +175,9 @@ def _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at):
     """back = dZ W (rows, n_in, LANES): the previous layer's dA."""
     for r in range(rows):
         for i in range(n_in):
-            for l in range(LANES):
-                acc[l] = 0.0
-            for j in range(n_out):
+            for l in range(LANES):                # from the first term, not 0.0
+                acc[l] = delta[r, 0, l] * theta[w_at + i, l]
+            for j in range(1, n_out):
                 for l in range(LANES):
                     acc[l] += delta[r, j, l] * theta[w_at + j * n_in + i, l]
             for l in range(LANES):
@@ -276,16 +276,32 @@ def restore_state(state, kept_state, diverged_epoch):
                     state[k, p, l] = kept_state[k, p, l]
 
 
+@njit(cache=True, error_model="numpy")
+def spread_counters(state, counters):
+    """Write each counter slot's value in parameter 0 (where the kernels keep an optimizer's
+    counters, one number per network, while they run: :mod:`tinynet.compiled.hoisting`) into
+    every parameter's slot of ``state`` (k, P, lanes), as the saved state holds it."""
+    for slot in counters:
+        for p in range(1, state.shape[1]):
+            for l in range(state.shape[2]):
+                state[slot, p, l] = state[slot, 0, l]
+
+
 @njit(error_model="numpy", inline="always")
-def _fit_block(forward, loss, backward, theta, state, hyper, layout, X, Y, seeds, settings,
-               loss_history, final_loss, diverged_epoch, last_wrong_epoch, predictions):
+def _fit_block(forward, loss, backward, step_values, counters, theta, state, hyper, layout, X,
+               Y, seeds, settings, loss_history, final_loss, diverged_epoch, last_wrong_epoch,
+               predictions):
     """Train the networks in the columns of ``theta`` (P, LANES), one per lane, and their
     optimizer's ``state`` (k, P, LANES), epochs
     ``settings.first_epoch`` on, continuing each lane's record (``loss_history`` (LANES,
     records), the rest (LANES,)), and write their trained outputs on X into ``predictions``
     (LANES, N, n_out). ``forward(theta, layout, A, D, rows, acc)`` and ``backward(table,
-    theta, state, hyper, A, D, delta, back, rows, acc, lr, during)`` are :func:`_forward` and
-    :func:`_backward` with the kit's activations and optimizer; ``loss`` is its loss.
+    theta, state, hyper, steps, A, D, delta, back, rows, acc, lr, during)`` are
+    :func:`_forward` and :func:`_backward` with the kit's activations and optimizer (its
+    ``step_values`` values per step computed first: :mod:`tinynet.compiled.hoisting`);
+    ``loss(y_hat, y, batch, hyper)`` is its loss. The optimizer's ``counters`` live in
+    parameter 0's slots while it runs, and are spread to every parameter's at the end
+    (:func:`spread_counters`).
 
     A lane that diverges keeps computing (its neighbours in the block are computed anyway),
     but its record stops, and its parameters and state are put back as they were at the end
@@ -309,6 +325,7 @@ def _fit_block(forward, loss, backward, theta, state, hyper, layout, X, Y, seeds
     batch_loss = np.zeros(LANES)
     kept, kept_wrong, check = record_scratch(theta, last_wrong_epoch)
     kept_state = state.copy()
+    steps = np.zeros((max(step_values, 1), LANES))
     for run in range(settings.epochs):
         epoch = settings.first_epoch + run
         if settings.shuffle:
@@ -331,14 +348,15 @@ def _fit_block(forward, loss, backward, theta, state, hyper, layout, X, Y, seeds
                 for k in range(n_out):
                     for l in range(LANES):
                         y_hat, y = A[layers, r, k, l], targets[r, k, l]
-                        term, gradient = loss(y_hat, y, rows)
+                        term, gradient = loss(y_hat, y, rows, hyper)
                         batch_loss[l] += term
                         delta[r, k, l] = gradient
                         if (y_hat > threshold) != (y > threshold):
                             last_wrong_epoch[l] = epoch
             for l in range(LANES):
                 total[l] += batch_loss[l]
-            backward(layout.table, theta, state, hyper, A, D, delta, back, rows, acc, lr, during)
+            backward(layout.table, theta, state, hyper, steps, A, D, delta, back, rows, acc, lr,
+                     during)
         alive = record_epoch(theta, total, n, epoch, every, loss_history, final_loss,
                              diverged_epoch, last_wrong_epoch, kept, kept_wrong, check)
         keep_state(state, kept_state, diverged_epoch, epoch)
@@ -346,6 +364,7 @@ def _fit_block(forward, loss, backward, theta, state, hyper, layout, X, Y, seeds
             break
     restore_diverged(theta, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
     restore_state(state, kept_state, diverged_epoch)
+    spread_counters(state, counters)
     for start in range(0, n, batch_size):        # predictions of the trained networks
         rows = min(batch_size, n - start)
         for r in range(rows):
@@ -360,9 +379,9 @@ def _fit_block(forward, loss, backward, theta, state, hyper, layout, X, Y, seeds
 
 
 @njit(error_model="numpy", inline="always")
-def fit_block_of_members(forward, loss, backward, block, theta, state, hyper, layout, X, Y,
-                         seeds, settings, loss_history, final_loss, diverged_epoch,
-                         last_wrong_epoch, predictions):
+def fit_block_of_members(forward, loss, backward, step_values, counters, block, theta, state,
+                         hyper, layout, X, Y, seeds, settings, loss_history, final_loss,
+                         diverged_epoch, last_wrong_epoch, predictions):
     """Train block ``block`` of the S networks of one layout in ``theta`` (P, S), network s in
     column s, and their optimizer's ``state`` (k, P, S), epochs ``settings.first_epoch`` on,
     as :func:`tinynet.compiled.single.fit_network` trains each alone: the members
@@ -397,8 +416,8 @@ def fit_block_of_members(forward, loss, backward, block, theta, state, hyper, la
         diverged[l] = diverged_epoch[member]
         wrong[l] = last_wrong_epoch[member]
     outputs = np.empty((LANES, n, n_out))
-    _fit_block(forward, loss, backward, local, local_state, hyper, layout, X, Y, local_seeds,
-               settings, history, loss_now, diverged, wrong, outputs)
+    _fit_block(forward, loss, backward, step_values, counters, local, local_state, hyper,
+               layout, X, Y, local_seeds, settings, history, loss_now, diverged, wrong, outputs)
     for l in range(min(LANES, members - first)):
         member = first + l
         for p in range(n_params):

@@ -10,17 +10,19 @@ This module reads the method's source, checks that it uses nothing but the words
     (['e__0_0_0_1 = vector_exp(-abs(z0_0_1))'],
      ['(1.0 if z0_0_1 >= 0 else e__0_0_0_1) / (1.0 + e__0_0_0_1)', 'e__0_0_0_1 / ...'])
 
-``exp`` is written as the kernels' ``vector_exp``, ``where(c, a, b)`` as ``a if c else b``,
-``log``, ``log1p``, ``sqrt`` and ``tanh`` as ``math``'s, ``self.alpha`` as whatever the kernel
-holds the parameter in. Anything else (another function, a loop, an ``if``, an attribute that
-is not a parameter) raises :class:`NotCompilableError`, naming the definition, the line and
-what the compiled backend cannot build: nothing unknown ever runs as something else. So does
+``exp``, ``log`` and ``log1p`` are written as the kernels' ``vector_exp``, ``vector_log`` and
+``vector_log1p``, ``where(c, a, b)`` as ``a if c else b``, ``sqrt`` and ``tanh`` as
+``math``'s, ``self.alpha`` as whatever the kernel holds the parameter in. Anything else
+(another function, a loop, an ``if``, an attribute that is not a parameter) raises
+:class:`NotCompilableError`, naming the definition, the line and what the compiled backend
+cannot build: nothing unknown ever runs as something else. So does
 integer arithmetic that numba's 64-bit integers would get wrong (``2 ** 64``; ``a * a`` after
 ``a = 2 ** 40``) or that the check cannot bound (``k * 3`` after ``k = where(z > 0, 2, 1)``).
 
 The arithmetic is kept as written, operation by operation: a kernel built from a definition
-rounds as the NumPy backend does, but for the exp (:func:`tinynet.compiled.scalars.vector_exp`,
-within 1 ulp of the correctly rounded exp) and the C library's functions.
+rounds as the NumPy backend does, but for the exp, log and log1p
+(:mod:`tinynet.compiled.scalars`, each within 1 ulp of the exact value) and the C library's
+functions.
 """
 
 from __future__ import annotations
@@ -41,12 +43,12 @@ from ..validation import shorten
 
 __all__ = ["NotCompilableError", "Definition", "read", "written", "parameters"]
 
-_SCALAR = {"exp": "vector_exp", "log": "math.log", "log1p": "math.log1p", "sqrt": "math.sqrt",
-           "tanh": "math.tanh", "abs": "abs"}
+_SCALAR = {"exp": "vector_exp", "log": "vector_log", "log1p": "vector_log1p",
+           "sqrt": "math.sqrt", "tanh": "math.tanh", "abs": "abs"}
 """How the compiled kernels write each function of :data:`tinynet.maths.VOCABULARY` (``where``
 is written as a conditional expression)."""
 
-_WRITTEN_AS = {"vector_exp", "math"}
+_WRITTEN_AS = {"vector_exp", "vector_log", "vector_log1p", "math"}
 """The names :data:`_SCALAR` writes, which a definition's argument may not take."""
 
 _OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.USub, ast.UAdd, ast.Gt,

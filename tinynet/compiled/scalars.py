@@ -1,5 +1,6 @@
-"""The compiled kernels' exp: ``tinynet.maths.exp`` as the kernels write it, one that
-vectorises (:func:`vector_exp`).
+"""The compiled kernels' exp, log and log1p: ``tinynet.maths.exp``, ``log`` and ``log1p`` as
+the kernels write them, ones that vectorise (:func:`vector_exp`, :func:`vector_log`,
+:func:`vector_log1p`).
 
 The activations and losses themselves are not here: the kernels are written from their one
 definition each (:mod:`tinynet.compiled.render`). Every function is compiled with
@@ -22,7 +23,7 @@ from .target import prefer_wide_vectors
 
 prefer_wide_vectors()  # before anything is compiled
 
-__all__ = ["fma", "power_of_two", "vector_exp"]
+__all__ = ["fma", "power_of_two", "vector_exp", "vector_log", "vector_log1p"]
 
 _LN2_HI = 6.93147180369123816490e-01  # ln 2 split in two (fdlibm): k · _LN2_HI is exact
 _LN2_LO = 1.90821492927058770002e-10
@@ -34,6 +35,24 @@ _ROUNDING = 6755399441055744.0  # 1.5 · 2^52: k + _ROUNDING holds the integer k
 _ROUNDING_BITS = 0x4338000000000000  # the bits of _ROUNDING itself
 _LOWEST = -746.0  # e^x < 2^-1075 below it: rounds to 0 (NaN lands here too, and is restored)
 _HIGHEST = 710.0  # e^x > the largest float64 above it: inf
+
+_LG1 = 6.666666666666735130e-01  # fdlibm's minimax R(s) ≈ Lg1 s² + … + Lg7 s¹⁴ (e_log.c)
+_LG2 = 3.999999999940941908e-01
+_LG3 = 2.857142874366239149e-01
+_LG4 = 2.222219843214978396e-01
+_LG5 = 1.818357216161805012e-01
+_LG6 = 1.531383769920937332e-01
+_LG7 = 1.479819860511658591e-01
+_TO_SQRT2 = (0x3FF00000 - 0x3FE6A09E) << 32  # x's bits + this: k + 1023 in the exponent ...
+_REDUCED = 0x3FE6A09E << 32  # ... and that sum's mantissa bits + this: m's bits (vector_log)
+_MANTISSA = (1 << 52) - 1
+_TWO_52_BITS = 0x4330000000000000  # the bits of 2^52: OR an integer e < 2^52 in for 2^52 + e
+_TWO_52_PLUS_BIAS = 2.0 ** 52 + 1023.0
+_SMALLEST_NORMAL = 2.0 ** -1022
+_TWO_54 = 2.0 ** 54  # a subnormal x times this is normal
+_LOG1P_LOW = -float.fromhex("0x1.2bec5p-2")  # log1p's x from about sqrt(2)/2 − 1 ...
+_LOG1P_HIGH = float.fromhex("0x1.a827ap-2")  # ... to about sqrt(2) − 1 is f itself (fdlibm's)
+_LOG1P_TINY = 2.0 ** -53  # below it in magnitude, log1p(x) rounds to x
 
 
 def _fma_in_python(a: float, b: float, c: float) -> float:
@@ -158,3 +177,84 @@ def vector_exp(x: float) -> float:
     far = mantissa * power_of_two(half) * power_of_two(k - half)  # subnormal or k = 1024
     result = mantissa * power_of_two(k) if -1022.0 <= k <= 1023.0 else far
     return result if x == x else x
+
+
+@njit(cache=True, error_model="numpy")
+def _log_reduced(f: float, k: float, c: float) -> float:
+    """log(1 + f) + k ln 2 + c for f from about sqrt(2)/2 − 1 to sqrt(2) − 1, an integer-valued
+    k and a small correction c, to within 1 ulp: fdlibm's ``__ieee754_log`` (e_log.c; musl's
+    log.c and log1p.c before their table-driven rewrite) from its reduction on.
+
+    With s = f / (2 + f), 1 + f = (1 + s) / (1 − s), so
+    log(1 + f) = log(1 + s) − log(1 − s) = 2s + 2s³/3 + 2s⁵/5 + … = 2s + s R(s²),
+    with |s| <= 0.1716 and R fdlibm's minimax polynomial Lg1 s² + … + Lg7 s¹⁴ (error below
+    2^-58.45), in two halves of even and odd powers of s² (Horner on s⁴, :func:`fma`). As
+    2s = f − s f = f − hfsq + s hfsq with hfsq = f²/2,
+    log(1 + f) + k ln 2 + c = s (hfsq + R) + (k ln2_lo + c) − hfsq + f + k ln2_hi,
+    summed in that order, smallest terms first, with ln 2 split in two so that k ln2_hi is
+    exact (:data:`_LN2_HI`) and k ln2_lo joins the small terms.
+    """
+    hfsq = 0.5 * f * f
+    s = f / (2.0 + f)
+    z = s * s
+    w = z * z
+    even = w * fma(w, fma(w, _LG6, _LG4), _LG2)
+    odd = z * fma(w, fma(w, fma(w, _LG7, _LG5), _LG3), _LG1)
+    return s * (hfsq + (odd + even)) + (k * _LN2_LO + c) - hfsq + f + k * _LN2_HI
+
+
+@njit(cache=True, error_model="numpy")
+def vector_log(x: float) -> float:
+    """The natural logarithm of x, within 1 ulp of the exact log(x) (so at most one float64
+    step from ``math.log``, which rounds correctly or nearly), and exactly 0 at 1; −inf at
+    ±0, NaN below 0 and at NaN, inf at inf, as ``np.log``; subnormal x too.
+
+    fdlibm's ``__ieee754_log`` (Sun, 1993; musl's older log.c): x = 2^k m with m from
+    sqrt(2)/2 to sqrt(2), f = m − 1, and log x = k ln 2 + log(1 + f)
+    (:func:`_log_reduced`, with the formula). k and m come from x's bits: adding
+    0x3ff00000 − 0x3fe6a09e to its upper word carries into the exponent exactly when the
+    mantissa is at least sqrt(2)'s (upper word 0x3ff6a09e), and the mantissa plus 0x3fe6a09e
+    (upper word) is then m, in [sqrt(2)/2, 1) or [1, sqrt(2)). A subnormal x is first
+    multiplied by 2^54 (exact) and k lowered by 54.
+
+    Hand-written because ``math.log`` is a call into the C library that the compiler cannot
+    vectorise (PyPI's llvmlite has no SVML). fdlibm's branches are selects here: every case
+    is computed and one picked, so a loop of these has no branch. k stays a float64, read
+    from the exponent's bits ORed into 2^52's (AVX2 has no vector conversion from int64).
+    Measured error: ``tests/test_log.py``.
+    """
+    tiny = x < _SMALLEST_NORMAL
+    bits = _bits(x * _TWO_54 if tiny else x) + _TO_SQRT2
+    exponent = _from_bits((bits >> 52) | _TWO_52_BITS)  # 2^52 + k + 1023 (+ 54 if tiny)
+    k = exponent - (_TWO_52_PLUS_BIAS + (54.0 if tiny else 0.0))
+    m = _from_bits((bits & _MANTISSA) + _REDUCED)
+    result = _log_reduced(m - 1.0, k, 0.0)
+    result = result if x < math.inf else x  # inf stays inf, NaN NaN
+    return result if x > 0.0 else (-math.inf if x == 0.0 else math.nan)
+
+
+@njit(cache=True, error_model="numpy")
+def vector_log1p(x: float) -> float:
+    """log(1 + x), within 1 ulp of the exact value for every x > −1 (tiny x included, where
+    log(1 + x) rounds to x); −inf at −1, NaN below −1 and at NaN, inf at inf, as ``np.log1p``.
+
+    fdlibm's ``log1p`` (s_log1p.c; musl's older log1p.c): for x from about
+    sqrt(2)/2 − 1 to sqrt(2) − 1, log1p(x) = log(1 + f) with f = x itself, k = 0; elsewhere
+    u = 1 + x (rounded) = 2^k m as in :func:`vector_log`, f = m − 1, and what rounding u lost,
+    c = (1 + x − u) / u (to first order log(1 + x) − log(u)), computed exactly as
+    x − (u − 1) for k < 2 and 1 − (u − x) from 2 on, added back (0 from k = 54 on, where
+    it is below the result's last bit): log1p(x) = k ln 2 + log(1 + f) + c
+    (:func:`_log_reduced`). Branch-free as :func:`vector_log`.
+    """
+    u = 1.0 + x
+    bits = _bits(u) + _TO_SQRT2
+    k = _from_bits((bits >> 52) | _TWO_52_BITS) - _TWO_52_PLUS_BIAS
+    lost = 1.0 - (u - x) if k >= 2.0 else x - (u - 1.0)
+    positive_u = u if u > 0.0 else 1.0  # x <= −1 (picked out below): no division by zero
+    c = lost / positive_u if k < 54.0 else 0.0
+    near = _LOG1P_LOW < x < _LOG1P_HIGH
+    f = x if near else _from_bits((bits & _MANTISSA) + _REDUCED) - 1.0
+    result = _log_reduced(f, 0.0 if near else k, 0.0 if near else c)
+    result = result if abs(x) >= _LOG1P_TINY else x  # −0 stays −0, NaN NaN
+    result = result if x < math.inf else x
+    return result if x > -1.0 else (-math.inf if x == -1.0 else math.nan)

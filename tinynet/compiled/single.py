@@ -38,8 +38,10 @@ def _matmul_into(a, b, out):
     """out = a b for a (m, k) and b (k, n), either of which may be a transposed view.
 
     Big products (at least :data:`BLAS_MIN_WORK` multiply-adds) go to BLAS; small ones are
-    loops that sum from k = 0 upwards, the order the lanes kernel uses too. Inlined into its
-    callers, so that the small loops of a per-sample step pay no call.
+    loops that sum from k = 0 upwards, the order the lanes kernel uses too, starting from the
+    first product itself (not from 0.0 + it: an addition fewer in the chain, and a sum of
+    -0.0 products stays -0.0 in every kernel alike). Inlined into its callers, so that the
+    small loops of a per-sample step pay no call.
     """
     m, inner = a.shape
     n = b.shape[1]
@@ -48,8 +50,8 @@ def _matmul_into(a, b, out):
         return
     for r in range(m):
         for c in range(n):
-            acc = 0.0
-            for k in range(inner):
+            acc = a[r, 0] * b[0, c]
+            for k in range(1, inner):
                 acc += a[r, k] * b[k, c]
             out[r, c] = acc
 
@@ -137,15 +139,19 @@ def forward_network(activate, theta, layout, X, Zs, As):
 
 
 @njit(error_model="numpy", inline="always")
-def fit_network(forward, gradients, loss, update, theta, state, hyper, layout, X, Y, seed,
-                settings, record):
+def fit_network(forward, gradients, loss, per_step, update, steps, theta, state, hyper, layout,
+                X, Y, seed, settings, record):
     """Train ``theta`` (P,) and the optimizer's ``state`` (k, P) in place on the network's
     ``loss``, as :func:`tinynet.reference.train` does for one member: epochs
     ``settings.first_epoch`` on, written into row 0 of ``record``. ``forward(theta, layout,
     X, Zs, As)`` and ``gradients(dA, X, Z, kind, parameters, layer, dZ, dW, db)`` are the
-    kit's :func:`forward_network` and :func:`_dense_gradients`; ``update(theta, grad, state,
-    lr, hyper, start, stop)`` is its optimizer step of parameters start to stop, ``hyper``
-    the hyperparameters. Each layer's W and b are updated as soon as their
+    kit's :func:`forward_network` and :func:`_dense_gradients`; ``per_step(state, lr, hyper,
+    steps)`` its optimizer's part per step (the step values into ``steps``, the counters
+    advanced: :mod:`tinynet.compiled.hoisting`), and ``update(theta, grad, state, lr, hyper,
+    steps, start, stop)`` its part per parameter, of parameters start to stop; ``hyper``
+    holds the optimizer's hyperparameters and the loss's parameters
+    (:func:`tinynet.compiled.kit.hyperparameters`). Each layer's W and b are updated as soon
+    as their
     gradients are known, before the layer passes dX = dZ W back, if
     ``settings.update_during_backward``; all at once after the backward pass otherwise.
 
@@ -187,11 +193,12 @@ def fit_network(forward, gradients, loss, update, theta, state, hyper, layout, X
             batch_loss = 0.0
             for r in range(rows):
                 for k in range(n_out):
-                    term, gradient = loss(outputs[r, k], y[r, k], rows)
+                    term, gradient = loss(outputs[r, k], y[r, k], rows, hyper)
                     batch_loss += term
                     delta[r, k] = gradient
                     wrong |= (outputs[r, k] > threshold) != (y[r, k] > threshold)
             total += batch_loss
+            per_step(state, lr, hyper, steps)
             # backward
             for layer in range(layers - 1, -1, -1):
                 W, _ = _weights(theta, table, layer)
@@ -203,12 +210,12 @@ def fit_network(forward, gradients, loss, update, theta, state, hyper, layout, X
                 gradients(delta, prev, _rows(Zs[layer], rows, width_out), kinds[layer],
                           parameters, layer, dz, dW, db)
                 if during:                                    # update this layer: W and b
-                    update(theta, grad, state, lr, hyper, w_at, b_at + width_out)
+                    update(theta, grad, state, lr, hyper, steps, w_at, b_at + width_out)
                 if layer > 0:                                 # dX = dZ W, the next dA
                     delta = _rows(dA, rows, width_in)
                     _matmul_into(dz, W, delta)
             if not during:                                    # update every layer
-                update(theta, grad, state, lr, hyper, 0, theta.size)
+                update(theta, grad, state, lr, hyper, steps, 0, theta.size)
         epoch_loss = total / n
         if wrong:
             record.last_wrong_epoch[0] = epoch

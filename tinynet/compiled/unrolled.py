@@ -35,7 +35,7 @@ import numpy as np
 from ..packing import Layout
 from . import codegen
 from .codegen import (forward, indent, is_exp, n_params, name_defined, names_used,
-                      parameter_loads, state_names, step)
+                      parameter_loads, per_step, state_names, state_slots, step, step_value_names)
 from .kit import Maths
 from .sources import kernel_dir
 
@@ -77,12 +77,13 @@ back as booleans."""
 
 
 def _lane_loops(lines: list[str], loads: dict[str, str], lanes: int, slots: dict[str, int],
-                cut: bool) -> list[str]:
+                cut: bool, spill: int) -> list[str]:
     """``lines`` for lane ``l`` as loops over the lanes, one per run of :func:`_segments`.
 
     A name in ``loads`` (a parameter, input or target) is loaded where a loop needs it; any
-    other value used past its own loop is stored to ``spill[slot · lanes + l]`` and loaded
-    back, its slot taken from (and added to) ``slots``. A name assigned in several loops (the
+    other value used past its own loop is stored to the spill rows of the work buffer,
+    ``work[spill + slot · lanes + l]``, and loaded back, its slot taken from (and added to)
+    ``slots``. A name assigned in several loops (the
     step's running ``loss``, with a loss whose definition calls exp) is loaded in every loop
     after the first that assigns it.
     """
@@ -101,46 +102,112 @@ def _lane_loops(lines: list[str], loads: dict[str, str], lanes: int, slots: dict
         body = [loads[name] for name in used if name in loads]
         for name in used:
             if made_in.get(name, k) < k:
-                value = f"spill[{slots.setdefault(name, len(slots)) * lanes} + l]"
+                value = f"work[{spill + slots.setdefault(name, len(slots)) * lanes} + l]"
                 body.append(f"{name} = {value} != 0.0" if name in _FLAGS else f"{name} = {value}")
         body += run
         for name in dict.fromkeys(map(name_defined, run)):
             if name in later_uses[k]:
-                body.append(f"spill[{slots.setdefault(name, len(slots)) * lanes} + l] = {name}")
+                at = spill + slots.setdefault(name, len(slots)) * lanes
+                body.append(f"work[{at} + l] = {name}")
         loops += [f"for l in range({lanes}):"] + ["    " + line for line in body]
     return loops
 
 
+def buffer_rows(layout: Layout, maths: Maths) -> dict[str, int]:
+    """The rows of a kernel's work buffer (each ``lanes`` long), by part, in order: the
+    parameters, the optimizer's state (slot by slot), its step values, a sample's inputs and
+    targets, the epoch's summed loss and last wrong epoch of each lane; the spill rows of
+    :func:`_lane_loops` come after them. Everything the step's loops read and write is in this
+    one array, at offsets the compiler sees as constants at least ``lanes`` apart: it needs no
+    check at run time that two arrays do not overlap, which it gives up on past a few arrays
+    (2-8-1 with momentum's state as an array of its own: "too many memory checks needed", and
+    its step was scalar code, 3.6 times as slow as SGD's)."""
+    count = n_params(layout)
+    sizes = {"theta": count, "state": len(maths.optimizer.state) * count,
+             "steps": len(step_value_names(maths)), "inputs": int(layout.table[0, 0]),
+             "targets": int(layout.table[-1, 1]), "total": 1, "wrong": 1}
+    rows, at = {}, 0
+    for part, size in sizes.items():
+        rows[part] = at
+        at += size
+    rows["spill"] = at
+    return rows
+
+
 def _lane_step(layout: Layout, maths: Maths, during: bool, lanes: int,
                slots: dict[str, int], cut: bool) -> list[str]:
-    """One step of every lane on its sample. Arrays are flat with the lane innermost and
-    ``lanes`` a constant, so that the compiler can see that lane ``l``'s loads and stores
-    never touch another lane's: theta[p·lanes + l], state[(slot·P + p)·lanes + l]."""
+    """One step of every lane on its sample, in the work buffer (:func:`buffer_rows`): the
+    lane innermost and ``lanes`` a constant, so that the compiler can see that lane ``l``'s
+    loads and stores never touch another lane's: parameter p at ``work[p·lanes + l]``, and so
+    on."""
     table = layout.table
     n_in, n_out, count = int(table[0, 0]), int(table[-1, 1]), n_params(layout)
-    loads = {f"p{p}": f"p{p} = theta[{p * lanes} + l]" for p in range(count)}
-    stores = [f"theta[{p * lanes} + l] = q{p}" for p in range(count)]
+    rows = buffer_rows(layout, maths)
+
+    def at(part: str, row: int) -> str:
+        return f"work[{(rows[part] + row) * lanes} + l]"
+
+    loads = {f"p{p}": f"p{p} = {at('theta', p)}" for p in range(count)}
+    stores = [f"{at('theta', p)} = q{p}" for p in range(count)]
     for p in range(count):
-        for slot, (old, new) in enumerate(zip(state_names(maths, p),
-                                              state_names(maths, p, new=True))):
-            loads[old] = f"{old} = state[{(slot * count + p) * lanes} + l]"
-            stores.append(f"state[{(slot * count + p) * lanes} + l] = {new}")
-    loads |= {f"a0_0_{i}": f"a0_0_{i} = inputs[{i * lanes} + l]" for i in range(n_in)}
-    loads |= {f"t_0_{k}": f"t_0_{k} = targets[{k * lanes} + l]" for k in range(n_out)}
-    stores += ["total[l] = total[l] + loss",
-               "last_wrong_epoch[l] = epoch if wrong else last_wrong_epoch[l]"]
-    return _lane_loops(step(layout, maths, 1, during) + stores, loads, lanes, slots, cut)
+        for slot, old, new in zip(state_slots(maths), state_names(maths, p),
+                                  state_names(maths, p, new=True)):
+            loads[old] = f"{old} = {at('state', slot * count + p)}"
+            stores.append(f"{at('state', slot * count + p)} = {new}")
+    loads |= {name: f"{name} = {at('steps', k)}"
+              for k, name in enumerate(step_value_names(maths))}
+    loads |= {f"a0_0_{i}": f"a0_0_{i} = {at('inputs', i)}" for i in range(n_in)}
+    loads |= {f"t_0_{k}": f"t_0_{k} = {at('targets', k)}" for k in range(n_out)}
+    stores += [f"{at('total', 0)} = {at('total', 0)} + loss",
+               f"{at('wrong', 0)} = epoch if wrong else {at('wrong', 0)}"]
+    return _lane_loops(step(layout, maths, 1, during) + stores, loads, lanes, slots, cut,
+                       rows["spill"] * lanes)
 
 
-def _gather(lanes: int) -> list[str]:
-    """Sample ``start`` of each lane's order, lanes innermost, into ``inputs`` and
-    ``targets``: a loop of its own, since gathers would keep the step from vectorising."""
+def _per_step(layout: Layout, maths: Maths, lanes: int) -> list[str]:
+    """The optimizer's part per step (:func:`~tinynet.compiled.codegen.per_step`), before each
+    sample's step: its step values into their rows of the work buffer, each counter (one
+    number per network, kept in parameter 0's slot of the state) advanced. Lane 0's values
+    are computed first and, while every lane's counters equal lane 0's (as when the members
+    started together), copied to every lane: a counter's new value is often a ``pow``
+    (Adam's β^t), which does not vectorise; else each lane computes its own."""
+    rows, count = buffer_rows(layout, maths), n_params(layout)
+    counters = maths.split().counters
+    where = [f"work[{(rows['state'] + slot * count) * lanes} + l]" for slot in counters]
+    lane_0 = [f"work[{(rows['state'] + slot * count) * lanes}]" for slot in counters]
+    steps = [f"work[{(rows['steps'] + k) * lanes} + l]" for k in range(len(step_value_names(
+        maths)))]
+    names = step_value_names(maths)
+    if not names and not counters:
+        return []
+    first, new_first = per_step(maths, lane_0, "_first")
+    lines = first + [f"counter{j}_first = {new}" for j, new in enumerate(new_first)]
+    fill = [f"{step} = {name}" for step, name in zip(steps, names)] + \
+        [f"{w} = counter{j}_first" for j, w in enumerate(where)]
+    if not counters:
+        return lines + [f"for l in range({lanes}):"] + [f"    {line}" for line in fill]
+    own, new = per_step(maths, [f"counter{j}" for j in range(len(counters))], "")
+    each = [f"counter{j} = {w}" for j, w in enumerate(where)] + own + \
+        [f"{step} = {name}" for step, name in zip(steps, names)] + \
+        [f"{w} = {value}" for w, value in zip(where, new)]
+    same = " & ".join(f"({w} == {w_0})" for w, w_0 in zip(where, lane_0))
+    return lines + ["same = True", f"for l in range({lanes}):", f"    same = same & {same}",
+                    "if same:", f"    for l in range({lanes}):",
+                    *(f"        {line}" for line in fill),
+                    "else:", f"    for l in range({lanes}):", *(f"        {line}" for line in each)]
+
+
+def _gather(layout: Layout, maths: Maths, lanes: int) -> list[str]:
+    """Sample ``start`` of each lane's order, lanes innermost, into the inputs' and targets'
+    rows of the work buffer: a loop of its own, since gathers would keep the step from
+    vectorising."""
+    rows = buffer_rows(layout, maths)
     return ["for i in range(X.shape[1]):",
             f"    for l in range({lanes}):",
-            f"        inputs[i * {lanes} + l] = X[order[start, l], i]",
+            f"        work[{rows['inputs'] * lanes} + i * {lanes} + l] = X[order[start, l], i]",
             "for k in range(Y.shape[1]):",
             f"    for l in range({lanes}):",
-            f"        targets[k * {lanes} + l] = Y[order[start, l], k]"]
+            f"        work[{rows['targets'] * lanes} + k * {lanes} + l] = Y[order[start, l], k]"]
 
 
 def _outputs(layout: Layout, maths: Maths, lanes: int) -> list[str]:
@@ -164,13 +231,21 @@ def source(layout: Layout, maths: Maths, during: bool, lanes: int, cut: bool = T
     the compiler cannot see that lanes never overlap, and the 2-2-1, 2-2-2-1 and 2-8-1
     ensembles of 100 seeds ran 2.2 to 2.5x slower (measured, then left)."""
     loads = parameter_loads(layout, maths)
+    rows = buffer_rows(layout, maths)
     slots: dict[str, int] = {}
     full = _lane_step(layout, maths, during, lanes, slots, cut)
     header = codegen.module_header("tinynet.compiled.unrolled", layout, maths, during,
                                    ["lane_orders", "order_scratch", "record_scratch",
                                     "record_epoch", "restore_diverged", "keep_state",
-                                    "restore_state"])
+                                    "restore_state", "spread_counters"])
+
+    def part(name: str, size: str) -> str:
+        return f"work[{rows[name] * lanes}:{rows[name] * lanes} + {size}]"
+
     return f'''{header}
+
+COUNTERS = np.array({list(maths.split().counters)}, dtype=np.int64)  # the optimizer's counters
+
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def fit_block(theta, state, hyper, X, Y, seeds, settings, parameters, loss_history,
@@ -181,12 +256,17 @@ def fit_block(theta, state, hyper, X, Y, seeds, settings, parameters, loss_histo
     lr, threshold, every = settings.lr, settings.threshold, settings.record_every
 {indent(loads, 1)}
     seed_hashes, keys, rank, order = order_scratch(seeds, n)
-    total = np.zeros(lanes)
-    inputs = np.zeros(X.shape[1] * lanes)
-    targets = np.zeros(Y.shape[1] * lanes)
-    spill = np.zeros({max(len(slots), 1)} * lanes)  # values that cross from one loop to the next
-    by_lane = theta.reshape(n_params, lanes)  # the same numbers, for the record
-    state_by_lane = state.reshape(state.shape[0] // (n_params * lanes), n_params, lanes)
+    # one buffer for all the step reads and writes (buffer_rows), spill rows last
+    work = np.zeros(({rows["spill"]} + {max(len(slots), 1)}) * lanes)
+    {part("theta", "theta.size")} = theta
+    {part("state", "state.size")} = state
+    by_lane = {part("theta", "theta.size")}.reshape(n_params, lanes)  # views, for the record
+    state_by_lane = {part("state", "state.size")}.reshape(
+        state.shape[0] // (n_params * lanes), n_params, lanes)
+    total = {part("total", "lanes")}
+    wrong_epochs = {part("wrong", "lanes")}  # each lane's last wrong epoch, as a float
+    for l in range(lanes):
+        wrong_epochs[l] = last_wrong_epoch[l]
     kept, kept_wrong, check = record_scratch(by_lane, last_wrong_epoch)
     kept_state = state_by_lane.copy()
     for run in range(settings.epochs):
@@ -196,8 +276,11 @@ def fit_block(theta, state, hyper, X, Y, seeds, settings, parameters, loss_histo
         for l in range(lanes):
             total[l] = 0.0
         for start in range(n):
-{indent(_gather(lanes), 3)}
+{indent(_per_step(layout, maths, lanes), 3)}
+{indent(_gather(layout, maths, lanes), 3)}
 {indent(full, 3)}
+        for l in range(lanes):
+            last_wrong_epoch[l] = np.int64(wrong_epochs[l])
         alive = record_epoch(by_lane, total, n, epoch, every, loss_history, final_loss,
                              diverged_epoch, last_wrong_epoch, kept, kept_wrong, check)
         keep_state(state_by_lane, kept_state, diverged_epoch, epoch)
@@ -205,6 +288,9 @@ def fit_block(theta, state, hyper, X, Y, seeds, settings, parameters, loss_histo
             break
     restore_diverged(by_lane, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
     restore_state(state_by_lane, kept_state, diverged_epoch)
+    spread_counters(state_by_lane, COUNTERS)
+    theta[:] = {part("theta", "theta.size")}
+    state[:] = {part("state", "state.size")}
     for t in range(n):
         for l in range({lanes}):
 {indent(_outputs(layout, maths, lanes), 3)}

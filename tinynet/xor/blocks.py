@@ -24,7 +24,6 @@ import functools
 import hashlib
 import math
 import os
-import socket
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Executor, ThreadPoolExecutor, \
@@ -152,6 +151,8 @@ def train_block(block: Block) -> BlockResult:
 def _worker_name() -> str:
     """Where this block runs: the Dask worker's address, else this process's id and host (a
     process pool's worker)."""
+    import socket  # here, not at the top: only a worker asks, and the CLI's start need not pay
+
     if "distributed" in sys.modules:  # a Dask worker has imported it; no one else needs to
         try:
             return sys.modules["distributed"].get_worker().address

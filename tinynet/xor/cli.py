@@ -26,6 +26,7 @@ table goes to stdout, progress to stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import os
@@ -34,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from .. import data, init, plots
+from .. import data, init
 from ..activations import ACTIVATIONS
 from ..files import batch, write_whole
 from ..losses import LOSSES
@@ -43,7 +44,6 @@ from ..results import UPDATES
 from ..text import reader_gone
 from .arms import DEFAULT_SETUP, Arm, Setup
 from .blocks import BLOCK_SEEDS, BlockError, check_block_seeds
-from .cluster import cluster
 from .failed import check_folder, save_failed
 from .interrupts import exit_status, stop_signals_as_interrupt, stopped_message
 from .outputs import check_output_names, check_outputs, shape_path
@@ -419,7 +419,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         print(args.init.note(), file=sys.stderr)
     written: list[Path] = []
     try:
-        with cluster(parser, args) as executor, stop_signals_as_interrupt():
+        with _executor(parser, args) as executor, stop_signals_as_interrupt():
             _run(args, arms, setups, written, executor)
     except KeyboardInterrupt as stop:
         print(stopped_message(stop, written), file=sys.stderr)
@@ -430,6 +430,17 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         parser.exit(1, f"{parser.prog}: error: {error}\n")
     except (ValueError, TypeError, OSError) as error:
         parser.error(f"{type(error).__name__}: {error}")
+
+
+def _executor(parser: argparse.ArgumentParser,
+              args: argparse.Namespace) -> contextlib.AbstractContextManager[object | None]:
+    """The Dask client to train on (:func:`tinynet.xor.cluster.cluster`), or None to train in
+    this process: without --workers and --scheduler the cluster code is not even imported."""
+    if args.workers is None and args.scheduler is None:
+        return contextlib.nullcontext()
+    from .cluster import cluster
+
+    return cluster(parser, args)
 
 
 def command(prog: str | None = None) -> None:
@@ -479,6 +490,8 @@ def _run(args: argparse.Namespace, arms: list[Arm], setups: list[Setup],
         _text(args.json, results.to_json(), written)
     if args.csv:
         _text(args.csv, results.to_csv(), written)
+    if args.plot or args.gallery or args.curves:
+        from .. import plots  # here: a run that draws nothing does not load the plots
     if args.plot:
         baseline = len(sweep.studies) == 1 and sweep.studies[0].baseline is not None
         _whole(args.plot, lambda path: plots.against_baseline(sweep.studies[0], path)

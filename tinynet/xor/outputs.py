@@ -11,7 +11,6 @@ import os
 import sys
 from pathlib import Path
 
-from .. import plots
 from ..files import check_destination, writable_folder
 
 __all__ = ["OUTPUTS", "check_outputs", "check_output_names", "shape_path"]
@@ -60,6 +59,8 @@ def _real(path: Path | str) -> Path:
 def _check_image_suffix(parser: argparse.ArgumentParser, flag: str, path: Path) -> None:
     """Refuse an image path whose suffix names no format matplotlib writes (it would fail
     only after training)."""
+    from .. import plots  # here: a run that draws nothing does not load the plots
+
     try:
         plots.figure_format(path, flag)
     except ValueError as error:
