@@ -161,7 +161,7 @@ def main() -> None:
              f"{platform.python_version()}, numba {versions['numba']} "
              f"({versions['numba_threads']} threads, {versions['threading_layer']} layer), "
              + ", ".join(f"{k}={v}" for k, v in threads.items())
-             + f", {os.cpu_count()} cores, 1-minute load average {load_at_start:.1f} at the start "
+             + f"; {machine()}; 1-minute load average {load_at_start:.1f} at the start "
              f"and {load:.1f} at the end (this benchmark's own runs included).", "",
              "| job | interpreter (s) | import tinynet (s) | CLI imports (s) | kernel load (s) "
              "| training (s) | report (s) | exit and rest (s) | total wall (s) |",
@@ -175,6 +175,15 @@ def main() -> None:
                               "python": platform.python_version(), **versions,
                               "cores": os.cpu_count()},
             "\n".join(lines) + "\n", readme, README_START, README_END)
+
+
+def machine() -> str:
+    """:func:`machine.describe` of this CPU, asked of a child Python (this process loads no
+    Numba: its children are what it times)."""
+    code = ("import tinynet.compiled as c; c.load(); import sys; sys.path.insert(0, "
+            f"{str(Path(__file__).parent)!r}); from machine import describe; print(describe())")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, env={**os.environ, "PYTHONPATH": str(ROOT)}).stdout.strip()
 
 
 if __name__ == "__main__":

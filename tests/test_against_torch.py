@@ -1,6 +1,6 @@
-"""tinynet's losses and optimizers against PyTorch's, trained the same way: 200 steps from
-the same initial weights on the same samples in the same order, float64, parameters equal to
-1e-10 on both backends (issue 25). torch comes with the ``torch`` extra (``pip install
+"""tinynet's losses (MSE, BCE, Huber) and optimizers against PyTorch's, trained the same way:
+200 steps from the same initial weights on the same samples in the same order, float64,
+parameters equal to 1e-10 on both backends (issue 25). torch comes with the ``torch`` extra (``pip install
 ".[dev,torch]"``, the README's test command), not with tinynet."""
 
 import numpy as np
@@ -48,7 +48,8 @@ def torch_training(net, X, y, loss, batch_size, steps, lr, optimizer="sgd", stat
         layers.append((linear, ACTIVATIONS[layer.activation.name]))
     parameters = [p for linear, _ in layers for p in linear.parameters()]
     optimizer = OPTIMIZERS[optimizer][0](parameters, lr)
-    criterion = {"mse": torch.nn.MSELoss(), "bce": torch.nn.BCELoss()}[loss]
+    criterion = {"mse": torch.nn.MSELoss(), "bce": torch.nn.BCELoss(),
+                 "huber(delta=0.3)": torch.nn.HuberLoss(delta=0.3)}[loss]
     X, y = torch.from_numpy(X), torch.from_numpy(y)
     done = 0
     while done < steps:
@@ -76,7 +77,7 @@ def kernels(request, monkeypatch):
 
 
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
-@pytest.mark.parametrize("loss", ["mse", "bce"])
+@pytest.mark.parametrize("loss", ["mse", "bce", "huber(delta=0.3)"])
 @pytest.mark.parametrize("sizes,hidden,batch_size", [([2, 3, 1], "leaky_relu", 1),
                                                      ([2, 4, 3, 1], "tanh", 2),
                                                      ([2, 32, 1], "tanh", 1)])

@@ -29,6 +29,9 @@ RESULTS = ROOT / "examples" / "results"
     ("ensembles.md", "cluster", "bench_cluster.md", "| Dask, 2 workers x 1 thread | 16,384 |"),
     ("performance.md", "small", "bench_small.md", "| single fit 2-8-1 |"),
     ("performance.md", "startup", "bench_startup.md", "| 2-2-2-1 (README's first command) |"),
+    ("performance.md", "optimizers", "bench_optimizers.md",
+     "| 2-8-1 | tanh | NumPy Adam loop |"),
+    ("performance.md", "wide", "bench_wide.md", "| 2-16x8-1 |"),
     ("playground.md", "playground", "bench_playground.md",
      "| default: 2 x 100 seeds | the server's answer |"),
 ])

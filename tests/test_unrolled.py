@@ -14,8 +14,9 @@ import pytest
 import tinynet
 from tinynet.compiled import codegen, fused, kit, sources, unrolled
 from tinynet.compiled.kit import maths_of
+from tinynet.compiled.simd import LANES
 from tinynet.losses import MSE
-from tinynet.packing import layout
+from tinynet.packing import draw, layout
 
 from test_backends import same_parameters
 
@@ -194,6 +195,38 @@ def test_a_bce_kernel_is_vector_code_without_a_call_to_log(tmp_path, monkeypatch
     assert re.search(r"vmulpd\s+%[yz]mm", assembly)
     called = set(re.findall(r"movabsq\s+\$([A-Za-z_][\w.]*)", assembly))
     assert not called & {"log", "log1p"}, called
+
+
+def longest_scalar_run(assembly: str) -> int:
+    """The most scalar float64 instructions (``vmovsd``, ``vmulsd``, ``vaddsd``, ``vsubsd``) in
+    a row in ``assembly``: a loop over the lanes that the compiler left scalar and unrolled."""
+    longest = run = 0
+    for line in assembly.splitlines():
+        if not line.startswith("\t") or line.startswith("\t."):
+            continue  # labels and directives
+        run = run + 1 if re.match(r"\tv(mov|mul|add|sub)sd\s", line) else 0
+        longest = max(longest, run)
+    return longest
+
+
+def test_the_generic_kernels_lane_loops_are_vector_code(tmp_path, monkeypatch):
+    """A lane loop whose trip count is the constant LANES and whose body is small is unrolled
+    whole by LLVM before it vectorises, and then stays scalar where it loads from one array
+    and stores to another (the backward pass's copy of dX into dA ran as 64 scalar load/store
+    pairs per unit). The passes loop over ``theta.shape[1]`` lanes, so every loop is
+    vectorised with a run-time overlap check, as a hand-written loop is."""
+    monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path))  # compiled here, so its assembly
+    X, y = tinynet.data.xor()                                # is at hand
+    like = tinynet.mlp([2, 32, 1], seed=0)
+    tinynet.fit_packed(like, draw(like, range(2)), X, y, seeds=range(2),
+                       epochs=2, lr=0.01, shuffle=False)
+    (module,) = [module for module in sources._LOADED.values()
+                 if module.__file__.startswith(str(tmp_path))]
+    for name in ("forward_lanes", "backward_lanes"):
+        kernel = getattr(module, name)
+        assembly = kernel.inspect_asm(kernel.signatures[0])
+        assert re.search(r"vmulpd\s+.*%[yz]mm", assembly), name  # packed multiplies
+        assert longest_scalar_run(assembly) < LANES, (name, longest_scalar_run(assembly))
 
 
 def test_seed_counts_that_leave_a_block_part_empty(monkeypatch):

@@ -12,6 +12,15 @@ to the same network trained alone by the numba backend (as long as that one call
 :data:`tinynet.compiled.single.BLAS_MIN_WORK`). No array views are made inside the loops: a
 view costs an atomic reference count, and threads sharing one would fight over it.
 
+The passes loop over ``theta.shape[1]`` lanes, a number known only when they run, not over
+the constant :data:`LANES`: LLVM unrolls a short loop of a constant trip count whole before
+it vectorises, and the unrolled copy of a loop that reads one array and writes another stays
+scalar, as nothing tells the compiler the two do not overlap (a copy of 64 lanes became 64
+scalar loads and stores; at 32 lanes nearly every loop did, at half the speed). A loop of
+unknown length is vectorised with a run-time overlap check instead, whatever the target and
+LANES, as a hand-written loop over its lanes is (``tests/test_unrolled.py`` reads the
+assembly).
+
 The maths is not here: the kit (:mod:`tinynet.compiled.kit`) writes the network's activations,
 loss and optimizer from their definitions, and its entry point hands
 :func:`fit_block_of_members` three compiled functions: ``forward`` (:func:`_forward` with the
@@ -77,7 +86,7 @@ def activate_lanes(activation, parameters, acc, theta, bias_row, A, D, layer, r,
     that each copy of the loop is straight-line arithmetic, which vectorises (a loop that
     chose the activation in every iteration would not).
     """
-    for l in range(LANES):
+    for l in range(theta.shape[1]):
         value, slope = activation(acc[l] + theta[bias_row, l], parameters)
         A[layer + 1, r, j, l] = value
         D[layer, r, j, l] = slope
@@ -88,16 +97,17 @@ def _forward(activate, theta, layout, A, D, rows, acc):
     """A[layer + 1] = φ(A[layer] Wᵀ + b) for every layer, and D[layer] = φ'(z); lanes innermost.
     ``activate`` is the kit's switch over the network's activations (:func:`activate_lanes`)."""
     table = layout.table
+    lanes = theta.shape[1]  # not LANES: see the module's docstring
     for layer in range(table.shape[0]):
         n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], \
             table[layer, 3]
         kind = layout.kinds[layer]
         for r in range(rows):
             for j in range(n_out):
-                for l in range(LANES):            # from the first product, not 0.0
+                for l in range(lanes):            # from the first product, not 0.0
                     acc[l] = A[layer, r, 0, l] * theta[w_at + j * n_in, l]
                 for i in range(1, n_in):
-                    for l in range(LANES):
+                    for l in range(lanes):
                         acc[l] += A[layer, r, i, l] * theta[w_at + j * n_in + i, l]
                 activate(kind, layout.parameters, acc, theta, b_at + j, A, D, layer, r, j)
 
@@ -118,12 +128,13 @@ def _backward(update, table, theta, state, hyper, steps, A, D, delta, back, rows
     stepping after the backward pass, the same loop also adds the old W_ji's term to dX_i,
     in the order :func:`_backward_input` sums it.
     """
+    lanes = theta.shape[1]
     for layer in range(table.shape[0] - 1, -1, -1):
         n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], \
             table[layer, 3]
         for r in range(rows):                     # dZ = dA ⊙ φ'(z)
             for j in range(n_out):
-                for l in range(LANES):
+                for l in range(lanes):
                     delta[r, j, l] *= D[layer, r, j, l]
         fused = layer > 0 and rows == 1 and not during
         if layer > 0 and not during and not fused:  # dX = dZ W with the old W
@@ -132,55 +143,53 @@ def _backward(update, table, theta, state, hyper, steps, A, D, delta, back, rows
             for i in range(n_in):
                 w = w_at + j * n_in + i
                 if fused:                         # the old W_ji into dX_i, then W_ji's step
-                    for l in range(LANES):        # (dX_i from its first term, not 0.0)
+                    for l in range(lanes):        # (dX_i from its first term, not 0.0)
                         term = delta[0, j, l] * theta[w, l]
                         back[0, i, l] = term if j == 0 else back[0, i, l] + term
                         update(theta, state, lr, hyper, steps, w, l,
                                delta[0, j, l] * A[layer, 0, i, l])
                     continue
                 if rows == 1:                     # one row: a sum of one term, one loop
-                    for l in range(LANES):
+                    for l in range(lanes):
                         update(theta, state, lr, hyper, steps, w, l,
                                delta[0, j, l] * A[layer, 0, i, l])
                     continue
-                for l in range(LANES):
+                for l in range(lanes):
                     acc[l] = delta[0, j, l] * A[layer, 0, i, l]
                 for r in range(1, rows):
-                    for l in range(LANES):
+                    for l in range(lanes):
                         acc[l] += delta[r, j, l] * A[layer, r, i, l]
-                for l in range(LANES):
+                for l in range(lanes):
                     update(theta, state, lr, hyper, steps, w, l, acc[l])
             if rows == 1:
-                for l in range(LANES):
+                for l in range(lanes):
                     update(theta, state, lr, hyper, steps, b_at + j, l, delta[0, j, l])
                 continue
-            for l in range(LANES):
+            for l in range(lanes):
                 acc[l] = delta[0, j, l]
             for r in range(1, rows):
-                for l in range(LANES):
+                for l in range(lanes):
                     acc[l] += delta[r, j, l]
-            for l in range(LANES):
+            for l in range(lanes):
                 update(theta, state, lr, hyper, steps, b_at + j, l, acc[l])
         if layer > 0 and during:                  # dX = dZ W with the new W
             _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at)
-        if layer > 0:
-            for r in range(rows):
-                for i in range(n_in):
-                    for l in range(LANES):
-                        delta[r, i, l] = back[r, i, l]
+        if layer > 0:                             # dX is the next dA: trade, not copy
+            delta, back = back, delta
 
 
 @njit(error_model="numpy", inline="always")
 def _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at):
     """back = dZ W (rows, n_in, LANES): the previous layer's dA."""
+    lanes = theta.shape[1]
     for r in range(rows):
         for i in range(n_in):
-            for l in range(LANES):                # from the first term, not 0.0
+            for l in range(lanes):                # from the first term, not 0.0
                 acc[l] = delta[r, 0, l] * theta[w_at + i, l]
             for j in range(1, n_out):
-                for l in range(LANES):
+                for l in range(lanes):
                     acc[l] += delta[r, j, l] * theta[w_at + j * n_in + i, l]
-            for l in range(LANES):
+            for l in range(lanes):
                 back[r, i, l] = acc[l]
 
 
