@@ -248,7 +248,8 @@ def test_seed_counts_that_leave_a_block_part_empty(monkeypatch):
 
 def test_each_layers_exps_run_in_a_loop_of_their_own():
     """Sigmoid hidden and output layers: every exp sits in a loop over the lanes that holds
-    nothing but exps and the spill array's loads and stores (tinynet.compiled.unrolled)."""
+    nothing but exps and loads and stores of the work buffer (the spill rows, and what the
+    exps read: tinynet.compiled.unrolled)."""
     net = networks([2, 3, 1], "sigmoid", "sigmoid", [0])[0]
     text = unrolled.source(layout(net), maths_of(net, MSE()), False, 8)
     loops = re.split(r"\n\s*for l in range\(8\):\n", text)
@@ -256,7 +257,8 @@ def test_each_layers_exps_run_in_a_loop_of_their_own():
     assert len(with_exp) >= 3  # the two layers of a step, and the trained outputs
     for loop in with_exp[:2]:
         body = [line.strip() for line in loop.split("\n") if line.startswith(" " * 16)]
-        assert body and all("vector_exp(" in line or "spill[" in line for line in body), body
+        assert body and all("vector_exp(" in line or re.fullmatch(
+            r"\w+ = work\[\d+ \+ l\]|work\[\d+ \+ l\] = \w+", line) for line in body), body
 
 
 def test_a_generated_source_names_the_sources_compiled_into_it():
@@ -297,8 +299,11 @@ def test_the_step_uncut_trains_the_same(monkeypatch):
         nets = [tinynet.mlp([2, 2, 1], seed=s) for s in range(11)]
         runs.append((nets, tinynet.fit_ensemble(nets, X, y, epochs=30, lr=0.5)))
     net = runs[0][0][0]
-    assert "spill[" not in unrolled.source(layout(net), maths_of(net, MSE()), False, 8,
-                                           cut=False)
+    spill = unrolled.buffer_rows(layout(net), maths_of(net, MSE()))["spill"] * 8
+    for cut, spilled in ((False, False), (True, True)):    # the spill rows, only when cut
+        text = unrolled.source(layout(net), maths_of(net, MSE()), False, 8, cut=cut)
+        offsets = [int(at) for at in re.findall(r"work\[(\d+) \+ l\]", text)]
+        assert offsets and any(at >= spill for at in offsets) == spilled
     (nets_a, a), (nets_b, b) = runs
     np.testing.assert_array_equal(a.final_loss, b.final_loss)
     for net_a, net_b in zip(nets_a, nets_b):
