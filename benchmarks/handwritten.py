@@ -26,10 +26,44 @@ from numba import njit, prange
 
 from tinynet.compiled.scalars import vector_exp
 
-__all__ = ["BLOCK", "EXPS", "train", "train_one"]
+__all__ = ["BLOCK", "EXPS", "forward_and_error", "train", "train_one"]
 
 BLOCK = 64
 """Seeds per block: the innermost loops run over them."""
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def forward_and_error(theta, table, X, Y, t, A, D, delta, back):
+    """Sample t through every network of the block (theta (P, lanes)): A[k + 1] each layer's
+    output, D[k] its φ'(z), delta[:n_out] MSE's dL/dŷ = 2 (ŷ − y); back is scratch. Shared by
+    the SGD loop here and the Adam loop of handwritten_adam.py."""
+    lanes = theta.shape[1]
+    layers = table.shape[0]
+    for i in range(X.shape[1]):
+        for l in range(lanes):
+            A[0, i, l] = X[t, i]
+    for k in range(layers):                       # forward
+        n_in, n_out, w, b = table[k, 0], table[k, 1], table[k, 2], table[k, 3]
+        for j in range(n_out):
+            for l in range(lanes):
+                back[0, l] = 0.0
+            for i in range(n_in):
+                for l in range(lanes):
+                    back[0, l] += A[k, i, l] * theta[w + j * n_in + i, l]
+            if k == layers - 1:
+                for l in range(lanes):
+                    s = 1.0 / (1.0 + math.exp(-(back[0, l] + theta[b + j, l])))
+                    A[k + 1, j, l] = s
+                    D[k, j, l] = s * (1.0 - s)
+            else:
+                for l in range(lanes):
+                    z = back[0, l] + theta[b + j, l]
+                    A[k + 1, j, l] = z if z > 0 else 0.01 * z
+                    D[k, j, l] = 1.0 if z > 0 else 0.01
+    n_out = table[layers - 1, 1]
+    for j in range(n_out):                        # dL/dŷ of MSE
+        for l in range(lanes):
+            delta[j, l] = 2.0 * (A[layers, j, l] - Y[t, j])
 
 
 @njit(cache=True, error_model="numpy")
@@ -44,31 +78,7 @@ def _train_block(theta, table, X, Y, epochs, lr):
     back = np.zeros((width, lanes))
     for _ in range(epochs):
         for t in range(X.shape[0]):
-            for i in range(X.shape[1]):
-                for l in range(lanes):
-                    A[0, i, l] = X[t, i]
-            for k in range(layers):                       # forward
-                n_in, n_out, w, b = table[k, 0], table[k, 1], table[k, 2], table[k, 3]
-                for j in range(n_out):
-                    for l in range(lanes):
-                        back[0, l] = 0.0
-                    for i in range(n_in):
-                        for l in range(lanes):
-                            back[0, l] += A[k, i, l] * theta[w + j * n_in + i, l]
-                    if k == layers - 1:
-                        for l in range(lanes):
-                            s = 1.0 / (1.0 + math.exp(-(back[0, l] + theta[b + j, l])))
-                            A[k + 1, j, l] = s
-                            D[k, j, l] = s * (1.0 - s)
-                    else:
-                        for l in range(lanes):
-                            z = back[0, l] + theta[b + j, l]
-                            A[k + 1, j, l] = z if z > 0 else 0.01 * z
-                            D[k, j, l] = 1.0 if z > 0 else 0.01
-            n_out = table[layers - 1, 1]
-            for j in range(n_out):                        # dL/dŷ of MSE
-                for l in range(lanes):
-                    delta[j, l] = 2.0 * (A[layers, j, l] - Y[t, j])
+            forward_and_error(theta, table, X, Y, t, A, D, delta, back)
             for k in range(layers - 1, -1, -1):           # backward, then SGD, layer by layer
                 n_in, n_out, w, b = table[k, 0], table[k, 1], table[k, 2], table[k, 3]
                 for j in range(n_out):

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from handwritten import BLOCK
+from handwritten import BLOCK, forward_and_error
 
 __all__ = ["train"]
 
@@ -35,31 +35,7 @@ def _train_block(theta, table, X, Y, epochs, lr, beta1, beta2, eps):
     t = 0.0
     for _ in range(epochs):
         for s in range(X.shape[0]):
-            for i in range(X.shape[1]):
-                for l in range(lanes):
-                    A[0, i, l] = X[s, i]
-            for k in range(layers):                       # forward
-                n_in, n_out, w, b = table[k, 0], table[k, 1], table[k, 2], table[k, 3]
-                for j in range(n_out):
-                    for l in range(lanes):
-                        back[0, l] = 0.0
-                    for i in range(n_in):
-                        for l in range(lanes):
-                            back[0, l] += A[k, i, l] * theta[w + j * n_in + i, l]
-                    if k == layers - 1:
-                        for l in range(lanes):
-                            out = 1.0 / (1.0 + math.exp(-(back[0, l] + theta[b + j, l])))
-                            A[k + 1, j, l] = out
-                            D[k, j, l] = out * (1.0 - out)
-                    else:
-                        for l in range(lanes):
-                            z = back[0, l] + theta[b + j, l]
-                            A[k + 1, j, l] = z if z > 0 else 0.01 * z
-                            D[k, j, l] = 1.0 if z > 0 else 0.01
-            n_out = table[layers - 1, 1]
-            for j in range(n_out):                        # dL/dŷ of MSE
-                for l in range(lanes):
-                    delta[j, l] = 2.0 * (A[layers, j, l] - Y[s, j])
+            forward_and_error(theta, table, X, Y, s, A, D, delta, back)
             for k in range(layers - 1, -1, -1):           # backward: every gradient
                 n_in, n_out, w, b = table[k, 0], table[k, 1], table[k, 2], table[k, 3]
                 for j in range(n_out):

@@ -257,3 +257,42 @@ def test_a_second_huber_delta_compiles_nothing(tmp_path, monkeypatch, capfd):
         assert ("compiling" in said) == (delta == 1.0), said
         files.append(sorted(tmp_path.glob("tinynet_kernel_*.py")))
     assert files[0] and files[0] == files[1]             # no kernel written for the second
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class Trading(Optimizer):
+    """Two counters, each new value read from the other's old one (a ← b + 1, b ← 2a + 1):
+    a kernel that set one before reading it for the other would count wrong."""
+
+    name = "trading"
+    state = ("a", "b")
+
+    def update(self, p, g, lr, a, b):
+        return p - lr * g / (1.0 + a + b), b + 1.0, 2.0 * a + 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("generated", [True, False], ids=["generated", "generic"])
+def test_counters_that_read_each_other_step_from_their_old_values(monkeypatch, generated):
+    """Every kernel (single fit and ensemble, lane by lane when members' counts differ) reads
+    all counters' old values before it sets any, as the NumPy backend does."""
+    monkeypatch.setattr(codegen, "MAX_UNROLLED_WORK", 160 if generated else -1)
+    assert split_of(Trading()).counters == (0, 1)
+    X, y = tinynet.data.xor()
+    like = tinynet.mlp([2, 2, 1], seed=0)
+    theta = tinynet.packing.draw(like, range(3))
+    state = np.zeros((3, 2, theta.shape[1]))
+    state[1] = 5.0                                        # member 1 starts elsewhere
+    results = {}
+    for backend in ("numba", "numpy"):
+        trained, trained_state = theta.copy(), state.copy()
+        tinynet.fit_packed(like, trained, X, y, seeds=range(3), epochs=3, lr=0.1,
+                           optimizer=Trading(), state=trained_state, backend=backend)
+        results[backend] = trained, trained_state
+        net = tinynet.mlp([2, 2, 1], seed=0)
+        tinynet.packing.unpack(net, theta[1].copy())
+        net.optimizer_state = tinynet.optimizers.State(Trading(), state[1].copy())
+        net.fit(X, y, epochs=3, lr=0.1, optimizer=Trading(), backend=backend, seed=1)
+        np.testing.assert_allclose(net.optimizer_state.values, trained_state[1], rtol=0, atol=0)
+    np.testing.assert_array_equal(results["numba"][1], results["numpy"][1])
+    np.testing.assert_allclose(results["numba"][0], results["numpy"][0], rtol=0, atol=1e-12)

@@ -35,7 +35,7 @@ from typing import ClassVar
 import numpy as np
 
 from .activations import Activation, Sigmoid
-from .init.registry import parse_spec
+from .init.registry import from_spec
 from .maths import log, where
 from .validation import ShapeError, UnknownNameError, check_fields
 
@@ -173,16 +173,7 @@ def get_loss(loss: str | Loss) -> Loss:
         return loss
     if not isinstance(loss, str):
         raise UnknownNameError("loss", loss, LOSSES)
-    name, values = parse_spec(loss, "loss", "huber(delta=0.5)")
-    if name not in LOSSES:
-        raise UnknownNameError("loss", name, LOSSES)
-    cls = LOSSES[name]
-    accepted = [field.name for field in fields(cls)]
-    unknown = sorted(set(values) - set(accepted))
-    if unknown:
-        raise TypeError(f"loss {name!r} got unknown parameter(s) {', '.join(unknown)}; it "
-                        f"accepts {', '.join(accepted) or 'none'}")
-    return cls(**values)
+    return from_spec(loss, "loss", LOSSES, "huber(delta=0.5)")
 
 
 def _check_same_shape(y_hat: np.ndarray, y: np.ndarray) -> None:

@@ -37,9 +37,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .init.registry import parse_spec
+from .init.registry import from_spec
 from .maths import sqrt
-from .validation import UnknownNameError, check_fields
+from .validation import check_fields
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "OPTIMIZERS", "get_optimizer", "State"]
 
@@ -150,16 +150,7 @@ def get_optimizer(optimizer: str | Optimizer) -> Optimizer:
     returned as it is."""
     if isinstance(optimizer, Optimizer):
         return optimizer
-    name, values = parse_spec(optimizer, "optimizer", "adam(beta1=0.8)")
-    if name not in OPTIMIZERS:
-        raise UnknownNameError("optimizer", name, OPTIMIZERS)
-    cls = OPTIMIZERS[name]
-    accepted = [field.name for field in fields(cls)]
-    unknown = sorted(set(values) - set(accepted))
-    if unknown:
-        raise TypeError(f"optimizer {name!r} got unknown hyperparameter(s) {', '.join(unknown)}"
-                        f"; it accepts {', '.join(accepted) or 'none'}")
-    return cls(**values)
+    return from_spec(optimizer, "optimizer", OPTIMIZERS, "adam(beta1=0.8)", "hyperparameter")
 
 
 @dataclass

@@ -48,8 +48,9 @@ def _sample(layout: Layout, maths: Maths, during: bool) -> list[str]:
     lines += [f"t_0_{k} = Y[order[start, column], {k}]" for k in range(n_out)]
     counters = [f"counter{slot}" for slot in maths.split().counters]
     own, new = per_step(maths, counters, "")
-    lines += own + step(layout, maths, 1, during)
-    lines += [f"{counter} = {value}" for counter, value in zip(counters, new)]
+    lines += own + [f"next_{counter} = {value}" for counter, value in zip(counters, new)]
+    lines += step(layout, maths, 1, during)     # each counter's new value read from the old
+    lines += [f"{counter} = next_{counter}" for counter in counters]   # ones, then all set
     lines += ["total = total + loss", "wrong_epoch = epoch if wrong else wrong_epoch"]
     lines += [f"p{p} = q{p}" for p in range(count)]
     return lines + [f"{old} = {new}" for p in range(count)

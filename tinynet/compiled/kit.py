@@ -34,8 +34,7 @@ backend.
 from __future__ import annotations
 
 import ast
-import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 
 import numpy as np
@@ -48,7 +47,8 @@ from . import hoisting, render
 from .sources import announce_compiling, escaped, fingerprint, kernel_dir, load_module
 
 __all__ = ["Maths", "maths_of", "layout_for", "check", "hyperparameters", "activation_lines",
-           "loss_lines", "update_lines", "step_lines", "source", "load", "entry"]
+           "loss_lines", "update_lines", "step_lines", "per_step_lanes", "source", "load",
+           "entry"]
 
 
 class Maths(tuple):
@@ -218,8 +218,6 @@ def hyperparameters(maths: Maths) -> np.ndarray:
     """What the kernels read at run time for ``maths``, as float64: the optimizer's
     hyperparameters (:meth:`~tinynet.optimizers.Optimizer.hyperparameters`), then the
     loss's parameters, each in field order (one kernel serves every value)."""
-    import numpy as np
-
     return np.array([float(value) for _, value in (*render.parameters(maths.optimizer),
                                                     *render.parameters(maths.loss))])
 
@@ -304,39 +302,50 @@ def _update(maths: Maths, lanes: bool) -> str:
             + "".join(f"        {line}\n" for line in body))
 
 
-def _per_step(maths: Maths) -> str:
-    """The optimizer's part per step: ``per_step(state, lr, hyper, steps)``, the step values
-    into ``steps`` (values, lanes) and the counters' new values into parameter 0's slots of
-    ``state`` (k, P, lanes), from their values there (a network's state (k, P) goes in as
-    (k, P, 1)). The values of lane 0 are computed first; while every lane's counters equal
-    lane 0's (as they do when the members started together), they are copied to every lane,
-    else computed lane by lane."""
+def per_step_lanes(maths: Maths, counter: Callable[[int, str], str],
+                   step: Callable[[int, str], str], lanes: str,
+                   hyperparameters: Sequence[str]) -> list[str]:
+    """The optimizer's part per step for every lane of a block (:meth:`Maths.split`), as lines:
+    each step value k into ``step(k, l)`` and each counter slot's new value into
+    ``counter(slot, l)``, where it is read from, for lane ``l`` (an expression) of ``lanes``.
+    Lane 0's values are computed first and, while every lane's counters equal lane 0's (as when
+    the members started together), copied to every lane: a counter's new value is often a
+    ``pow`` (Adam's β^t), which does not vectorise; else each lane computes its own. The kit's
+    ``per_step`` and the generated ensemble kernels both write it from here."""
     split = maths.split()
-    hyper = [f"hyper[{index}]" for index in range(maths.optimizer_values())]
+    if not split.step_values and not split.counters:
+        return []
 
     def lane(l: str, suffix: str) -> tuple[list[str], list[str], list[str]]:
-        return step_lines(maths, "lr", [f"state[{slot}, 0, {l}]" for slot in split.counters],
-                          hyper, suffix)
+        return step_lines(maths, "lr", [counter(slot, l) for slot in split.counters],
+                          hyperparameters, suffix)
 
     first, values, counters = lane("0", "_first")
     lines = [*first, *(f"value{k} = {value}" for k, value in enumerate(values)),
-             *(f"counter{k} = {counter}" for k, counter in enumerate(counters)),
-             "same = True"]
-    if split.counters:
-        lines += ["for l in range(state.shape[2]):",
-                  "    same = same & " + " & ".join(f"(state[{slot}, 0, l] == state[{slot}, 0, 0])"
-                                                    for slot in split.counters)]
-    fill = [*(f"    steps[{k}, l] = value{k}" for k in range(len(values))),
-            *(f"    state[{slot}, 0, l] = counter{k}" for k, slot in enumerate(split.counters))]
+             *(f"counter{k} = {new}" for k, new in enumerate(counters))]
+    fill = [*(f"{step(k, 'l')} = value{k}" for k in range(len(values))),
+            *(f"{counter(slot, 'l')} = counter{k}" for k, slot in enumerate(split.counters))]
+    loop = f"for l in range({lanes}):"
+    if not split.counters:                  # the same for every lane
+        return lines + [loop, *(f"    {line}" for line in fill)]
     own, values, counters = lane("l", "")
-    each = [*(f"    {line}" for line in own),
-            *(f"    steps[{k}, l] = {value}" for k, value in enumerate(values)),
-            *(f"    next{k} = {counter}" for k, counter in enumerate(counters)),
-            *(f"    state[{slot}, 0, l] = next{k}" for k, slot in enumerate(split.counters))]
-    lines += ["if same:", "    for l in range(state.shape[2]):", *(f"    {line}" for line in fill),
-              "else:", "    for l in range(state.shape[2]):", *(f"    {line}" for line in each)]
-    if not values and not split.counters:
-        lines = ["pass"]
+    each = [*own, *(f"{step(k, 'l')} = {value}" for k, value in enumerate(values)),
+            *(f"next{k} = {new}" for k, new in enumerate(counters)),   # all read, then all
+            *(f"{counter(slot, 'l')} = next{k}" for k, slot in enumerate(split.counters))]
+    same = " & ".join(f"({counter(slot, 'l')} == {counter(slot, '0')})"
+                      for slot in split.counters)
+    return lines + ["same = True", loop, f"    same = same & {same}",
+                    "if same:", f"    {loop}", *(f"        {line}" for line in fill),
+                    "else:", f"    {loop}", *(f"        {line}" for line in each)]
+
+
+def _per_step(maths: Maths) -> str:
+    """The kit's ``per_step(state, lr, hyper, steps)``: :func:`per_step_lanes` with the step
+    values in ``steps`` (values, lanes) and the counters in parameter 0's slots of ``state``
+    (k, P, lanes) (a network's state (k, P) goes in as (k, P, 1))."""
+    hyper = [f"hyper[{index}]" for index in range(maths.optimizer_values())]
+    lines = per_step_lanes(maths, lambda slot, l: f"state[{slot}, 0, {l}]",
+                           lambda k, l: f"steps[{k}, {l}]", "state.shape[2]", hyper) or ["pass"]
     doc = (f"{described(maths.optimizer)}: {escaped(type(maths.optimizer).__qualname__)}"
            ".update, its part per step")
     return (f'@njit(cache=True, error_model="numpy", inline="always")\n'
@@ -350,15 +359,6 @@ def described(owner: object) -> str:
     text (and with it the compiled kernel) is the same whatever they are."""
     names = ", ".join(name for name, _ in render.parameters(owner))
     return escaped(f"{owner.name}({names})" if names else owner.name)
-
-
-def _literal(value: float) -> str:
-    """``value`` as Python source the kernels compile (``math.inf`` for inf)."""
-    if math.isnan(value):
-        return "math.nan"
-    if math.isinf(value):
-        return "math.inf" if value > 0 else "-math.inf"
-    return repr(value)
 
 
 def _function(name: str, arguments: str, doc: str, lines: list[str], results: str) -> str:

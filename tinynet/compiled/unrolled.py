@@ -34,9 +34,10 @@ import numpy as np
 
 from ..packing import Layout
 from . import codegen
-from .codegen import (forward, indent, is_exp, n_params, name_defined, names_used,
-                      parameter_loads, per_step, state_names, state_slots, step, step_value_names)
-from .kit import Maths
+from .codegen import (forward, hyperparameter_names, indent, is_exp, n_params, name_defined,
+                      names_used, parameter_loads, state_names, state_slots, step,
+                      step_value_names)
+from .kit import Maths, per_step_lanes
 from .sources import kernel_dir
 
 __all__ = ["LANES", "CUT_AT_EXPS", "source", "fit_lanes"]
@@ -165,36 +166,14 @@ def _lane_step(layout: Layout, maths: Maths, during: bool, lanes: int,
 
 
 def _per_step(layout: Layout, maths: Maths, lanes: int) -> list[str]:
-    """The optimizer's part per step (:func:`~tinynet.compiled.codegen.per_step`), before each
-    sample's step: its step values into their rows of the work buffer, each counter (one
-    number per network, kept in parameter 0's slot of the state) advanced. Lane 0's values
-    are computed first and, while every lane's counters equal lane 0's (as when the members
-    started together), copied to every lane: a counter's new value is often a ``pow``
-    (Adam's β^t), which does not vectorise; else each lane computes its own."""
+    """The optimizer's part per step before each sample's step
+    (:func:`tinynet.compiled.kit.per_step_lanes`), its step values and counters (one number
+    per network, in parameter 0's slot of the state) in their rows of the work buffer."""
     rows, count = buffer_rows(layout, maths), n_params(layout)
-    counters = maths.split().counters
-    where = [f"work[{(rows['state'] + slot * count) * lanes} + l]" for slot in counters]
-    lane_0 = [f"work[{(rows['state'] + slot * count) * lanes}]" for slot in counters]
-    steps = [f"work[{(rows['steps'] + k) * lanes} + l]" for k in range(len(step_value_names(
-        maths)))]
-    names = step_value_names(maths)
-    if not names and not counters:
-        return []
-    first, new_first = per_step(maths, lane_0, "_first")
-    lines = first + [f"counter{j}_first = {new}" for j, new in enumerate(new_first)]
-    fill = [f"{step} = {name}" for step, name in zip(steps, names)] + \
-        [f"{w} = counter{j}_first" for j, w in enumerate(where)]
-    if not counters:
-        return lines + [f"for l in range({lanes}):"] + [f"    {line}" for line in fill]
-    own, new = per_step(maths, [f"counter{j}" for j in range(len(counters))], "")
-    each = [f"counter{j} = {w}" for j, w in enumerate(where)] + own + \
-        [f"{step} = {name}" for step, name in zip(steps, names)] + \
-        [f"{w} = {value}" for w, value in zip(where, new)]
-    same = " & ".join(f"({w} == {w_0})" for w, w_0 in zip(where, lane_0))
-    return lines + ["same = True", f"for l in range({lanes}):", f"    same = same & {same}",
-                    "if same:", f"    for l in range({lanes}):",
-                    *(f"        {line}" for line in fill),
-                    "else:", f"    for l in range({lanes}):", *(f"        {line}" for line in each)]
+    return per_step_lanes(
+        maths, lambda slot, l: f"work[{(rows['state'] + slot * count) * lanes} + {l}]",
+        lambda k, l: f"work[{(rows['steps'] + k) * lanes} + {l}]", str(lanes),
+        hyperparameter_names(maths))
 
 
 def _gather(layout: Layout, maths: Maths, lanes: int) -> list[str]:

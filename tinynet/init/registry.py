@@ -26,7 +26,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from keyword import iskeyword
 
 import numpy as np
@@ -37,7 +37,7 @@ from .keras import KERAS_NAMES
 from .schemes import FunctionInitializer, Initializer
 
 __all__ = ["Entry", "InitError", "register", "get", "available", "entries", "distinct",
-           "parse_spec", "draw", "check_name", "snake_case", "replacing"]
+           "parse_spec", "from_spec", "draw", "check_name", "snake_case", "replacing"]
 
 
 @dataclass(frozen=True)
@@ -173,6 +173,25 @@ def replacing() -> Iterator[None]:
 MAX_SPEC_LENGTH = 1000
 """The longest initializer spec read: longer ones are refused before Python's parser sees them
 (a deeply nested one would exhaust its recursion)."""
+
+
+def from_spec(spec: str, what: str, classes: dict[str, type], example: str,
+              word: str = "parameter") -> object:
+    """An instance of the class of ``classes`` that ``spec`` names, ``"name"`` or
+    ``"name(key=value, ...)"`` (:func:`parse_spec`), made with those fields: a loss or an
+    optimizer from a spec as its ``repr`` writes it. An unknown name raises
+    :class:`~tinynet.validation.UnknownNameError`; a field the class has not, a TypeError
+    naming ``what`` and the ``word`` for its fields (``"hyperparameter"``)."""
+    name, values = parse_spec(spec, what, example)
+    if name not in classes:
+        raise UnknownNameError(what, name, classes)
+    cls = classes[name]
+    accepted = [field.name for field in fields(cls)]
+    unknown = sorted(set(values) - set(accepted))
+    if unknown:
+        raise TypeError(f"{what} {name!r} got unknown {word}(s) {', '.join(unknown)}; it "
+                        f"accepts {', '.join(accepted) or 'none'}")
+    return cls(**values)
 
 
 def parse_spec(spec: str, what: str = "initializer",
