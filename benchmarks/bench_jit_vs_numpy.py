@@ -63,17 +63,20 @@ from readme_block import put_between  # noqa: E402
 # The dense-layer kernels are internal to the compiled backend; the benchmark times them alone,
 # with the LeakyReLU(0.01) of the kit of a network of LeakyReLU layers.
 _LEAKY = tinynet.mlp([2, 1], output="leaky_relu")
-ACTIVATE = kit.load(kit.maths_of(_LEAKY, MSE())).activate_rows
+ACTIVATE = kit.load(kit.maths_of(_LEAKY, MSE())).activate_pairs
 LEAKY_KIND = int(tinynet.packing.layout(_LEAKY).kinds[0])
 PARAMETERS = tinynet.packing.layout(_LEAKY).parameters
 
 
 @numba.njit
 def dense_step(X, W, b, Z, A, dA, dZ, dW, db, dX, parameters, lr):
-    """A dense layer's forward and backward pass and its SGD step, compiled."""
-    single._dense_forward(ACTIVATE, X, W, b, LEAKY_KIND, parameters, 0, Z, A)
-    single._dense_backward(ACTIVATE, dA, X, W, Z, LEAKY_KIND, parameters, 0, dZ, dW, db, dX,
-                           True)
+    """A dense layer's forward and backward pass and its SGD step, compiled, in the words the
+    generic kernel's step is written in (tinynet.compiled.looping); φ'(Z) goes to dZ first."""
+    single.affine(X, W, b, Z)
+    ACTIVATE(LEAKY_KIND, parameters, 0, Z, A, dZ)
+    single.times(dA, dZ, dZ)
+    single.gradients(dZ, X, dW, db)
+    single._matmul_into(dZ, W, dX)
     for k in range(W.shape[0]):
         for i in range(W.shape[1]):
             W[k, i] -= lr * dW[k, i]

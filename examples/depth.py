@@ -29,9 +29,10 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
-from tinynet import plots, stats
+from tinynet import stats
 from tinynet.files import put_between, write_whole
 from tinynet.activations import ACTIVATIONS
+from tinynet.xor import figures
 from tinynet.xor.cli import add_progress_flag, show_progress
 from tinynet.xor.depth import (DEPTH_SETUP, DEPTHS, QUICK_DEPTHS, QUICK_SETUP, DepthStudy,
                                run_depth_study)
@@ -260,12 +261,12 @@ def main(argv: list[str] | None = None) -> None:
             write_whole(args.json, lambda path: path.write_text(text))
         if args.figure:
             args.figure.parent.mkdir(parents=True, exist_ok=True)
-            plots.depth(study, args.figure)
+            figures.depth(study, args.figure)
     if args.readme:
         if args.render:  # the committed figures, drawn again from the committed JSON alone
             for activation in SHOWN_ACTIVATIONS:
                 data = json.loads((RESULTS / f"depth_{activation}.json").read_text())
-                plots.depth(study_of(data), FIGURES / f"depth_{activation}.png")
+                figures.depth(study_of(data), FIGURES / f"depth_{activation}.png")
         put_between(args.readme, *MARKERS, render(RESULTS))
         print(f"wrote the depth section into {args.readme}")
 

@@ -30,9 +30,8 @@ import json
 import sys
 from pathlib import Path
 
-from tinynet import plots
 from tinynet.files import put_between, write_whole
-from tinynet.xor import Setup, Study, compare, run_study
+from tinynet.xor import Setup, Study, compare, figures, run_study
 from tinynet.xor.cli import add_progress_flag, show_progress
 from tinynet.xor.fixes import (BASELINE, CHANGES, Change, best_lr, best_pair, change, combine,
                                run_lr_sweep)
@@ -119,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
         text = json.dumps(data, indent=2) + "\n"
         write_whole(args.json, lambda path: path.write_text(text))
         args.figure.parent.mkdir(parents=True, exist_ok=True)
-        plots.against_baseline(study, args.figure)
+        figures.against_baseline(study, args.figure)
         print(study.report())
     if not args.json.exists():
         sys.exit(f"{args.json}: no result to render; run without --render first")

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 import tinynet
 from tinynet import plots
-from tinynet.xor import Arm, Setup, run_study
+from tinynet.xor import Arm, Setup, figures, run_study
 from tinynet.xor.cli import add_progress_flag, show_progress
 
 from outputs import add_out, parse_with_out  # examples/, beside this script
@@ -60,16 +60,16 @@ def main(argv: list[str] | None = None) -> None:
     for ax, (kind, index) in zip(panels, shown):
         seed = study.seeds[index]
         plots.decision_boundary(study.network(0, seed), *tinynet.data.xor(), ax=ax,
-                                title=f"seed {seed}: {plots.OUTCOME_LABELS[kind]}",
+                                title=f"seed {seed}: {figures.OUTCOME_LABELS[kind]}",
                                 colorbar=False)
     plots.output_colorbar(fig, ax=list(panels))  # one bar for the three panels
     fig.suptitle(f"{study.setup.shape}, N(0,1) weights: output after training")
     plots.save(fig, args.out / FIGURES[0], dpi=110)
 
     # ten panels an arm, two rows of five (the default, about √10 columns, leaves gaps)
-    plots.seed_gallery(study, seeds=10, columns=5, path=args.out / FIGURES[1])
-    plots.seed_gallery(study, seeds=10, which="failed", columns=5, path=args.out / FIGURES[2])
-    plots.study_curves(study, path=args.out / FIGURES[3])
+    figures.seed_gallery(study, seeds=10, columns=5, path=args.out / FIGURES[1])
+    figures.seed_gallery(study, seeds=10, which="failed", columns=5, path=args.out / FIGURES[2])
+    figures.study_curves(study, path=args.out / FIGURES[3])
     print("wrote " + ", ".join(str(args.out / name) for name in FIGURES))
 
 

@@ -10,7 +10,8 @@ The same as ``python -m tinynet.xor``: the command lives in tinynet.xor.cli, the
 in tinynet.xor (studies, sweeps and presets, usable from Python).
 """
 
-from tinynet.xor.cli import command
+from tinynet.xor.cli import main, whole_process
 
 if __name__ == "__main__":
-    command()
+    with whole_process():  # the command as the whole of a process: main, then run_study
+        main()

@@ -37,10 +37,11 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from tinynet import plots, stats
+from tinynet import stats
 from tinynet.files import put_between, write_whole
 from tinynet.xor import Arm, Setup, decode_solved, get_preset, run_seed_ranges, run_study
 from tinynet.xor.cli import add_progress_flag, show_progress
+from tinynet.xor.figures import rates
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "examples" / "results"
@@ -132,7 +133,7 @@ def run(name: str, seeds: int, figures: Path, progress: bool = False) -> dict:
     if name in ("notes", "candidates", "widths"):
         sweep, record = timed(get_preset(name).run, setup, progress=progress)
         if name != "candidates":
-            plots.rates(sweep.studies, figures / f"xor_{name}.png")
+            rates(sweep.studies, figures / f"xor_{name}.png")
         return {"run": record, **sweep.to_dict()}
     if name == "seed_ranges":
         check, record = timed(run_seed_ranges, [Arm("he_leaky")], setup, SEED_RANGES,

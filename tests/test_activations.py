@@ -1,12 +1,13 @@
 import ast
 import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
 
 import tinynet
-from tinynet.activations import ACTIVATIONS, LeakyReLU, get_activation
+from tinynet.activations import ACTIVATIONS, Activation, LeakyReLU, evaluate, get_activation
 from tinynet.compiled import kit
 from tinynet.losses import get_loss
 from tinynet.packing import layout
@@ -112,3 +113,48 @@ def test_leaky_relu_is_written_as_a_choice_between_z_and_alpha_z():
     chosen = ast.parse(value, mode="eval").body
     assert isinstance(chosen, ast.IfExp)
     assert {ast.unparse(chosen.body), ast.unparse(chosen.orelse)} == {"z", "alpha * z"}
+
+
+@dataclass(frozen=True, repr=False)
+class PhiAlone(Activation):
+    """A forward_and_derivative that returns φ alone: on a 2-member ensemble's Z (2, B, n)
+    the NumPy backend unpacked the members axis as (φ, φ') and trained on it (issue 41)."""
+
+    name = "phi_alone"
+
+    def forward_and_derivative(self, z):
+        return 2.0 * z
+
+
+def test_evaluate_passes_pairs_through_and_refuses_anything_else():
+    z = np.linspace(-2.0, 2.0, 12).reshape(2, 3, 2)  # a 2-member ensemble's Z
+    for act in ALL:
+        A, D = evaluate(act, z)
+        np.testing.assert_array_equal(A, act.forward(z))
+        np.testing.assert_array_equal(np.broadcast_to(D, z.shape), act.derivative(z))
+    assert evaluate(get_activation("identity"), z)[1] == 1.0  # a constant stays a number
+    with pytest.raises(ValueError, match=r"^activation PhiAlone's forward_and_derivative must "
+                                         r"return \(φ\(z\), φ'\(z\)\), two values each "
+                                         r"broadcastable to z's shape \(2, 3, 2\), got 1 value "
+                                         r"\(shape \(2, 3, 2\)\)$"):
+        evaluate(PhiAlone(), z)
+    wide = Scaled(2.0)
+    object.__setattr__(wide, "beta", np.ones(5))  # a derivative of the wrong shape
+    with pytest.raises(ValueError, match=r"got 2 values \(shape \(2, 3, 5\), shape \(5,\)\)"):
+        evaluate(wide, z[..., :1])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_an_activation_returning_phi_alone_is_refused_on_both_backends(backend):
+    X, y = tinynet.data.xor()
+    members = [tinynet.mlp([2, 3, 1], activation=PhiAlone(), init="lecun_normal", seed=seed)
+               for seed in (0, 1)]
+    before = [layer.W.copy() for net in members for layer in net.layers]
+    expected = {"numpy": r"activation PhiAlone's forward_and_derivative must return \(φ\(z\), "
+                         r"φ'\(z\)\), two values .* got 1 value \(shape \(2, 1, 3\)\)",
+                "numba": r"backend 'numba' cannot run .*PhiAlone.*return 2 values, not 1 and 1"
+                }[backend]
+    with pytest.raises(ValueError, match=expected):
+        tinynet.fit_ensemble(members, X, y, epochs=2, lr=0.1, backend=backend)
+    after = [layer.W for net in members for layer in net.layers]
+    assert all(np.array_equal(a, b) for a, b in zip(before, after))

@@ -15,7 +15,7 @@ from tinynet import Layer, Network, ShapeError, TooLargeError, UnknownNameError
 from tinynet.diagnostics import propagate
 from tinynet.activations import Activation, LeakyReLU
 from tinynet.losses import MSE
-from tinynet.xor import Arm, Setup, run_study, solves
+from tinynet.xor import Arm, Setup, figures, run_study, solves
 from tinynet.xor.outcome import allowed_wrong
 from tinynet.xor.depth import DEPTH_SETUP, DepthStudy, run_depth_study
 from tinynet.xor.task import Task
@@ -471,7 +471,7 @@ CATALOGUE = [
      r"20 studies of 1 arm would need .*; use fewer seeds"),
     ("study setup None", lambda: run_study([Arm("normal")], setup=None), TypeError,
      r"setup must be a tinynet.xor Setup, got None"),
-    ("rates plot of no study", lambda: tinynet.plots.rates([]), ValueError,
+    ("rates plot of no study", lambda: figures.rates([]), ValueError,
      r"studies must hold at least one Study, got an empty sequence"),
     ("holm p-value above one", lambda: tinynet.stats.holm([0.5, 2.0]), ValueError,
      r"p_values\[1\] must be a probability from 0 to 1, got 2.0"),

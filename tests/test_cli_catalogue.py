@@ -252,8 +252,10 @@ CASES = [
     # --optimizer and its hyperparameters
     case("--optimizer", "rmsprop", r"--optimizer.*'rmsprop'"),
     case("--optimizer", "", r"--optimizer"),
-    case("--momentum", "0.5", r"--momentum is momentum's; give --optimizer momentum"),
-    case("--beta1", "0.5", r"--beta1 is adam's.*not momentum", "--optimizer", "momentum"),
+    case("--momentum", "0.5", r"--momentum-momentum \(--momentum\) is momentum's momentum "
+                             r"\(an optimizer\); give --optimizer momentum, not sgd"),
+    case("--beta1", "0.5", r"--adam-beta1 \(--beta1\) is adam's beta1.*not momentum",
+         "--optimizer", "momentum"),
     case("--momentum", "-1", r"momentum must be in \[0, inf\), got -1", "--optimizer",
          "momentum"),
     case("--momentum", "nan", r"momentum must be a finite number, got nan", "--optimizer",

@@ -17,8 +17,9 @@ from tinynet.xor.interrupts import (Terminated, exit_status, stop_signals_as_int
 
 
 def interrupt_after_writing(paths: list[Path], stop: KeyboardInterrupt):
-    """A stand-in for the CLI's training and writing: ``paths`` written, then ``stop``."""
-    def run(args, arms, setups, written, executor=None) -> None:
+    """A stand-in for the CLI's writing (:func:`tinynet.xor.writing.write_results`):
+    ``paths`` written, then ``stop``."""
+    def run(args, results, written) -> None:
         written.extend(paths)
         raise stop
     return run
@@ -32,7 +33,8 @@ def test_ctrl_c_after_thousands_of_files_names_three_and_counts_the_rest(tmp_pat
     paths = [tmp_path / "r.json"] + [failed / f"seed{seed}{end}" for seed in range(1354)
                                      for end in ("_initial.npz", "_trained.npz", ".json")][:-1]
     assert len(paths) == 4062
-    monkeypatch.setattr(cli, "_run", interrupt_after_writing(paths, KeyboardInterrupt()))
+    monkeypatch.setattr(cli, "run_study", lambda *args, **kwargs: None)  # nothing trained
+    monkeypatch.setattr(cli, "write_results", interrupt_after_writing(paths, KeyboardInterrupt()))
     with pytest.raises(SystemExit) as exit:
         cli.main(["--init", "normal", "--seeds", "2", "--epochs", "2"])
     assert exit.value.code == 130
@@ -99,3 +101,75 @@ def test_a_hang_up_stops_the_run_as_sigterm_does_and_the_handlers_are_put_back()
         assert (signal.getsignal(signal.SIGHUP), signal.getsignal(signal.SIGTERM)) == \
             (recorder, term)
     assert received == []
+
+
+class Reached(BaseException):
+    """Raised by the stand-in bench: nothing on the way catches it."""
+
+
+def calls_from_the_command_line(monkeypatch, argv: list[str], *names: str) -> list[str]:
+    """The functions called between ``python -m tinynet.xor argv`` (its module's frame, run as
+    ``python -m`` runs it) and the first of the bench functions ``names`` of
+    :mod:`tinynet.xor.cli` (replaced by a stand-in that records the stack and stops the run),
+    that one last."""
+    import runpy
+    import traceback
+
+    stacks = []
+
+    def reached(*args, **kwargs):
+        stacks.append(traceback.extract_stack()[:-1])
+        raise Reached
+
+    for name in names:
+        monkeypatch.setattr(cli, name, reached)
+    monkeypatch.setattr("sys.argv", ["python -m tinynet.xor", *argv])
+    with pytest.raises(Reached):
+        runpy.run_module("tinynet.xor", run_name="__main__")
+    frames = stacks[0]
+    start = max(index for index, frame in enumerate(frames)
+                if frame.filename.replace("\\", "/").endswith("tinynet/xor/__main__.py"))
+    return [frame.name for frame in frames[start + 1:]]
+
+
+def test_the_command_line_calls_run_study_from_main(monkeypatch):
+    """``python -m tinynet.xor`` -> main -> run_study: one function between the command line
+    and the bench (it was command -> main -> _run -> run_sweep -> a list comprehension ->
+    run_study)."""
+    calls = calls_from_the_command_line(monkeypatch, ["--seeds", "2", "--epochs", "2"],
+                                        "run_study", "run_sweep")
+    assert calls == ["main"]  # the stand-in's own frame, run_study's, left out
+
+
+def test_a_preset_of_several_shapes_runs_a_sweep_and_one_shape_a_study(monkeypatch):
+    assert calls_from_the_command_line(monkeypatch, ["--preset", "widths", "--seeds", "2"],
+                                       "run_study", "run_sweep") == ["main"]
+    stacks = []
+    monkeypatch.setattr(cli, "run_study", lambda *a, **k: stacks.append("run_study"))
+    monkeypatch.setattr(cli, "run_sweep", lambda *a, **k: stacks.append("run_sweep"))
+    monkeypatch.setattr(cli, "write_results", lambda *a: None)
+    for argv, bench in ((["--preset", "widths"], "run_sweep"), (["--preset", "notes"],
+                                                                 "run_study")):
+        stacks.clear()
+        cli.main([*argv, "--seeds", "2", "--epochs", "2"])
+        assert stacks == [bench]
+
+
+def test_the_command_runs_main_as_the_whole_of_a_process(monkeypatch):
+    """``python -m tinynet.xor``: main runs with the collector's youngest generation
+    collected every GC_THRESHOLD new objects, and what is left is frozen after it (the exit's
+    passes skip it); this test process's collector is put back after."""
+    import gc
+    import runpy
+
+    seen = []
+    monkeypatch.setattr(cli, "main", lambda prog=None: seen.append((prog, gc.get_threshold()[0])))
+    monkeypatch.setattr("sys.argv", ["python -m tinynet.xor"])
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    try:
+        runpy.run_module("tinynet.xor", run_name="__main__")
+        assert gc.get_freeze_count() > frozen
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+    assert seen == [("python -m tinynet.xor", cli.GC_THRESHOLD)]

@@ -71,15 +71,17 @@ def test_dense_kernels_match_the_layer(batch, n_in, n_out, name):
     X, dA = rng.normal(size=(batch, n_in)), rng.normal(size=(batch, n_out))
     A = layer.forward(X)
     dX = layer.backward(dA)
-    Z_k, A_k = np.empty((batch, n_out)), np.empty((batch, n_out))
+    Z_k, A_k, D_k = np.empty((batch, n_out)), np.empty((batch, n_out)), np.empty((batch, n_out))
     act = layer.activation
-    activate = kit.load(kit.Maths([act], MSE())).activate_rows
+    activate = kit.load(kit.Maths([act], MSE())).activate_pairs
     parameters = np.array([[value for _, value in render.parameters(act)] or [0.0]])
-    single._dense_forward(activate, X, layer.W, layer.b, 0, parameters, 0, Z_k, A_k)
+    single.affine(X, layer.W, layer.b, Z_k)          # the words the generic kernel's step is
+    activate(0, parameters, 0, Z_k, A_k, D_k)          # written in (tinynet.compiled.looping)
     dZ_k, dW_k, db_k, dX_k = (np.empty((batch, n_out)), np.empty((n_out, n_in)),
                               np.empty(n_out), np.empty((batch, n_in)))
-    single._dense_backward(activate, dA, X, layer.W, Z_k, 0, parameters, 0, dZ_k, dW_k, db_k,
-                           dX_k, True)
+    single.times(dA, D_k, dZ_k)
+    single.gradients(dZ_k, X, dW_k, db_k)
+    single._matmul_into(dZ_k, layer.W, dX_k)
     # Loops and BLAS may round dot products differently: a few ulps of the largest term.
     for ours, reference in [(A_k, A), (dW_k, layer.dW), (db_k, layer.db), (dX_k, dX)]:
         np.testing.assert_allclose(ours, reference, rtol=1e-13, atol=1e-14)

@@ -9,8 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tinynet import data, plots
-from tinynet.xor import Arm, Setup, build_network, get_preset, run_study, solves, wrong_outputs
+from tinynet import data
+from tinynet.xor import (Arm, Setup, build_network, figures, get_preset, run_study, solves,
+                         wrong_outputs)
 from tinynet.xor.cli import main
 from tinynet.xor.depth import (DEPTH_SETUP, DEPTHS, QUICK_DEPTHS, QUICK_SETUP, WIDTH, DepthStudy,
                                depth_arms, last_hidden_moment, run_depth_study)
@@ -178,8 +179,9 @@ def test_the_depth_preset_runs_its_own_setup_at_every_depth():
 
 def design(argv: list[str]):
     """The CLI's arms and setups for ``argv``."""
-    from tinynet.xor.cli import _design, parse_args
-    return _design(*parse_args(argv))
+    from tinynet.xor.arguments import parse_args
+    from tinynet.xor.design import design
+    return design(*parse_args(argv))
 
 
 def test_the_cli_changes_the_depth_presets_setup_with_what_it_is_given():
@@ -226,7 +228,7 @@ def test_a_depth_study_is_a_sweep_of_its_cells_and_reads_back_from_json():
     assert json.loads(overflowed.to_json())["moments"][0] == [None, 1.0]
     assert DepthStudy.from_dict(json.loads(overflowed.to_json())) == overflowed
     assert "success rate over 4 seeds" in study.table() and "depths L = 1, 2" in study.report()
-    assert plots.depth(study).axes[0].get_xlabel() == "hidden layers of 16 (relu)"
+    assert figures.depth(study).axes[0].get_xlabel() == "hidden layers of 16 (relu)"
 
 
 @pytest.mark.parametrize("argv,message", [

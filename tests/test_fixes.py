@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tinynet import plots, stats
-from tinynet.xor import (Arm, Setup, compare, decode_solved, get_preset, run_depth_study,
-                          run_study, run_sweep)
+from tinynet import stats
+from tinynet.xor import (Arm, Setup, compare, decode_solved, figures, get_preset,
+                         run_depth_study, run_study, run_sweep)
 from helpers import page
 from tinynet.xor.fixes import (BASELINE, CHANGES, CHOSEN_LRS, CHOSEN_PAIR, LEARNING_RATES,
                                best_lr, best_pair, change, combine, fixes_arms, most_solved,
@@ -329,20 +329,20 @@ def test_the_depth_study_refuses_an_arm_with_its_own_shape_or_lr(name):
 def test_the_against_baseline_figure_has_a_row_per_arm_and_needs_a_baseline(tmp_path):
     arms = [Arm("normal"), Arm("normal", lr=0.3), Arm("normal", hidden=(3, 3))]
     study = run_study(arms, Setup(seeds=16, epochs=200), progress=False, against=0)
-    figure = plots.against_baseline(study, tmp_path / "fixes.png")
+    figure = figures.against_baseline(study, tmp_path / "fixes.png")
     labels = [tick.get_text() for tick in figure.axes[0].get_yticklabels()]
     assert labels == ["normal, hidden 3,3", "normal, lr 0.3", "normal (baseline)"]
     assert (tmp_path / "fixes.png").stat().st_size > 5_000
     pairwise = run_study(arms[:2], Setup(seeds=2, epochs=2), progress=False)
     with pytest.raises(ValueError, match="study must compare its arms with a baseline"):
-        plots.against_baseline(pairwise)
+        figures.against_baseline(pairwise)
 
 
 def test_loss_curves_name_the_arms_loss_and_mark_mses_plateaus_only():
     study = run_study([Arm("normal"), Arm("normal", loss="bce", lr=0.03)],
                       Setup(seeds=4, epochs=200), progress=False, record_every=20)
-    mse, bce = plots.study_curves(study).axes
+    mse, bce = figures.study_curves(study).axes
     assert mse.get_ylabel() == "MSE over the epoch" and bce.get_ylabel() == "BCE over the epoch"
     dashed = [[line for line in ax.get_lines() if line.get_linestyle() == "--"]
               for ax in (mse, bce)]
-    assert len(dashed[0]) == len(plots.PLATEAUS) and dashed[1] == []
+    assert len(dashed[0]) == len(figures.PLATEAUS) and dashed[1] == []

@@ -1,7 +1,7 @@
 """tinynet.gradcheck (module tinynet.checking): backward against central differences, kinks
 told apart from bugs."""
 
-import importlib
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ import tinynet
 from tinynet import dense
 from tinynet.activations import ACTIVATIONS, Sigmoid, Tanh
 from tinynet.checking import ArrayCheck, GradcheckReport, gradcheck
-from tinynet.losses import mse_gradient
+from tinynet.losses import BCE, MSE, Huber, mse_gradient
 
 ARRAYS_221 = ["layer 0 W", "layer 0 b", "layer 1 W", "layer 1 b"]
 
@@ -159,21 +159,21 @@ def test_the_network_is_unchanged_bit_for_bit():
             assert check.analytic is not gradient
 
 
-def test_an_interrupted_check_restores_the_parameter(monkeypatch):
-    module = importlib.import_module("tinynet.checking")
+def test_an_interrupted_check_restores_the_parameter():
     net, X, y = tanh_then_identity()
     before = [p.copy() for p in net.parameters()]
     calls = []
 
-    def interrupted(y_hat, y):
-        calls.append(1)
-        if len(calls) == 6:  # after the loss at θ and W[0, 0]'s four steps: W[0, 1] + eps
-            raise KeyboardInterrupt
-        return np.mean(np.sum((y_hat - y) ** 2, axis=1))
+    @dataclass(frozen=True, repr=False)
+    class Interrupted(MSE):
+        def value_and_gradient(self, y_hat, y, batch):
+            calls.append(1)
+            if len(calls) == 6:  # after the loss at θ and W[0, 0]'s four steps: W[0, 1] + eps
+                raise KeyboardInterrupt
+            return super().value_and_gradient(y_hat, y, batch)
 
-    monkeypatch.setattr(module, "mse", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        gradcheck(net, X, y)
+        gradcheck(net, X, y, loss=Interrupted())
     assert len(calls) == 6
     assert all(np.array_equal(p, q) for p, q in zip(net.parameters(), before))
 
@@ -303,3 +303,103 @@ def test_bad_inputs_name_the_argument(arguments, error, message):
         arguments = (tinynet.mlp([2, 2, 2, 1]), *arguments[1:])
     with pytest.raises(error, match=message):
         gradcheck(*arguments)
+
+
+@pytest.mark.parametrize("loss, output", [("mse", "sigmoid"), ("bce", "sigmoid"),
+                                          ("huber(delta=0.3)", "identity"), (BCE(), "tanh01")])
+def test_every_built_in_loss_checks_through_its_own_gradient(loss, output):
+    """BCE on a sigmoid output starts backward from dL/dz (gradient_through_sigmoid); on any
+    other output in [0, 1] from dL/dŷ."""
+    rng = np.random.default_rng(3)
+    net = tinynet.mlp([2, 3, 1], activation="tanh", output="sigmoid", seed=3, bias_init="normal")
+    if output == "tanh01":
+        net.layers[-1].activation = HalfTanh()
+    elif output == "identity":
+        net = tinynet.mlp([2, 3, 1], activation="tanh", output="identity", seed=3)
+    X, y = rng.normal(size=(5, 2)), rng.uniform(size=(5, 1))
+    report = gradcheck(net, X, y, loss=loss)
+    assert report.passed, str(report)
+    name = loss if isinstance(loss, str) else repr(loss)
+    assert report.objective == name and f"loss {name} " in str(report).splitlines()[0]
+    assert report.loss == tinynet.losses.get_loss(loss).value(net.forward(X), y)
+
+
+@dataclass(frozen=True, repr=False)
+class HalfTanh(Tanh):
+    """(1 + tanh z) / 2, a sigmoid in all but name: BCE reaches it through dL/dŷ."""
+
+    name = "half_tanh"
+    bounds = (0.0, 1.0)
+
+    def forward_and_derivative(self, z):
+        t = np.tanh(z)
+        return 0.5 + 0.5 * t, 0.5 * (1.0 - t * t)
+
+
+@dataclass(frozen=True, repr=False)
+class BatchlessBCE(BCE):
+    """BCE whose gradient through the sigmoid misses its 1/B."""
+
+    name = "batchless_bce"
+
+    def value_and_gradient(self, y_hat, y, batch):
+        return BCE.value_and_gradient(self, y_hat, y, batch)
+
+    def gradient_through_sigmoid(self, y_hat, y, batch):
+        return y_hat - y
+
+
+@dataclass(frozen=True, repr=False)
+class DoubledHuber(Huber):
+    """A Huber loss whose gradient is twice its value's slope."""
+
+    name = "doubled_huber"
+
+    def value_and_gradient(self, y_hat, y, batch):
+        term, gradient = Huber.value_and_gradient(self, y_hat, y, batch)
+        return term, 2.0 * gradient
+
+
+@pytest.mark.parametrize("loss", [BatchlessBCE(), DoubledHuber()], ids=repr)
+def test_a_loss_gradient_that_disagrees_with_its_value_fails(loss):
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 3, 1], activation="tanh", output="sigmoid", seed=1)
+    report = gradcheck(net, X, y, loss=loss)
+    assert report.failed and "result: FAILED" in str(report)
+    assert not gradcheck(net, X, y, loss=type(loss).__mro__[1]()).failed  # its parent passes
+
+
+def test_a_loss_outside_its_bounds_is_refused_as_in_training():
+    X, y = tinynet.data.xor()
+    with pytest.raises(ValueError, match="loss 'bce' needs outputs in \\[0, 1\\], but the output "
+                                         "layer's activation identity"):
+        gradcheck(tinynet.mlp([2, 2, 1], output="identity"), X, y, loss="bce")
+    with pytest.raises(ValueError, match="unknown loss 'mae'"):
+        gradcheck(tinynet.mlp([2, 2, 1]), X, y, loss="mae")
+
+
+def test_the_rounding_estimate_is_the_documented_one_for_mse():
+    """S = (1/B) Σ |ℓ| + Σ |dL/dŷ| |ŷ| is, for MSE, L + (2/B) Σ |ŷ - y| |ŷ|, as before."""
+    net, X, y = tanh_then_identity()
+    report = gradcheck(net, X, y)
+    eps, u = report.eps, np.finfo(np.float64).eps
+    W = net.layers[0].W
+    saved = W[0, 0]
+
+    def output_at(value):
+        W[0, 0] = value
+        y_hat = net.forward(X)
+        W[0, 0] = saved
+        return y_hat
+
+    def s_at(value):
+        y_hat = output_at(value)
+        return tinynet.losses.mse(y_hat, y) + 2.0 * float(np.sum(np.abs(y_hat - y) *
+                                                                 np.abs(y_hat))) / len(y)
+
+    n = report.arrays["layer 0 W"].numerical[0, 0]
+    half = (tinynet.losses.mse(output_at(saved + eps / 2), y) -
+            tinynet.losses.mse(output_at(saved - eps / 2), y)) / eps
+    expected = 4.0 / 3.0 * abs(n - half) + u * (s_at(saved + eps) + s_at(saved - eps)) / (2 * eps)
+    np.testing.assert_allclose(report.arrays["layer 0 W"].numerical_error[0, 0], expected,
+                               rtol=1e-9)

@@ -26,7 +26,8 @@ signal diagnostics load on first use, the rest only when a fit, a figure or a te
 them."""
 
 NOT_IN_A_LOCAL_RUN = ("numba", "llvmlite", "scipy", "matplotlib", "dask", "tinynet.checking",
-                      "tinynet.plots", "tinynet.compiled.backend", "tinynet.xor.cluster", "socket")
+                      "tinynet.plots", "tinynet.xor.figures", "tinynet.compiled.backend",
+                      "tinynet.xor.cluster", "socket")
 """What the command does not load for --help, nor for a run on the NumPy backend that draws
 nothing and has no cluster: the compiled backend, the figures, the gradient check, the cluster
 code (and the socket module it needs to name a worker)."""
@@ -52,7 +53,16 @@ def among(modules: list[str], names: tuple[str, ...]) -> list[str]:
 
 
 def test_import_tinynet_loads_neither_the_bench_nor_plots_nor_numba_nor_scipy():
-    assert among(loaded_after("import tinynet"), NOT_AT_IMPORT) == []
+    loaded = loaded_after("import tinynet")
+    assert among(loaded, NOT_AT_IMPORT) == []
+    assert among(loaded, ("tinynet.network", "tinynet.training")) == ["tinynet.network",
+                                                                      "tinynet.training"]
+
+
+def test_the_plots_load_neither_the_bench_nor_matplotlib():
+    # The library's figures import nothing of the harness: a study's figures sit beside it
+    # (tinynet.xor.figures), and matplotlib loads when a figure is drawn.
+    assert among(loaded_after("import tinynet.plots"), ("tinynet.xor", "matplotlib")) == []
 
 
 def test_every_public_name_resolves_and_the_lazy_modules_load_on_first_use():

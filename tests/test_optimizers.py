@@ -370,3 +370,45 @@ def test_the_cli_trains_an_arm_by_the_optimizer_it_is_given(tmp_path, capsys):
                       Setup(seeds=20, epochs=300, lr=0.1), progress=False)
     assert int(row[header.index("successes")]) == study.results[0].successes
     assert Arm("he_leaky", optimizer="adam").optimizer == "adam(beta1=0.9, beta2=0.999, eps=1e-08)"
+
+
+@dataclass(frozen=True, repr=False)
+class Forgetting(Optimizer):
+    """Momentum whose update forgets to return its state: on NumPy the state stayed 0 and it
+    trained as plain SGD (issue 41)."""
+
+    name = "forgetting"
+    state = ("velocity",)
+    momentum: float = 0.9
+
+    def update(self, p, g, lr, velocity):
+        return p - lr * (self.momentum * velocity + g)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_update_that_forgets_to_return_its_state_is_refused_on_both_backends(backend):
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 2, 1], seed=0)
+    expected = {"numpy": r"optimizer Forgetting's update must return 2 value\(s\) \(the new p, "
+                         r"then velocity\), got 1: a state it does not return would stay 0",
+                "numba": r"backend 'numba' cannot run optimizer forgetting\(momentum=0.9\) "
+                         r"\(Forgetting\).*return 2 values, not 4 and 1"}[backend]
+    with pytest.raises(ValueError, match=expected):
+        net.fit(X, y, epochs=2, lr=0.1, optimizer=Forgetting(), backend=backend)
+    with pytest.raises(ValueError, match=expected):
+        tinynet.fit_ensemble([tinynet.mlp([2, 2, 1], seed=s) for s in (0, 1)], X, y, epochs=2,
+                             lr=0.1, optimizer=Forgetting(), backend=backend)
+
+
+def test_step_refuses_an_update_returning_too_many_values():
+    @dataclass(frozen=True, repr=False)
+    class Talkative(Optimizer):
+        name = "talkative"
+
+        def update(self, p, g, lr):
+            return p - lr * g, g
+
+    theta = np.zeros(3)
+    with pytest.raises(ValueError, match=r"Talkative's update must return 1 value\(s\) \(the new "
+                                         r"p\), got 2"):
+        Talkative().step(theta, np.ones(3), [], 0.1)

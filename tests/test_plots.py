@@ -1,6 +1,7 @@
-"""Pictures (tinynet.plots) rendered headless and read back: each returns its Figure, writes a
-file only when given a path, and draws what the data say (the 0.5 contour, frames coloured by
-each seed's outcome, the loss plateaus); and the trained networks a study keeps."""
+"""Pictures (tinynet.plots, and a study's: tinynet.xor.figures) rendered headless and read
+back: each returns its Figure, writes a file only when given a path, and draws what the data
+say (the 0.5 contour, frames coloured by each seed's outcome, the loss plateaus); and the
+trained networks a study keeps."""
 
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from matplotlib.figure import Figure
 import tinynet
 from helpers import page
 from tinynet import plots
+from tinynet.xor import figures
 from tinynet.xor import Arm, Setup, build_network, run_study
 
 
@@ -32,14 +34,14 @@ def test_every_plot_returns_its_figure_and_writes_a_file_only_when_asked(study, 
     X = np.random.default_rng(0).normal(size=(16, 8))
     reports = {"tanh": tinynet.diagnostics.propagate(tinynet.mlp([8, 8, 8], activation="tanh"),
                                                      X)}
-    drawings = {"rates": lambda path: plots.rates([study], path),
+    drawings = {"rates": lambda path: figures.rates([study], path),
                 "signal": lambda path: plots.signal(reports, path, "tanh"),
                 "histograms": lambda path: plots.histograms({"a": [np.arange(5.0)] * 2}, path),
                 "boundary": lambda path: plots.decision_boundary(net, path=path),
-                "gallery": lambda path: plots.seed_gallery(study, seeds=4, path=path),
-                "curves": lambda path: plots.loss_curves(study.result(0), path=path),
-                "layers": lambda path: plots.layer_histograms(study, path=path),
-                "against": lambda path: plots.against_baseline(against, path)}
+                "gallery": lambda path: figures.seed_gallery(study, seeds=4, path=path),
+                "curves": lambda path: figures.loss_curves(study.result(0), path=path),
+                "layers": lambda path: figures.layer_histograms(study, path=path),
+                "against": lambda path: figures.against_baseline(against, path)}
     for name, draw in drawings.items():
         assert isinstance(draw(None), Figure), name
         assert list(tmp_path.iterdir()) == [], name  # no path: nothing written
@@ -96,16 +98,16 @@ def test_a_boundary_draws_into_the_axes_it_is_given(study):
 
 
 def test_gallery_frames_are_the_outcomes_of_the_seeds_shown(study):
-    fig = plots.seed_gallery(study, seeds=8, columns=4)
+    fig = figures.seed_gallery(study, seeds=8, columns=4)
     panels = [ax for ax in fig.axes if ax.get_title().startswith("seed ")]
     assert len(panels) == 16  # 2 arms x 8 seeds
     for row, result in enumerate(study.results):
         for ax in panels[8 * row: 8 * row + 8]:
             seed = int(ax.get_title().split()[1])
-            expected = plots.OUTCOME_COLORS[result.outcomes[seed - study.seeds.start]]
+            expected = figures.OUTCOME_COLORS[result.outcomes[seed - study.seeds.start]]
             colour = ax.spines["left"].get_edgecolor()
             assert np.allclose(colour[:3], _rgb(expected)), (result.arm.name, seed)
-    failed = plots.seed_gallery(study, arms=["normal"], seeds=5, which="failed")
+    failed = figures.seed_gallery(study, arms=["normal"], seeds=5, which="failed")
     shown = [int(ax.get_title().split()[1]) for ax in failed.axes
              if ax.get_title().startswith("seed ")]
     outcomes = study.result("normal").outcomes
@@ -119,7 +121,7 @@ def _rgb(colour: str) -> tuple[float, float, float]:
 
 def test_loss_curves_are_one_line_a_seed_on_a_log_scale_with_the_plateaus(study):
     result = study.result(1)
-    fig = plots.loss_curves(result, seeds=10)
+    fig = figures.loss_curves(result, seeds=10)
     ax = fig.axes[0]
     assert ax.get_yscale() == "log"
     levels = sorted(line.get_ydata()[0] for line in ax.lines if len(set(line.get_ydata())) == 1
@@ -129,20 +131,20 @@ def test_loss_curves_are_one_line_a_seed_on_a_log_scale_with_the_plateaus(study)
     assert len(curves) == 10
     np.testing.assert_array_equal(curves[3].get_ydata(), result.ensemble.loss[3])
     np.testing.assert_array_equal(curves[3].get_xdata(), 50 * np.arange(1, 61))
-    assert np.allclose(_rgb(curves[3].get_color()), _rgb(plots.OUTCOME_COLORS[result.outcomes[3]]))
+    assert np.allclose(_rgb(curves[3].get_color()), _rgb(figures.OUTCOME_COLORS[result.outcomes[3]]))
 
 
 def test_layer_histograms_pool_the_seeds_of_each_arm(study):
-    fig = plots.layer_histograms(study, arms=["normal"], seeds=5, trained=False)
+    fig = figures.layer_histograms(study, arms=["normal"], seeds=5, trained=False)
     panels = [ax for ax in fig.axes if ax.patches]
     assert len(panels) == 3  # one row, a panel per layer
     counts = [sum(patch.get_height() for patch in ax.patches) for ax in panels]
     assert counts == [5 * 4, 5 * 4, 5 * 2]  # every weight of 5 seeds, once
-    outputs = plots.layer_histograms(study, what="activations", seeds=3)
+    outputs = figures.layer_histograms(study, what="activations", seeds=3)
     counts = [sum(patch.get_height() for patch in ax.patches) for ax in outputs.axes[:3]]
     assert counts == [3 * 4 * 2, 3 * 4 * 2, 3 * 4 * 1]  # 4 XOR inputs, each layer's units
     with pytest.raises(ValueError, match="what"):
-        plots.layer_histograms(study, what="gradients")
+        figures.layer_histograms(study, what="gradients")
 
 
 def test_loss_curves_need_a_history(study):
@@ -150,9 +152,9 @@ def test_loss_curves_need_a_history(study):
     result = tinynet.fit_ensemble([tinynet.mlp([2, 2, 1], seed=s) for s in range(3)], X, y,
                                   epochs=5, lr=0.1)
     with pytest.raises(ValueError, match="record_every"):
-        plots.loss_curves(result)
+        figures.loss_curves(result)
     with pytest.raises(ValueError, match="one outcome per member"):
-        plots.loss_curves(study.result(0).ensemble, ["solved"])
+        figures.loss_curves(study.result(0).ensemble, ["solved"])
     with pytest.raises(TypeError, match="ax"):
         plots.decision_boundary(study.network(0, 0), ax="left")
     with pytest.raises(ValueError, match="2 inputs"):
@@ -202,7 +204,7 @@ def test_the_example_writes_the_figures_the_docs_show(tmp_path):
 def test_a_figure_shows_itself_in_jupyter(study):
     """Jupyter displays a cell's value through its _repr_png_ when pyplot registered nothing."""
     for fig in (plots.figure(), plots.decision_boundary(study.network(0, 0)),
-                plots.seed_gallery(study, seeds=2), plots.loss_curves(study.result(0))):
+                figures.seed_gallery(study, seeds=2), figures.loss_curves(study.result(0))):
         assert fig._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -217,17 +219,17 @@ def diverging():
 def test_diverged_seeds_are_drawn_not_a_crash(diverging):
     result = diverging.result(0)
     assert result.ensemble.diverged.all()
-    fig = plots.loss_curves(result)
+    fig = figures.loss_curves(result)
     ax = fig.axes[0]
     low, high = ax.get_ylim()
     assert high <= 2.5 * 1.3 and np.isfinite(low)  # huge losses cut, the plateaus in view
     (marks,) = [line for line in ax.lines if line.get_marker() == "x"]
     np.testing.assert_array_equal(marks.get_xdata(), result.ensemble.diverged_epoch + 1)
     for what in ("weights", "activations"):
-        fig = plots.layer_histograms(diverging, what=what, seeds=6)
+        fig = figures.layer_histograms(diverging, what=what, seeds=6)
         notes = [text.get_text() for ax in fig.axes for text in ax.texts]
         assert any("not finite, left out" in note for note in notes), what
-    gallery = plots.seed_gallery(diverging, seeds=3)
+    gallery = figures.seed_gallery(diverging, seeds=3)
     assert {tuple(np.round(ax.spines["top"].get_edgecolor()[:3], 3)) for ax in gallery.axes
             if ax.get_title().startswith("seed ")} == {(0.0, 0.0, 0.0)}  # framed: diverged
 
@@ -249,9 +251,9 @@ def test_outcomes_are_read_from_predictions_and_divergence():
 def test_arms_are_named_or_numbered_and_checked(study):
     assert study.arm_indices(["he_leaky, shuffled", 0, np.int64(-1)]) == [1, 0, 1]
     with pytest.raises(TypeError, match="arms must be a non-empty list"):
-        plots.seed_gallery(study, arms=[])
+        figures.seed_gallery(study, arms=[])
     with pytest.raises(TypeError, match="arms must be a non-empty list"):
-        plots.layer_histograms(study, arms="normal")
+        figures.layer_histograms(study, arms="normal")
     with pytest.raises(TypeError, match="arm must be an arm's name or index, got 1.5"):
         study.result(1.5)
     with pytest.raises(ValueError, match="arms must have different names"):
@@ -270,8 +272,8 @@ def test_a_boundary_needs_two_inputs_one_output_and_fitting_targets(study):
 
 def test_every_outcome_has_a_colour_and_the_label_of_its_failure_kind():
     from tinynet.xor import FAILURES, OUTCOMES
-    assert list(plots.OUTCOME_COLORS) == list(OUTCOMES) == list(plots.OUTCOME_LABELS)
-    assert all(plots.OUTCOME_LABELS[kind] == label for kind, (label, _) in FAILURES.items())
+    assert list(figures.OUTCOME_COLORS) == list(OUTCOMES) == list(figures.OUTCOME_LABELS)
+    assert all(figures.OUTCOME_LABELS[kind] == label for kind, (label, _) in FAILURES.items())
 
 
 def test_a_boundary_drawn_without_data_shows_xors_points_in_their_classes():
@@ -304,7 +306,7 @@ def hundred():
 
 
 def test_a_gallery_of_100_seeds_wraps_into_a_10_by_10_grid(hundred):
-    fig = plots.seed_gallery(hundred, seeds=100)
+    fig = figures.seed_gallery(hundred, seeds=100)
     panels = [ax for ax in fig.axes if ax.get_title().startswith("seed ")]
     assert len(panels) == 100
     columns = {round(ax.get_position().x0, 6) for ax in panels}
@@ -312,13 +314,13 @@ def test_a_gallery_of_100_seeds_wraps_into_a_10_by_10_grid(hundred):
     assert (len(columns), len(rows)) == (10, 10)
     width, height = fig.get_size_inches()
     assert 0.7 < width / height < 1.4  # near square, not a 16,000 x 235 px strip
-    small = plots.seed_gallery(hundred, seeds=5, columns=5)
+    small = figures.seed_gallery(hundred, seeds=5, columns=5)
     assert small.get_size_inches()[0] == 5 * 1.6 + 1.0  # 1.6 inches a column, 1 for the bar
 
 
 @pytest.mark.parametrize("seeds", [4, 10, 100])
 def test_the_gallerys_title_and_legend_overlap_no_panel(hundred, seeds):
-    fig = plots.seed_gallery(hundred, seeds=seeds)
+    fig = figures.seed_gallery(hundred, seeds=seeds)
     renderer = _drawn(fig)
     title = fig._suptitle.get_window_extent(renderer)
     legend = fig.legends[0].get_window_extent(renderer)
@@ -333,26 +335,26 @@ def test_failed_only_loss_curves_draw_the_failed_seeds_alone(study):
     result = study.result(0)
     failed = np.flatnonzero(result.outcomes != "solved")
     assert 0 < len(failed) < len(result.outcomes)  # the fixture has both
-    fig = plots.loss_curves(result, which="failed", seeds=100)
+    fig = figures.loss_curves(result, which="failed", seeds=100)
     ax = fig.axes[0]
     curves = [line for line in ax.lines if line.get_linestyle() == "-"]
     assert len(curves) == len(failed)
     for line, member in zip(curves, failed):
         np.testing.assert_array_equal(line.get_ydata(), result.ensemble.loss[member])
-        assert line.get_color() == plots.OUTCOME_COLORS[result.outcomes[member]]
+        assert line.get_color() == figures.OUTCOME_COLORS[result.outcomes[member]]
     assert ax.get_title() == f"loss of {len(failed)} failed seeds"
-    assert len([line for line in plots.loss_curves(result, which="failed", seeds=2).axes[0].lines
+    assert len([line for line in figures.loss_curves(result, which="failed", seeds=2).axes[0].lines
                 if line.get_linestyle() == "-"]) == 2
     with pytest.raises(ValueError, match="which='failed' needs each member's outcome"):
-        plots.loss_curves(result.ensemble, which="failed")
+        figures.loss_curves(result.ensemble, which="failed")
     with pytest.raises(tinynet.UnknownNameError, match="unknown which 'solved'"):
-        plots.loss_curves(result, which="solved")
+        figures.loss_curves(result, which="solved")
 
 
 @pytest.mark.parametrize("which", ["all", "failed", "every arm"])
 def test_no_text_of_a_loss_figure_overlaps_another_or_the_curves(study, which):
-    fig = plots.study_curves(study) if which == "every arm" else \
-        plots.loss_curves(study.result(0), which=which)
+    fig = figures.study_curves(study) if which == "every arm" else \
+        figures.loss_curves(study.result(0), which=which)
     renderer = _drawn(fig)
     for ax in fig.axes:
         _texts_apart(ax, renderer)
@@ -398,7 +400,7 @@ def test_a_boundary_has_a_colour_bar_saying_what_its_colours_are(study):
 def test_a_gallery_shares_one_colour_bar_beside_its_panels(hundred, seeds):
     """Catches a gallery without a colour bar, one bar per panel, or a bar over a panel, the
     title or the legend."""
-    fig = plots.seed_gallery(hundred, seeds=seeds)
+    fig = figures.seed_gallery(hundred, seeds=seeds)
     (bar,) = _colour_bars(fig)
     renderer = _drawn(fig)
     box = bar.get_tightbbox(renderer)
@@ -487,7 +489,7 @@ def test_a_depth_figure_draws_each_depth_as_points_with_intervals(two_depths):
     """Catches two depths joined by a line (a trend the study did not measure): the rates
     are points with their 95 % intervals as bars, the moments points too; the only line is
     the input's E[x²], across the panel."""
-    fig = plots.depth(two_depths)
+    fig = figures.depth(two_depths)
     rate_ax, moment_ax = fig.axes[:2]
     assert len(rate_ax.containers) == len(two_depths.arms)  # an errorbar per initializer
     for name, intervals, container in zip(two_depths.arms, two_depths.intervals,
@@ -524,7 +526,7 @@ def test_a_legend_covers_no_data_point(two_depths, draw):
     no data point of any line lies inside a legend's box, and no legend overlaps a panel
     (its data area or its labels)."""
     if draw == "depth":
-        fig = plots.depth(two_depths)
+        fig = figures.depth(two_depths)
     else:  # lesson 4's signal: 16 relu layers of 16, each initializer of the depth study
         from tinynet.xor import depth_arms
         X = tinynet.data.circles(n=128, seed=0)[0]

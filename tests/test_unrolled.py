@@ -249,14 +249,15 @@ def test_seed_counts_that_leave_a_block_part_empty(monkeypatch):
 def test_each_layers_exps_run_in_a_loop_of_their_own():
     """Sigmoid hidden and output layers: every exp sits in a loop over the lanes that holds
     nothing but exps and loads and stores of the work buffer (the spill rows, and what the
-    exps read: tinynet.compiled.unrolled)."""
+    exps read: tinynet.compiled.unrolled), and the comment that says where they come from."""
     net = networks([2, 3, 1], "sigmoid", "sigmoid", [0])[0]
     text = unrolled.source(layout(net), maths_of(net, MSE()), False, 8)
     loops = re.split(r"\n\s*for l in range\(8\):\n", text)
     with_exp = [loop for loop in loops if "vector_exp(" in loop.split("\n\n")[0]]
     assert len(with_exp) >= 3  # the two layers of a step, and the trained outputs
     for loop in with_exp[:2]:
-        body = [line.strip() for line in loop.split("\n") if line.startswith(" " * 16)]
+        body = [line.strip() for line in loop.split("\n") if line.startswith(" " * 16)
+                and not line.strip().startswith("#")]            # a comment is no code
         assert body and all("vector_exp(" in line or re.fullmatch(
             r"\w+ = work\[\d+ \+ l\]|work\[\d+ \+ l\] = \w+", line) for line in body), body
 

@@ -19,7 +19,7 @@ from tinynet import stats
 from tinynet.results import EnsembleResult
 from tinynet.xor import (FAILURES, NOTES_ARMS, PRESETS, WIDTH_INITS, WIDTHS, Arm, ArmResult,
                          Study, Sweep, Setup, compare, get_preset, run_study, run_sweep,
-                         solved_epochs, solves)
+                         figures, solved_epochs, solves)
 from tinynet.xor.cli import main, split_specs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -384,7 +384,7 @@ def test_cli_draws_the_seeds_and_saves_the_failed_ones(tmp_path, capsys):
 def test_cli_gallery_draws_the_number_of_seeds_asked_for(argv, panels, tmp_path, monkeypatch,
                                                          capsys):
     """--gallery-seeds N: the first N seeds of each arm, about sqrt(N) panels a row
-    (plots.seed_gallery's default); 10 without it."""
+    (figures.seed_gallery's default); 10 without it."""
     drawn = []
 
     def gallery(study, **options):
@@ -392,8 +392,8 @@ def test_cli_gallery_draws_the_number_of_seeds_asked_for(argv, panels, tmp_path,
         drawn.append([ax.get_title() for ax in figure.axes if ax.get_title()])
         return figure
 
-    seed_gallery = tinynet.plots.seed_gallery
-    monkeypatch.setattr(tinynet.plots, "seed_gallery", gallery)
+    seed_gallery = figures.seed_gallery
+    monkeypatch.setattr(figures, "seed_gallery", gallery)
     main(["--init", "normal,he_leaky", "--seeds", "12", "--epochs", "2", "--gallery",
           str(tmp_path / "g.png"), *argv])
     assert drawn == [[f"seed {seed}" for seed in range(panels)] * 2]

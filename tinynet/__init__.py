@@ -11,15 +11,16 @@ initializer can say what variance it targets and why.
 
 from importlib import import_module
 
-from . import (activations, data, dense, init, losses, optimizers, packing, saving, seeding,
-               shuffle, stats)
+from . import (activations, data, dense, init, losses, optimizers, packing, registering, saving,
+               seeding, shuffle, stats)
 from .activations import get_activation
 from .layers import Layer
 from .network import Network, mlp
 from .results import EnsembleResult, History
 from .saving import load, save
 from .training import fit, fit_ensemble, fit_packed, predict
-from .validation import FileFormatError, ShapeError, TooLargeError, UnknownNameError
+from .validation import (DefinitionError, FileFormatError, ShapeError, TooLargeError,
+                         UnknownNameError)
 
 # The model knows neither its trainer, its backends nor its file format (network.py imports
 # none of them); its conveniences are these functions, with the network as first argument.
@@ -27,9 +28,16 @@ Network.fit = fit
 Network.predict = predict
 Network.save = save
 
+# Checking a definition needs the registries' base classes, so the registries do not import
+# the check: their register functions live in tinynet.registering, and become theirs here.
+activations.register = registering.activation
+losses.register = registering.loss
+optimizers.register = registering.optimizer
+
 __all__ = ["Layer", "Network", "mlp", "fit", "fit_ensemble", "fit_packed", "predict", "History",
            "EnsembleResult", "save", "load", "FileFormatError", "ShapeError", "TooLargeError",
-           "UnknownNameError", "get_activation", "gradcheck", "GradcheckReport", "activations",
+           "UnknownNameError", "get_activation", "gradcheck", "GradcheckReport", "check",
+           "DefinitionError", "kernel_source", "activations",
            "checking", "data", "dense", "diagnostics", "experiments", "init", "losses",
            "optimizers", "packing", "plots", "saving", "seeding", "shuffle", "stats", "xor"]
 
@@ -37,11 +45,14 @@ __version__ = "0.1.0"
 
 LAZY = ("checking", "diagnostics", "experiments", "plots", "xor")
 """The submodules imported on first use (``tinynet.xor``, ``from tinynet import plots``), not by
-``import tinynet``: the XOR bench and the plots are a harness around the library, and the
-gradient check and the signal diagnostics are tools a fit does not need; loading them on every
-start cost a sixth of ``import tinynet`` (tests/test_import_weight.py keeps them out)."""
+``import tinynet``: the XOR bench is a harness around the library (its study figures with it,
+in ``tinynet.xor.figures``), and the plots, the gradient check and the signal diagnostics are
+tools a fit does not need; loading them on every start cost a sixth of ``import tinynet``
+(tests/test_import_weight.py and tests/test_architecture.py keep them out). The library never
+imports the harness: the layers point one way, from ``tinynet.xor`` down."""
 
-LAZY_NAMES = {"gradcheck": "checking", "GradcheckReport": "checking"}
+LAZY_NAMES = {"gradcheck": "checking", "GradcheckReport": "checking", "check": "definitions",
+              "kernel_source": "kernels"}
 """Names of :data:`LAZY` submodules that ``tinynet`` exports: name -> its submodule."""
 
 

@@ -13,7 +13,9 @@ that returns both, written in the words of :mod:`tinynet.maths`::
 
 That method is the activation's only definition: the NumPy backend calls it, and the compiled
 backend writes the same lines into its kernels (:mod:`tinynet.compiled.render`). Adding an
-activation is one class here (or in your own code) with a ``name`` and that method.
+activation is one class here (or in your own code) with a ``name`` and that method;
+``tinynet.check`` holds it to finite differences, and ``tinynet.activations.register``
+(:mod:`tinynet.registering`) makes it available by name.
 
 Conventions at the kink ``z = 0`` (where the derivative does not exist): ``relu'(0) = 0`` and
 ``leaky_relu'(0) = alpha`` (the left derivative, as in PyTorch).
@@ -28,10 +30,10 @@ from typing import ClassVar
 import numpy as np
 
 from .maths import exp, tanh, where
-from .validation import UnknownNameError, check_fields, check_float
+from .validation import DefinitionError, UnknownNameError, check_fields, check_float
 
 __all__ = ["Activation", "Identity", "Sigmoid", "Tanh", "ReLU", "LeakyReLU", "BUILT_IN",
-           "ACTIVATIONS", "get_activation"]
+           "ACTIVATIONS", "get_activation", "evaluate"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -206,10 +208,47 @@ BUILT_IN: tuple[type[Activation], ...] = (Identity, Sigmoid, Tanh, ReLU, LeakyRe
 compiled kit (:mod:`tinynet.compiled.kit`), compiled once per machine and loss."""
 
 ACTIVATIONS: dict[str, type[Activation]] = {cls.name: cls for cls in BUILT_IN}
+"""Every activation by name: the built-in ones and those ``tinynet.activations.register``
+added (:mod:`tinynet.registering`)."""
+
+
+def evaluate(activation: Activation, z: np.ndarray) -> tuple[object, object]:
+    """``(φ(z), φ'(z))`` from ``activation.forward_and_derivative(z)``, as it returns them (a
+    constant derivative stays a number), after checking that it returned a pair, each
+    broadcastable to ``z.shape``: a definition that returns φ alone would otherwise be
+    unpacked along its first axis, which for a 2-member ensemble (2, B, n) is a pair too,
+    and train on φ of one member as φ' of the other. Raises
+    :class:`tinynet.definitions.DefinitionError` naming the class and what it returned."""
+    pair = activation.forward_and_derivative(z)
+    if type(pair) is tuple and len(pair) == 2 and _fits(pair[0], z.shape) and \
+            _fits(pair[1], z.shape):
+        return pair
+    raise DefinitionError(f"activation {type(activation).__qualname__}'s "
+                          f"forward_and_derivative must return (φ(z), φ'(z)), two values each "
+                          f"broadcastable to z's shape {z.shape}, got {_described(pair)}")
+
+
+def _fits(value: object, shape: tuple[int, ...]) -> bool:
+    """Whether ``value`` broadcasts to exactly ``shape``: each of its axes, from the last, is
+    1 or that of ``shape`` (written out: ``np.broadcast_shapes`` costs 10 µs a call, a sixth
+    of a small network's step)."""
+    if type(value) is float:
+        return True
+    own = value.shape if type(value) is np.ndarray else np.shape(value)
+    return own == shape or len(own) <= len(shape) and \
+        all(mine in (1, theirs) for mine, theirs in zip(own[::-1], shape[::-1]))
+
+
+def _described(result: object) -> str:
+    """What a method returned, in a few words: ``1 value, an array of shape (2, 4, 3)``."""
+    values = result if type(result) is tuple else (result,)
+    shapes = ", ".join(f"shape {np.shape(value)}" for value in values[:4])
+    return f"{len(values)} value{'s' * (len(values) != 1)} ({shapes})"
 
 
 def get_activation(activation: str | Activation, alpha: float = 0.01) -> Activation:
-    """Return the activation named ``activation`` (``alpha`` is used by leaky_relu only).
+    """Return the activation named ``activation`` (``alpha`` is used by leaky_relu only;
+    any other, registered ones included, is made with its defaults).
 
     An :class:`Activation` instance is returned as it is (it carries its own alpha).
     """
@@ -218,6 +257,5 @@ def get_activation(activation: str | Activation, alpha: float = 0.01) -> Activat
         return activation
     if not isinstance(activation, str) or activation not in ACTIVATIONS:
         raise UnknownNameError("activation", activation, ACTIVATIONS)
-    if activation == "leaky_relu":
-        return LeakyReLU(alpha)
-    return ACTIVATIONS[activation]()
+    cls = ACTIVATIONS[activation]
+    return LeakyReLU(alpha) if cls is LeakyReLU else cls()

@@ -8,8 +8,12 @@ with every other parameter fixed::
     a = dL/dθ                                      analytic: net.forward, then net.backward
     n = (L(θ + eps) - L(θ - eps)) / (2 eps)        numerical: the central difference
 
-where L is the mean squared error over the batch (:func:`tinynet.losses.mse`), as training
-uses it by default (``loss="mse"``).
+where L is the loss over the batch, ``loss=`` as training takes it (a name such as ``"bce"``
+or ``"huber(delta=0.5)"``, or a :class:`~tinynet.losses.Loss`; the mean squared error by
+default, as in training). Its gradient starts the backward pass as in training: dL/dŷ from
+the loss's ``value_and_gradient``, or, when the loss gives one through the output layer's
+sigmoid (:meth:`~tinynet.losses.Loss.through_output`: binary cross-entropy on a sigmoid
+output), dL/dz of that layer, ``gradient_through_sigmoid``; so this checks that too.
 Shapes (B = batch size): X (B, n_in), y (B, n_out), or (B,) for a single output;
 each layer's W (n_out, n_in) and b (n_out,) get an ``a`` and an ``n`` of their own shape.
 
@@ -26,11 +30,16 @@ truncation by Richardson's trick: the difference with half the step,
 n½ = (L(θ + eps/2) - L(θ - eps/2)) / eps, has a quarter of n's truncation error, so n - n½
 is three quarters of it::
 
-    error of n ≈ (4/3) |n - n½| + u (S₊ + S₋) / (2 eps),     S = L + (2/B) Σ |ŷ - y| |ŷ|
+    error of n ≈ (4/3) |n - n½| + u (S₊ + S₋) / (2 eps),
+    S = (1/B) Σ |ℓ(ŷ, y)| + Σ |dL/dŷ| |ŷ|
 
-with u = 2.2e-16 and S₊, S₋ taken at θ + eps and θ - eps: a computed loss is off by about u S,
-as L is rounded to about u L and each output ŷ to about u |ŷ|, which moves L by
-(2/B) |ŷ - y| u |ŷ|. Then ``tiny = NOISE_MARGIN · (error of n) / tolerance``: a disagreement
+with u = 2.2e-16, ℓ the loss's terms (L = (1/B) Σ ℓ) and S₊, S₋ taken at θ + eps and
+θ - eps: a computed loss is off by about u S. It assumes what holds for the built-in losses
+and the networks here: each term, and their sum, is computed to about u relative (so the
+first part; for MSE it is L itself), and each output ŷ is off by about u |ŷ|, which moves L
+by |dL/dŷ| u |ŷ| (the second part; for MSE, (2/B) |ŷ - y| |ŷ|). A loss whose terms cancel
+(a sum of large terms of both signs) or a network whose outputs round worse than that would
+need a larger S. Then ``tiny = NOISE_MARGIN · (error of n) / tolerance``: a disagreement
 within NOISE_MARGIN times n's estimated error passes, however small the gradient.
 
 Noise. That is evidence only while n's error is small beside the gradients a bug would
@@ -52,7 +61,9 @@ parameter of the layer, or of an earlier one). Such a unit is common at initiali
 zero biases, the XOR sample (0, 0) gives z = 0 in every first-layer unit. The elements whose
 steps straddle a kink are held to n's rounding error alone (Richardson's estimate assumes a
 smooth L), so that their mismatch shows, and is reported as a kink's, not as a failure.
-Activations of your own are taken to be smooth.
+Activations of your own are taken to be smooth; so are losses (the Huber loss's change of
+form at |ŷ - y| = δ keeps its slope, so a central difference across it errs by O(eps), which
+the estimate above covers).
 
     >>> import tinynet
     >>> from tinynet import gradcheck
@@ -73,9 +84,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .activations import Activation, LeakyReLU, ReLU
-from .losses import mse, mse_gradient
+from .losses import Loss
 from .network import Network
 from .text import table
+from .training import _checked_loss  # the loss named, if outputs and targets fit its bounds
 from .validation import check_float, check_instance, check_training_data
 
 __all__ = ["gradcheck", "GradcheckReport", "ArrayCheck", "Kink"]
@@ -170,7 +182,8 @@ class GradcheckReport:
     """What :func:`gradcheck` found. ``arrays`` maps each parameter array's name
     (``"layer 0 W"``, ``"layer 0 b"``, ...) to its :class:`ArrayCheck`, in the order of
     ``net.parameters()``; ``kinks`` lists the straddled units; ``scale`` is G, the largest
-    |a| or |n|, beside which n's error makes an element inconclusive. Print it to read it."""
+    |a| or |n|, beside which n's error makes an element inconclusive; ``objective`` the loss
+    checked, as its ``repr`` writes it. Print it to read it."""
 
     sizes: tuple[int, ...]
     samples: int
@@ -180,6 +193,7 @@ class GradcheckReport:
     arrays: dict[str, ArrayCheck]
     kinks: tuple[Kink, ...]
     scale: float
+    objective: str = "mse"
 
     @property
     def status(self) -> str:
@@ -207,7 +221,7 @@ class GradcheckReport:
 
     def __str__(self) -> str:
         lines = [f"gradcheck of Network {'-'.join(map(str, self.sizes))} on {self.samples} "
-                 f"samples, MSE loss {self.loss:.6g}: backward (a) against central",
+                 f"samples, loss {self.objective} {self.loss:.6g}: backward (a) against central",
                  f"differences (n) with eps {self.eps:g}; an element passes if "
                  f"r = |a - n| / max(|a| + |n|, tiny) < {self.tolerance:g},",
                  f"where tiny = {NOISE_MARGIN:g} x (error of n) / {self.tolerance:g}; n is noise "
@@ -277,9 +291,11 @@ class GradcheckReport:
 
 
 def gradcheck(net: Network, X: object, y: object, eps: float = 1e-6,
-              tolerance: float = 1e-5) -> GradcheckReport:
+              tolerance: float = 1e-5, loss: str | Loss = "mse") -> GradcheckReport:
     """Check ``net``'s backward pass on the batch X (B, n_in), y (B, n_out) against central
-    differences with step ``eps``, for every weight and bias; return a :class:`GradcheckReport`.
+    differences with step ``eps``, for every weight and bias, of ``loss`` (a name, a spec or a
+    :class:`~tinynet.losses.Loss`, as :func:`tinynet.fit` takes it; its bounds are checked as
+    there); return a :class:`GradcheckReport`.
 
     Every parameter is put back exactly after its steps (even if interrupted), so the
     parameters are bit for bit unchanged. The layers are left as after ``net.forward(X)`` and
@@ -295,6 +311,7 @@ def gradcheck(net: Network, X: object, y: object, eps: float = 1e-6,
     # factor, a sign, a dropped term) shows r of 1e-3 to 1. 1e-5 lies between, with 100x to
     # spare on either side.
     tolerance = check_float("tolerance", tolerance, minimum=0.0, inclusive=False)
+    objective = _checked_loss(loss, net, y)
     for name, parameter in _named_parameters(net):
         if not np.all(np.isfinite(parameter)):
             bad = tuple(int(i) for i in np.argwhere(~np.isfinite(parameter))[0])
@@ -303,10 +320,10 @@ def gradcheck(net: Network, X: object, y: object, eps: float = 1e-6,
     _check_steps_move(net, eps)
     _check_step_small(net, eps)
 
-    loss = mse(net.forward(X), y)
+    value = objective.value(net.forward(X), y)
     z = [layer.pre_activation.copy() for layer in net.layers]
-    numerical, errors, at_kink, kinks = _central_differences(net, X, y, eps, z)
-    net.backward(mse_gradient(net.forward(X), y))  # after the steps: leave the caches at θ
+    numerical, errors, at_kink, kinks = _central_differences(net, X, y, eps, z, objective)
+    _backward(net, objective, X, y)  # after the steps: leave the caches at θ
 
     scale = max(float(np.max(np.abs(array))) for array in (*net.gradients(), *numerical))
     arrays = {}
@@ -318,8 +335,19 @@ def gradcheck(net: Network, X: object, y: object, eps: float = 1e-6,
         relative = np.abs(a - n) / np.maximum(np.abs(a) + np.abs(n), tiny)
         noise = ~(NOISE_MARGIN * error < tolerance * scale)  # NaN errors included
         arrays[name] = ArrayCheck(name, a, n, error, relative, straddled, tolerance, noise)
-    return GradcheckReport(tuple(net.sizes), len(X), loss, eps, tolerance, arrays, kinks,
-                           scale)
+    return GradcheckReport(tuple(net.sizes), len(X), value, eps, tolerance, arrays, kinks,
+                           scale, repr(objective))
+
+
+def _backward(net: Network, loss: Loss, X: np.ndarray, y: np.ndarray) -> None:
+    """``net.forward(X)``, then backward from the loss's gradient as training starts it:
+    dL/dŷ, or dL/dz of the output layer when the loss gives it through that layer's sigmoid
+    (:meth:`~tinynet.losses.Loss.through_output`)."""
+    y_hat = net.forward(X)
+    if loss.through_output(net.layers[-1].activation):
+        net.backward(loss.gradient_through_sigmoid(y_hat, y, len(y)), given_dZ=True)
+    else:
+        net.backward(loss.gradient(y_hat, y))
 
 
 def _check_steps_move(net: Network, eps: float) -> None:
@@ -380,8 +408,9 @@ def _has_kink(activation: Activation) -> bool:
 
 
 def _central_differences(net: Network, X: np.ndarray, y: np.ndarray, eps: float,
-                         z: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray],
-                                                       list[np.ndarray], tuple[Kink, ...]]:
+                         z: list[np.ndarray], loss: Loss
+                         ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray],
+                                    tuple[Kink, ...]]:
     """For each parameter array: n, the central differences; n's estimated error,
     (4/3) |n - n½| + u (S₊ + S₋) / (2 eps), or its second term alone where a kink is
     straddled; and a mask of the elements whose steps straddled a kink. Then the straddled
@@ -401,13 +430,15 @@ def _central_differences(net: Network, X: np.ndarray, y: np.ndarray, eps: float,
         the step straddles a kink, and records how far it moved each straddled unit."""
         parameter[index] = value
         y_hat = net.forward(X)
-        loss = mse(y_hat, y)
+        terms, gradient = loss.value_and_gradient(y_hat, y, len(y))
+        total = float(np.sum(np.broadcast_to(terms, y.shape))) / len(y)  # loss.value(y_hat, y)
         for l in kinked:
             move = np.abs(net.layers[l].pre_activation - z[l])
             across = (move > 0) & (np.abs(z[l]) <= KINK_MARGIN * move)
             straddled[index] |= bool(across.any())
             reach[l] = np.where(across, np.maximum(reach[l], move), reach[l])
-        return loss, loss + 2.0 * float(np.sum(np.abs(y_hat - y) * np.abs(y_hat))) / len(y)
+        size = float(np.sum(np.abs(np.broadcast_to(terms, y.shape)))) / len(y)
+        return total, size + float(np.sum(np.abs(gradient) * np.abs(y_hat)))  # L and S
 
     numerical, errors, at_kink = [], [], []
     for parameter in net.parameters():

@@ -1,20 +1,20 @@
-"""The maths of a dense layer, forward and backward side by side, for one network or many.
+"""The NumPy backend's words for the training step of :mod:`tinynet.step`: a dense layer's
+array operations, forward and backward side by side, for one network or many, and the loss.
 
 Shapes (B = batch size)::
 
     X  (B, n_in)     W  (n_out, n_in)     b  (n_out,)     Z, A  (B, n_out)
 
-    forward:   Z = X Wᵀ + b,   A = φ(Z)                                         forward
+    forward:   Z = X Wᵀ + b                                                pre_activation
+               A = φ(Z), with φ'(Z) for backward                                activate
     backward:  dZ = dL/dA ⊙ φ'(Z)          (B, n_out)                 backward_activation
                dW = dZᵀ X,   db = Σ_b dZ    (n_out, n_in), (n_out,)    backward_parameters
                dX = dZ W                    (B, n_in)                  backward_input
+    the loss:  ℓ and dL/dŷ (or dL/dz through the output sigmoid)                     loss
 
-:func:`backward` is the three steps in a row. They are separate functions too, so that a
-training loop can update W between the second and the third (``update="during_backward"``
-in :func:`tinynet.fit`: the gradient passed back is then computed with the new W). A training
-loop needs φ'(Z) after every forward pass: :func:`forward_with_derivative` returns it with A,
-the two computed together (:meth:`~tinynet.activations.Activation.forward_and_derivative`),
-and backward_activation takes it.
+:class:`tinynet.step.Dense` calls them in that order (its ``ops`` is this module), and
+:func:`tinynet.step.train_step` calls :func:`loss`; :func:`forward` and :func:`backward` are
+the same steps in a row, for a caller that wants a layer's maths without a layer.
 
 Every array may carry a leading members axis, (S, B, n_in), (S, n_out, n_in), (S, n_out), for
 S networks of one shape computed at once: :class:`tinynet.layers.Layer` calls these functions
@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .activations import Activation
+from .activations import Activation, evaluate
+from .losses import Loss
 
-__all__ = ["ORDERED_MAX", "ORDERED_MAX_WORK", "pre_activation", "forward",
+__all__ = ["ORDERED_MAX", "ORDERED_MAX_WORK", "pre_activation", "activate", "forward",
            "forward_with_derivative", "backward", "backward_activation", "backward_parameters",
-           "backward_input"]
+           "backward_input", "loss"]
 
 
 ORDERED_MAX = 16
@@ -95,6 +96,17 @@ def pre_activation(X: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
     return Z
 
 
+def activate(activation: Activation, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(A, φ'(Z))``: the output and what the backward pass needs of Z, computed
+    together by the activation's definition
+    (:meth:`~tinynet.activations.Activation.forward_and_derivative`) as it returns them: a
+    constant derivative (the identity's 1.0) stays a number, which :func:`backward_activation`
+    broadcasts, and the identity's A is Z itself, which no caller changes in place. Anything
+    but such a pair is refused (:func:`~tinynet.activations.evaluate`): φ alone, on a
+    2-member ensemble's Z, would unpack along the members axis."""
+    return evaluate(activation, Z)
+
+
 def forward(X: np.ndarray, W: np.ndarray, b: np.ndarray,
             activation: Activation) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(Z, A)``: the pre-activation Z = X Wᵀ + b and the output A = φ(Z)."""
@@ -104,12 +116,8 @@ def forward(X: np.ndarray, W: np.ndarray, b: np.ndarray,
 
 def forward_with_derivative(X: np.ndarray, W: np.ndarray, b: np.ndarray,
                             activation: Activation) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(A, φ'(Z))``: the output and what the backward pass needs of Z, computed
-    together by the activation's definition
-    (:meth:`~tinynet.activations.Activation.forward_and_derivative`) as it returns them: a
-    constant derivative (the identity's 1.0) stays a number, which ``backward_activation``
-    broadcasts, and the identity's A is Z itself, which no caller changes in place."""
-    return activation.forward_and_derivative(pre_activation(X, W, b))
+    """Return ``(A, φ'(Z))`` for Z = X Wᵀ + b: :func:`pre_activation`, then :func:`activate`."""
+    return activate(activation, pre_activation(X, W, b))
 
 
 def backward_activation(dA: np.ndarray, derivative: np.ndarray) -> np.ndarray:
@@ -154,3 +162,15 @@ def backward(dA: np.ndarray, X: np.ndarray, W: np.ndarray, Z: np.ndarray, activa
     dZ = backward_activation(dA, activation.derivative(Z))
     backward_parameters(dZ, X, dW, db)
     return backward_input(dZ, W) if input_gradient else None
+
+
+def loss(loss: Loss, through: bool, y_hat: np.ndarray, y: np.ndarray) -> tuple[np.ndarray,
+                                                                                np.ndarray]:
+    """``(ℓ, gradient)``: the loss's terms, one per output, and dL/dŷ, from its definition
+    (:meth:`~tinynet.losses.Loss.value_and_gradient`, B the batch's rows); with ``through``,
+    the gradient is dL/dz of the output sigmoid instead (``gradient_through_sigmoid``)."""
+    batch = y.shape[-2]
+    terms, gradient = loss.value_and_gradient(y_hat, y, batch)
+    if through:
+        gradient = loss.gradient_through_sigmoid(y_hat, y, batch)
+    return terms, gradient

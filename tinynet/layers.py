@@ -11,8 +11,9 @@ Backward, given dL/dA of shape (B, n_out)::
     db = Σ_b dZ                   (n_out,)
     dX = dZ W                     (B, n_in)     returned, to feed the layer before
 
-The arithmetic is :mod:`tinynet.dense`'s, shared with the NumPy training loop; a Layer adds
-the parameters, their initializer, and the cache of X and Z that backward needs.
+The forward and backward passes are :class:`tinynet.step.Dense`'s, the one description of a
+dense layer every backend runs or renders (on NumPy with :mod:`tinynet.dense`'s arrays); a
+Layer adds the parameters, their initializer, and the checks of what it is given.
 """
 
 from __future__ import annotations
@@ -25,15 +26,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import dense
 from . import init as initializers
 from .activations import Activation, get_activation
+from .step import Dense
 from .validation import ShapeError, check_float, check_int, check_memory, check_seed
 
 __all__ = ["Layer"]
 
 
-class Layer:
+class Layer(Dense):
     """Dense layer ``Layer(n_in, n_out, activation="leaky_relu", init="auto", alpha=0.01)``.
 
     ``init`` is a registered initializer name (see ``tinynet.init.available()``), an
@@ -127,16 +128,15 @@ class Layer:
 
     def forward(self, X: np.ndarray) -> np.ndarray:
         """A = φ(X Wᵀ + b): (B, n_in) -> (B, n_out). Keeps X, Z and φ'(Z) (computed with A, by
-        the activation's ``forward_and_derivative``) for :meth:`backward`."""
+        the activation's ``forward_and_derivative``) for :meth:`backward`: the input checked,
+        then :meth:`tinynet.step.Dense.forward`."""
         if not isinstance(X, np.ndarray) or X.dtype != np.float64:
             dtype = f" of dtype {X.dtype}" if isinstance(X, np.ndarray) else ""
             raise TypeError(f"layer input X must be a float64 NumPy array, got "
                             f"{type(X).__name__}{dtype}; Network.forward converts other inputs")
         if X.ndim != 2 or X.shape[1] != self.n_in:
             raise ShapeError(f"layer input must have shape (batch, {self.n_in}), got {X.shape}")
-        self._X = X
-        self._Z = dense.pre_activation(X, self.W, self.b)
-        A, self._slope = self.activation.forward_and_derivative(self._Z)  # φ'(Z) for backward
+        A = super().forward(X)  # tinynet.step.Dense.forward: Z = X Wᵀ + b, A = φ(Z), φ'(Z)
         return A.copy() if A is self._Z else A  # the identity's: the caller's own array
 
     @property
@@ -162,11 +162,8 @@ class Layer:
         if dA.shape != self._Z.shape:
             raise ShapeError(f"dA must have the forward output's shape {self._Z.shape}, "
                              f"got {dA.shape}")
-        dZ = dA if given_dZ else dense.backward_activation(dA, self._slope)
-        dense.backward_parameters(dZ, self._X, self.dW, self.db)
-        if update is not None:
-            update(self)
-        return dense.backward_input(dZ, self.W) if input_gradient else None
+        return super().backward(dA, given_dZ=given_dZ, update=update,  # tinynet.step.Dense
+                                input_gradient=input_gradient)
 
     def parameters(self) -> list[np.ndarray]:
         """``[W, b]``: the arrays themselves, updated in place by training."""

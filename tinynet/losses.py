@@ -9,7 +9,8 @@ Each loss is one method, ``value_and_gradient(y_hat, y, batch)``, giving one out
 of the loss and its term of dL/dŷ (with the 1/B of the average), written in the words of
 :mod:`tinynet.maths`. The NumPy backend calls it on whole arrays; the compiled backend writes
 the same lines into its kernels (:mod:`tinynet.compiled.render`). Adding a loss is one class
-here (or in your own code).
+here (or in your own code); ``tinynet.check`` holds it to finite differences, and
+``tinynet.losses.register`` (:mod:`tinynet.registering`) makes it available by name.
 
 A loss may also give its gradient through a sigmoid output, dL/dz for ŷ = σ(z), as
 ``gradient_through_sigmoid(y_hat, y, batch)``: binary cross-entropy's is ŷ − y over B, which
@@ -39,7 +40,8 @@ from .init.registry import from_spec
 from .maths import log, where
 from .validation import ShapeError, UnknownNameError, check_fields
 
-__all__ = ["Loss", "MSE", "BCE", "Huber", "LOSSES", "get_loss", "mse", "mse_gradient"]
+__all__ = ["Loss", "MSE", "BCE", "Huber", "LOSSES", "get_loss", "mse",
+           "mse_gradient"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -162,7 +164,8 @@ class Huber(Loss):
 
 
 LOSSES: dict[str, type[Loss]] = {cls.name: cls for cls in (MSE, BCE, Huber)}
-"""The built-in losses, by name."""
+"""Every loss by name: the built-in ones and those ``tinynet.losses.register`` added
+(:mod:`tinynet.registering`)."""
 
 
 def get_loss(loss: str | Loss) -> Loss:

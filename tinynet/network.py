@@ -5,7 +5,8 @@
     ...                   init="he_leaky", seed=0)
 
 Forward runs the layers in order; backward runs them in reverse, each turning dL/d(output)
-into dL/d(input) and keeping its own dW and db (see :mod:`tinynet.layers`).
+into dL/d(input) and keeping its own dW and db: :func:`tinynet.step.forward` and
+:func:`tinynet.step.backward`, the chain every backend runs or renders.
 
 The model knows nothing of how it is trained, run fast or stored: ``net.fit``,
 ``net.predict`` and ``net.save`` are :func:`tinynet.fit`, :func:`tinynet.predict` and
@@ -21,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from . import step
 from .activations import Activation
 from .init import InitSpec
 from .layers import Layer
@@ -125,10 +127,7 @@ class Network:
     def forward(self, X: object) -> np.ndarray:
         """Network output for a batch ``X`` of shape (B, n_in): shape (B, n_out). Every layer
         keeps its input and pre-activation for :meth:`backward`."""
-        X = as_float_matrix("X", X, columns=self.n_in)
-        for layer in self.layers:
-            X = layer.forward(X)
-        return X
+        return step.forward(self.layers, as_float_matrix("X", X, columns=self.n_in))
 
     def backward(self, dY: np.ndarray, *, given_dZ: bool = False,
                  update: Callable[[Layer], None] | None = None,
@@ -138,11 +137,8 @@ class Network:
         data). ``given_dZ``: ``dY`` is dL/dZ of the output layer (a loss's gradient through a
         sigmoid output); ``update(layer)`` is called for each layer once its dW and db are
         known, before it passes its dX back (see :meth:`Layer.backward`)."""
-        first, last = self.layers[0], self.layers[-1]
-        for layer in reversed(self.layers):
-            dY = layer.backward(dY, given_dZ=given_dZ and layer is last, update=update,
-                                input_gradient=input_gradient or layer is not first)
-        return dY
+        return step.backward(self.layers, dY, given_dZ=given_dZ, update=update,
+                             input_gradient=input_gradient)
 
     def parameters(self) -> list[np.ndarray]:
         """``[W0, b0, W1, b1, ...]``: the arrays themselves."""

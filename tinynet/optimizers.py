@@ -39,9 +39,10 @@ import numpy as np
 
 from .init.registry import from_spec
 from .maths import sqrt
-from .validation import check_fields
+from .validation import DefinitionError, check_fields
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "OPTIMIZERS", "get_optimizer", "State"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "OPTIMIZERS", "get_optimizer",
+           "State"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -52,7 +53,10 @@ class Optimizer:
     Your own optimizer: a subclass with a ``name``, its ``state`` names and ``update``,
     decorated ``@dataclass(frozen=True)`` with its numeric hyperparameters as fields, written
     with :mod:`tinynet.maths` and arithmetic (then both backends build it from that one
-    method). A hyperparameter must be a finite number.
+    method). A hyperparameter must be a finite number. ``update`` returns the new p and every
+    state value: :meth:`step` refuses fewer (a state never returned would stay 0);
+    ``tinynet.check`` checks it, and ``tinynet.optimizers.register``
+    (:mod:`tinynet.registering`) makes it available by name.
     """
 
     name: ClassVar[str] = ""
@@ -84,6 +88,12 @@ class Optimizer:
         ``theta``) in place, from ``grad``: the definition on whole arrays."""
         new = self.update(theta, grad, lr, *state)
         new = new if isinstance(new, tuple) else (new,)
+        if len(new) != 1 + len(state):
+            expected = "the new p" + (f", then {', '.join(self.state)}" if state else "")
+            raise DefinitionError(
+                f"optimizer {type(self).__qualname__}'s update must return {1 + len(state)} "
+                f"value(s) ({expected}), got {len(new)}: a state it does not return would "
+                "stay 0")
         theta[...] = new[0]
         for slot, value in zip(state, new[1:]):
             slot[...] = value
@@ -140,7 +150,8 @@ class Adam(Optimizer):
 
 
 OPTIMIZERS: dict[str, type[Optimizer]] = {cls.name: cls for cls in (SGD, Momentum, Adam)}
-"""The built-in optimizers, by name."""
+"""Every optimizer by name: the built-in ones and those ``tinynet.optimizers.register``
+added (:mod:`tinynet.registering`)."""
 
 
 def get_optimizer(optimizer: str | Optimizer) -> Optimizer:

@@ -38,6 +38,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
+from typing import NamedTuple
 
 import numpy as np
 
@@ -192,13 +193,15 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     seeds = [net.seed for net in networks] if seeds is None else seeds
     optimizer = get_optimizer(optimizer)
     state = np.stack([state_of(net, optimizer, size(networks[0])) for net in networks])
-    result = _train_members(networks[0], len(networks), X, y, epochs, lr, batch_size, shuffle,
-                            seeds, backend, threshold, record_every, update, progress, loss,
-                            optimizer, state,
-                            lambda run, state, like, *rest: run.fit_many(networks, state, *rest))
+    run = EnsembleRun.checked(networks[0], len(networks), X, y, epochs, lr, batch_size,
+                              shuffle, seeds, backend, threshold, record_every, update,
+                              progress, loss, optimizer)
+    with np.errstate(all="ignore"):
+        predictions = run.backend.fit_many(networks, state, run.loss, optimizer, run.X, run.y,
+                                           run.seeds, run.settings, run.record, progress)
     for net, values in zip(networks, state):
         keep_state(net, optimizer, values)
-    return result
+    return run.result(predictions)
 
 
 def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds: Sequence[int],
@@ -231,35 +234,53 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
         state = check_state("state", state, (len(theta), len(optimizer.state), size(like)),
                             f"the state of optimizer {optimizer!r} "
                             f"({', '.join(optimizer.state) or 'none'}) per member")
-    return _train_members(like, len(theta), X, y, epochs, lr, batch_size, shuffle, seeds,
-                          backend, threshold, record_every, update, progress, loss,
-                          optimizer, state, lambda run, *rest: run.fit_packed(theta, *rest))
-
-
-def _train_members(like: Network, members: int, X: object, y: object, epochs: object,
-                   lr: object, batch_size: object, shuffle: object, seeds: object,
-                   backend: object, threshold: object, record_every: object, update: object,
-                   progress: object, loss: object, optimizer: Optimizer, state: np.ndarray,
-                   train: Callable) -> EnsembleResult:
-    """Check the settings shared by :func:`fit_ensemble` and :func:`fit_packed`, then
-    ``train(backend_module, state, like, loss, optimizer, X, y, seeds, settings, record,
-    progress)`` (:func:`fit_ensemble` drops ``like``: its networks are the members)."""
-    X, y = check_training_data(X, y, like.n_in, like.n_out)
-    epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
-        len(X), epochs, lr, batch_size, shuffle, threshold, record_every, members)
-    during = check_choice("update", update, UPDATES) == "during_backward"
-    seeds = check_seeds(seeds, members)
-    check_callable("progress", progress, "a function of the number of epochs done")
-    loss = _checked_loss(loss, like, y)
-    run = _backend(backend, like, loss, optimizer)
-
-    record = Record.empty(members, epochs, every)
-    settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
+    run = EnsembleRun.checked(like, len(theta), X, y, epochs, lr, batch_size, shuffle, seeds,
+                              backend, threshold, record_every, update, progress, loss,
+                              optimizer)
     with np.errstate(all="ignore"):
-        predictions = train(run, state, like, loss, optimizer, X, y, seeds, settings, record,
-                            progress)
-    return EnsembleResult(*record, predictions=predictions, epochs=epochs, record_every=every,
-                          threshold=threshold)
+        predictions = run.backend.fit_packed(theta, state, like, run.loss, optimizer, run.X,
+                                             run.y, run.seeds, run.settings, run.record,
+                                             progress)
+    return run.result(predictions)
+
+
+class EnsembleRun(NamedTuple):
+    """An ensemble's run as :func:`fit_ensemble` and :func:`fit_packed` hand it to a backend,
+    checked (:meth:`checked`, the checks both share): each then calls its backend's entry
+    point itself, so that the way from a study to the kernel takes no detour."""
+
+    backend: ModuleType
+    loss: Loss
+    X: np.ndarray
+    y: np.ndarray
+    seeds: np.ndarray
+    settings: Settings
+    record: Record
+
+    @classmethod
+    def checked(cls, like: Network, members: int, X: object, y: object, epochs: object,
+                lr: object, batch_size: object, shuffle: object, seeds: object, backend: object,
+                threshold: object, record_every: object, update: object, progress: object,
+                loss: object, optimizer: Optimizer) -> "EnsembleRun":
+        """The run of ``members`` networks like ``like``, every setting checked, and an empty
+        :class:`~tinynet.results.Record` for it."""
+        X, y = check_training_data(X, y, like.n_in, like.n_out)
+        epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
+            len(X), epochs, lr, batch_size, shuffle, threshold, record_every, members)
+        during = check_choice("update", update, UPDATES) == "during_backward"
+        seeds = check_seeds(seeds, members)
+        check_callable("progress", progress, "a function of the number of epochs done")
+        loss = _checked_loss(loss, like, y)
+        return cls(_backend(backend, like, loss, optimizer), loss, X, y, seeds,
+                   Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during),
+                   Record.empty(members, epochs, every))
+
+    def result(self, predictions: np.ndarray) -> EnsembleResult:
+        """What the run reports, once the backend has written its record and returned the
+        trained members' ``predictions``."""
+        return EnsembleResult(*self.record, predictions=predictions, epochs=self.settings.epochs,
+                              record_every=self.settings.record_every,
+                              threshold=self.settings.threshold)
 
 
 def predict(net: Network, X: object, backend: str = "numba") -> np.ndarray:

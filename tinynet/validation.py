@@ -65,6 +65,13 @@ def summarised(items: Sequence[object], shown: int = SHOWN, sep: str = ", ") -> 
     return f"{sep.join(texts[:shown - 4])}{sep}... ({len(texts)} in all)"
 
 
+class DefinitionError(ValueError):
+    """A definition that would train wrongly or not at all: the message names the class, the
+    method, and what is wrong (at which point, with which numbers). Raised by
+    :func:`tinynet.check`, by the registries' ``register`` and by
+    :func:`tinynet.activations.evaluate`."""
+
+
 class TooLargeError(ValueError):
     """A request that would need more memory than this machine has, refused before any of it
     is allocated."""

@@ -123,6 +123,33 @@ for index, (mine, layer) in enumerate(zip(stepped_W, net.layers)):
     print(f"layer {index} W after one step, largest difference: {np.abs(mine - layer.W).max():.2g}")
 
 # %% [markdown]
+# ## The code that runs
+#
+# `net.forward` and `net.backward` ran each layer's `forward` and `backward`, and those are
+# written once, in `tinynet.step`: the same lines train with NumPy arrays here, and are the
+# lines the compiled backend writes its kernels from. Here they are, side by side:
+
+# %%
+import inspect
+
+from tinynet import step
+
+print(inspect.getsource(step.Dense.forward))
+print(inspect.getsource(step.Dense.backward))
+
+# %% [markdown]
+# `net.fit` runs on the compiled backend by default. For a small network it trains with a
+# kernel written out from those lines for this very layout: every weight a variable of its
+# own, each group of lines under a comment naming the layer and the line of `tinynet/step.py`
+# it comes from. `tinynet.kernel_source` returns the kernel's text; here is where its step
+# begins, the first layer's forward pass:
+
+# %%
+kernel = tinynet.kernel_source(net).splitlines()
+first = next(i for i, line in enumerate(kernel) if "Dense.forward" in line)
+print("\n".join(line.strip() for line in kernel[first:first + 8]))
+
+# %% [markdown]
 # ## Checking a backward pass: gradcheck
 #
 # Writing the chain rule out by hand is how bugs get in, so check it numerically: nudge each

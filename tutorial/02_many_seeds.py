@@ -30,7 +30,7 @@ from scipy.stats import binom
 
 import tinynet
 from tinynet import plots, stats
-from tinynet.xor import Arm, Setup, run_study
+from tinynet.xor import Arm, Setup, figures, run_study
 
 setup = replace(Setup(), epochs=EPOCHS)   # Setup() is 99mlp, as in the notes
 print(setup.describe(seeds=False))
@@ -73,7 +73,7 @@ solved = study.results[0].solved   # one True/False per seed
 # failed one leaves one or more of them on the wrong side.
 
 # %%
-gallery = plots.seed_gallery(study, seeds=100, path="02_gallery.png")
+gallery = figures.seed_gallery(study, seeds=100, path="02_gallery.png")
 gallery
 
 # %% [markdown]
@@ -84,8 +84,8 @@ gallery
 # A few leave a plateau for a lower one, late in the run.
 
 # %%
-failed = plots.loss_curves(study.results[0], which="failed", seeds=100,
-                           path="02_failed_losses.png")
+failed = figures.loss_curves(study.results[0], which="failed", seeds=100,
+                             path="02_failed_losses.png")
 failed
 
 # %% [markdown]

@@ -26,9 +26,8 @@ INITS = ("normal", "he_leaky")  # the initializers compared
 import numpy as np
 
 import tinynet
-from tinynet import plots
 from tinynet.diagnostics import propagate
-from tinynet.xor import Arm, Setup, run_study, run_sweep
+from tinynet.xor import Arm, Setup, figures, run_study, run_sweep
 
 net = tinynet.mlp([2, 2, 2, 1], init="he_leaky", seed=0)
 print(net)
@@ -81,7 +80,7 @@ for init in INITS:
 sweep = run_sweep([Arm(name) for name in INITS],
                   [Setup(hidden=(width,), seeds=SEEDS) for width in WIDTHS], progress=False)
 print(sweep.table())
-fig = plots.rates(sweep.studies, path="03_widths.png")
+fig = figures.rates(sweep.studies, path="03_widths.png")
 fig
 
 # %% [markdown]

@@ -36,7 +36,7 @@ import numpy as np
 import tinynet
 from tinynet import plots
 from tinynet.diagnostics import propagate
-from tinynet.xor import depth_arms, run_depth_study
+from tinynet.xor import depth_arms, figures, run_depth_study
 from tinynet.xor.depth import DEPTH_SETUP, WIDTH
 
 X, y = tinynet.data.circles(n=128, seed=0)
@@ -106,7 +106,7 @@ print(f"{he.name}, {SPREAD_SEEDS} seeds: E[a²] after {SIGNAL_DEPTH} hidden laye
 setup = replace(DEPTH_SETUP, activation=ACTIVATION, seeds=SEEDS, epochs=EPOCHS, lr=LR)
 study = run_depth_study(setup, DEPTHS, progress=False)
 print(study.report())
-fig = plots.depth(study, path="04_depth.png")
+fig = figures.depth(study, path="04_depth.png")
 fig
 
 # %% [markdown]

@@ -29,8 +29,7 @@ EPOCHS = 20_000      # epochs per seed, as in the notes
 # %%
 from dataclasses import replace
 
-from tinynet import plots
-from tinynet.xor import Arm, Setup, get_preset, run_study
+from tinynet.xor import Arm, Setup, figures, get_preset, run_study
 from tinynet.xor.fixes import best_lr, change, run_lr_sweep
 
 setup = replace(Setup(), epochs=EPOCHS)   # 99mlp, as in the notes
@@ -78,7 +77,7 @@ print(study.table())
 print()
 for comparison in study.comparisons:
     print(comparison.verdict(SEEDS))
-plots.against_baseline(study, "06_fixes.png")
+figures.against_baseline(study, "06_fixes.png")
 
 # %% [markdown]
 # Read the verdicts, not the bars: a change whose interval overlaps the grey band can still be

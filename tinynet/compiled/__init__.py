@@ -9,30 +9,35 @@ single fit calls BLAS, which rounds differently; the lanes never do).
 The maths is in none of these modules: every activation, loss and optimizer is defined once,
 as a method written with :mod:`tinynet.maths` (``Activation.forward_and_derivative``,
 ``Loss.value_and_gradient``, ``Optimizer.update``), and :mod:`~tinynet.compiled.render`
-writes that method into every kernel. Each step of training and the one function per
-backend that does it (module names within ``tinynet``; the numba columns are in
+writes that method into every kernel. The step around it (a dense layer's forward and
+backward, the chain through the layers, when the update happens) is written once too, in
+:mod:`tinynet.step`: the NumPy backend runs it, and :mod:`~tinynet.compiled.tracing` runs it
+on names to write the step of the kernels generated for a small layout
+(:mod:`~tinynet.compiled.tracing`) and of the generic one-network kernel
+(:mod:`~tinynet.compiled.looping`). The generic lane kernel still spells the step in loops of
+its own. Each part of training and where it
+is written (modules within ``tinynet``, those of the compiled backend within
 ``tinynet.compiled``):
 
-================== ======================== ============================== =======================
-step               NumPy: ``reference``     numba, one network:            numba, one network per
-                                            ``single``                     SIMD lane: ``lanes``
-================== ======================== ============================== =======================
-epoch order        ``shuffle.epoch_orders`` ``orders.epoch_order_into``    ``lanes.lane_orders``
-forward            ``dense.forward_*``      ``single._dense_forward``      ``lanes._forward``
-φ and φ'           the activation's         the kit's ``activation_k``,    the kit's
-                   ``forward_and_           through                        ``activation_k``,
-                   derivative``             ``single.activation_rows``     ``lanes.activate_lanes``
-loss and dL/dŷ     the loss's ``value_and_  the kit's ``loss``, in         the kit's ``loss``, in
-                   gradient``               ``single.fit_network``         ``lanes._fit_block``
-backward           ``dense.backward_*``     ``single._dense_gradients``,   ``lanes._backward``
-                                            dX = dZ W: ``_matmul_into``
-optimizer's step,  the optimizer's          the kit's ``update_rows``, in  the kit's
-after or during    ``update``, by           ``single.fit_network``         ``update_lanes``, in
-the backward pass  ``Optimizer.step``                                      ``lanes._backward``
-wrong sides,       ``reference.train``      ``single.fit_network``         ``lanes._fit_block``
-divergence, record
-trained outputs    ``reference.predict``    ``single.forward_network``     ``lanes._fit_block``
-================== ======================== ============================== =======================
+* **a layer's forward and backward** (Z = X Wᵀ + b and φ; the chain rule dZ = dA ⊙ φ'(Z);
+  dW, db; dX; when the update happens) **and the chain through the layers**:
+  ``step.Dense``, ``step.forward``, ``step.backward``, ``step.train_step``. NumPy runs them
+  (``reference``, with ``dense``'s arrays); ``tracing`` writes them out for the kernels
+  generated for a small layout (``fused``: one network, ``unrolled``: SIMD lanes), and
+  ``looping`` for the generic one-network kernel (the kit's ``train_step``, in the words of
+  ``single``: ``affine``, ``times``, ``gradients``, ``_matmul_into``). The generic lane
+  kernel alone spells them in loops of its own: ``lanes._forward`` and ``_backward``.
+* **φ and φ'**: the activation's definition; the kit's ``activation_k`` in the generic
+  kernels, its lines (``kit.activation_lines``) in the generated ones.
+* **the loss and dL/dŷ**: the loss's definition, called by ``dense.loss``; its lines in
+  ``tracing.Words.loss``; the kit's ``loss`` in the generic kernels.
+* **the optimizer's step**: its definition, by ``Optimizer.step``; its lines
+  (``kit.update_lines``, its part per step ``kit.step_lines``) in every kernel.
+* **the epoch loop, wrong sides, divergence and record**: ``reference.train`` (NumPy, one
+  network or many); ``fused.source`` and ``unrolled.source`` (with ``lanes.record_epoch``);
+  ``single.fit_network``; ``lanes._fit_block`` and ``record_epoch``.
+* **epoch orders**: ``shuffle``; ``orders`` (``single``) and ``lanes.lane_orders`` (the
+  others), the same orders.
 
 The kit (:mod:`~tinynet.compiled.kit`) is a module written for each network's maths: its
 activations and loss as scalar functions, the optimizer's step as loops over parameters, and
@@ -41,15 +46,14 @@ an optimizer (velocities, moments) travels beside the parameters: ``state`` (k, 
 (k, P, lanes) in the lanes; the hyperparameters, and after them the loss's parameters, in one
 array read at run time (``kit.hyperparameters``).
 
-Forward and backward are one layer per call in the first two columns and every layer in one
-call in the lanes (``_forward``, ``_backward``). The first two take a layer's backward pass in
-steps (``dense.backward_activation``, ``backward_parameters``, ``backward_input``;
-``single._dense_gradients``, then ``_matmul_into``), so that with ``update="during_backward"``
-the layer is updated before it passes dX back; the lanes do that inside ``_backward``.
+With ``update="during_backward"`` a layer is updated before it passes dX back: in
+``step.Dense.backward`` (and so in the generated kernels and the kit's ``train_step``), and
+inside ``lanes._backward``.
 
 Which kernel runs: per-sample steps of a small layout (at most ``codegen.MAX_UNROLLED_WORK``
 multiply-adds per step) train on a kernel generated for it from one straight-line step
-(:mod:`~tinynet.compiled.codegen`): an ensemble on :mod:`~tinynet.compiled.unrolled` (the step
+(:mod:`tinynet.step` written out by :mod:`~tinynet.compiled.tracing`, with the helpers of
+:mod:`~tinynet.compiled.codegen`): an ensemble on :mod:`~tinynet.compiled.unrolled` (the step
 in a loop over SIMD lanes, cut at the exps so that neighbouring lanes' exps overlap), a
 single fit on :mod:`~tinynet.compiled.fused` (the step on parameters held in locals for the
 whole run). A larger layout, or minibatches, train on ``lanes`` (ensembles) or ``single``
@@ -69,6 +73,7 @@ Modules: :mod:`~tinynet.compiled.scalars` (the exp, log and log1p that vectorise
 :mod:`~tinynet.compiled.hoisting` (an optimizer's per-step work out of its per-parameter
 loop),
 :mod:`~tinynet.compiled.kit` (a network's maths, and the generic kernels' entry points),
+:mod:`~tinynet.compiled.tracing` (the words :mod:`tinynet.step` writes code in),
 :mod:`~tinynet.compiled.sources` (where generated modules are written and loaded),
 :mod:`~tinynet.compiled.orders` (epoch orders), :mod:`~tinynet.compiled.single` (one network,
 BLAS for big layers), :mod:`~tinynet.compiled.lanes` (many networks side by side, any

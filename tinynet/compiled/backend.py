@@ -4,6 +4,7 @@ and copies the trained parameters back. Same signatures as :mod:`tinynet.referen
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -96,10 +97,10 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
     predictions = np.empty((len(theta), len(X), y.shape[1]))
     hyper = kit.hyperparameters(maths)
     check_counters(maths, state, "state")
-    if codegen.supports(net_layout, settings.batch_size):
-        def train(part: Settings) -> None:
-            unrolled.fit_lanes(lanes_theta, lanes_state, hyper, net_layout, maths, X, y, seeds,
-                               part, record, predictions, threads())
+    if codegen.supports(net_layout, settings.batch_size):  # train(part): the kernel's caller
+        train = functools.partial(unrolled.fit_lanes, lanes_theta, lanes_state, hyper,
+                                  net_layout, maths, X, y, seeds, record=record,
+                                  predictions=predictions, cores=threads())
     else:
         generic = kit.entry(maths, "fit_lanes")
 

@@ -34,15 +34,15 @@ from pathlib import Path
 import numpy as np
 
 from ..packing import Layout
-from .kit import Maths, activation_lines, described, loss_lines, step_lines, update_lines
+from .kit import Maths, activation_lines, described, step_lines, update_lines
 from .render import parameters
 from .sources import announce_compiling, escaped, fingerprint, load_module
 
 __all__ = ["MAX_UNROLLED_WORK", "step_work", "supports", "n_params", "parameter_names",
            "parameter_loads", "hyperparameter_names", "loss_parameter_names", "state_slots",
-           "state_names", "step_value_names", "per_step", "step", "forward",
-           "is_exp", "names_used", "name_defined", "module_header", "indent", "layout_of",
-           "kernel"]
+           "state_names", "step_value_names", "per_step", "updates", "activation_parts",
+           "parameter_indices", "is_exp", "is_comment", "names_used", "name_defined",
+           "module_header", "indent", "layout_of", "kernel"]
 
 MAX_UNROLLED_WORK = 160
 """Generate a kernel for a layout when one SGD step has at most this many multiply-adds in its
@@ -134,7 +134,7 @@ def per_step(maths: Maths, counters: list[str], suffix: str) -> tuple[list[str],
                                                                values)], new
 
 
-def _updates(maths: Maths, params: list[int]) -> list[str]:
+def updates(maths: Maths, params: list[int]) -> list[str]:
     """The optimizer's step of parameters ``params``, its part per parameter written from its
     definition (:func:`tinynet.compiled.kit.update_lines`), reading the step values: ``q{p}``
     the new parameter, ``r{slot}_{p}`` its new state (SGD: ``q{p} = p{p} - lr * g{p}``)."""
@@ -148,13 +148,13 @@ def _updates(maths: Maths, params: list[int]) -> list[str]:
     return lines
 
 
-def _activation(layout: Layout, maths: Maths, layer: int, unit: str,
-                derivative: bool) -> tuple[list[str], list[str]]:
+def activation_parts(layout: Layout, maths: Maths, layer: int, unit: str,
+                     derivative: bool) -> tuple[list[str], list[str]]:
     """The activation of layer ``layer`` at ``unit`` from ``z{layer}_{unit}``, written from its
     definition (:func:`tinynet.compiled.kit.activation_lines`): ``(exps, rest)``, the lines of
     its definition up to its last exp that come before every other line (a sigmoid's
     e = exp(−|z|): :func:`is_exp`), and the rest, which set ``a{layer+1}_{unit}`` = φ(z) and,
-    if asked, ``d{layer}_{unit}`` = φ'(z)."""
+    if asked, ``d{layer}_{unit}`` = φ'(z); the lines under a comment naming the definition."""
     lines, value, slope = activation_lines(maths, int(layout.kinds[layer]), f"z{layer}_{unit}",
                                            parameter_names(layout, maths, layer),
                                            f"_{layer}_{unit}")
@@ -165,68 +165,11 @@ def _activation(layout: Layout, maths: Maths, layer: int, unit: str,
     return lines[:leading], rest + ([f"d{layer}_{unit} = {slope}"] if derivative else [])
 
 
-def forward(layout: Layout, maths: Maths, rows: int, derivatives: bool) -> list[str]:
-    """z{k}_r_j = Σ_i a{k}_r_i w_ji + b_j and a{k+1}_r_j = φ(z{k}_r_j) for every layer k, row
-    r and unit j, from the inputs a0_r_i and the parameters p0, p1, ... A layer's exps (as a
-    sigmoid's e = exp(−|z|)) come as a run of lines of their own (:func:`is_exp`), after all
-    of its z and before its activations."""
-    table, lines = layout.table, []
-    for k, (n_in, n_out, _, _) in enumerate(table):
-        units = [f"{r}_{j}" for r in range(rows) for j in range(n_out)]
-        for r in range(rows):
-            for j in range(n_out):
-                products = " + ".join(f"a{k}_{r}_{i} * p{_weight(table, k, j, i)}"
-                                      for i in range(n_in))
-                lines.append(f"z{k}_{r}_{j} = {products} + p{_bias(table, k, j)}")
-        written = [_activation(layout, maths, k, unit, derivatives) for unit in units]
-        lines += [line for exps, _ in written for line in exps]
-        lines += [line for _, rest in written for line in rest]
-    return lines
-
-
-def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
-    """One step on a batch of ``rows`` rows: the inputs a0_r_i and targets t_r_k, the
-    parameters p0, p1, ... and their optimizer state s{slot}_{p} in, the new parameters q0,
-    q1, ..., the new state r{slot}_{p}, the batch's summed loss ``loss`` and ``wrong`` (some
-    output on the wrong side of ``threshold``) out. ``during``: each layer steps before
-    passing dX = dZ W back (``update="during_backward"``)."""
-    table = layout.table
-    layers = len(table)
-    lines = forward(layout, maths, rows, derivatives=True)
-    lines += ["loss = 0.0", "wrong = False"]             # the loss, dL/dŷ, wrong sides
-    for r in range(rows):
-        for k in range(int(table[-1, 1])):
-            y_hat, y = f"a{layers}_{r}_{k}", f"t_{r}_{k}"
-            own, term, gradient = loss_lines(maths, y_hat, y, str(rows),
-                                             loss_parameter_names(maths), f"_{r}_{k}")
-            lines += own + [f"loss = loss + {term}", f"da{layers}_{r}_{k} = {gradient}",
-                            f"wrong = wrong | (({y_hat} > threshold) != ({y} > threshold))"]
-    for k in range(layers - 1, -1, -1):                   # backward, last layer first
-        k_in, k_out = int(table[k, 0]), int(table[k, 1])
-        for r in range(rows):
-            lines += [f"dz{k}_{r}_{j} = da{k + 1}_{r}_{j} * d{k}_{r}_{j}" for j in range(k_out)]
-        own = []
-        for j in range(k_out):
-            for i in range(k_in):
-                terms = " + ".join(f"dz{k}_{r}_{j} * a{k}_{r}_{i}" for r in range(rows))
-                lines.append(f"g{_weight(table, k, j, i)} = {terms}")
-                own.append(_weight(table, k, j, i))
-        for j in range(k_out):
-            lines.append(f"g{_bias(table, k, j)} = " + " + ".join(f"dz{k}_{r}_{j}"
-                                                                  for r in range(rows)))
-            own.append(_bias(table, k, j))
-        if during:                                        # this layer steps now
-            lines += _updates(maths, own)
-        weights = "q" if during else "p"
-        if k > 0:                                         # dX = dZ W, the layer before's dA
-            for r in range(rows):
-                for i in range(k_in):
-                    terms = " + ".join(f"dz{k}_{r}_{j} * {weights}{_weight(table, k, j, i)}"
-                                       for j in range(k_out))
-                    lines.append(f"da{k}_{r}_{i} = {terms}")
-    if not during:                                        # every layer steps
-        lines += _updates(maths, list(range(n_params(layout))))
-    return lines
+def parameter_indices(layout: Layout, layer: int) -> tuple[list[list[int]], list[int]]:
+    """Where layer ``layer``'s parameters are in theta: W's (n_out rows of n_in) and b's."""
+    n_in, n_out = int(layout.table[layer, 0]), int(layout.table[layer, 1])
+    return ([[_weight(layout.table, layer, j, i) for i in range(n_in)] for j in range(n_out)],
+            [_bias(layout.table, layer, j) for j in range(n_out)])
 
 
 # --- reading the lines ----------------------------------------------------------------------
@@ -235,8 +178,15 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 def is_exp(line: str) -> bool:
-    """True for a line of a sigmoid layer's exps (see :func:`forward`)."""
-    return "vector_exp(" in line
+    """True for a line of a sigmoid layer's exps (see
+    :meth:`tinynet.compiled.tracing.LayerWords.activate`)."""
+    return "vector_exp(" in line and not is_comment(line)
+
+
+def is_comment(line: str) -> bool:
+    """True for a comment line (:mod:`tinynet.compiled.tracing` puts one above each word's
+    lines, naming where they come from)."""
+    return line.lstrip().startswith("#")
 
 
 def name_defined(line: str) -> str | None:
@@ -246,7 +196,10 @@ def name_defined(line: str) -> str | None:
 
 
 def names_used(line: str) -> list[str]:
-    """The names a line reads, in order (for an assignment, those right of ``=``)."""
+    """The names a line reads, in order (for an assignment, those right of ``=``; none for
+    a comment)."""
+    if is_comment(line):
+        return []
     return _NAME.findall(line.split(" = ", 1)[1] if name_defined(line) else line)
 
 

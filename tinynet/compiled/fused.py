@@ -21,8 +21,9 @@ import numpy as np
 from ..packing import Layout
 from ..results import Record, Settings
 from . import codegen
-from .codegen import indent, n_params, parameter_loads, per_step, state_names, state_slots, step
+from .codegen import indent, n_params, parameter_loads, per_step, state_names, state_slots
 from .kit import Maths
+from .tracing import step
 from .sources import kernel_dir
 
 __all__ = ["ORDER_BLOCK", "ORDER_BLOCK_SAMPLES", "source", "fit_network"]

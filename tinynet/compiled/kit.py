@@ -393,6 +393,7 @@ def _switch(name: str, loop: str, arguments: str, maths: Maths, passed: str | No
 
 def source(maths: Maths) -> str:
     """The Python source of the kit for ``maths``."""
+    from . import looping  # which writes with this module's functions
     parts = []
     for kind in range(maths.kinds()):
         activation, through = maths.kind(kind)
@@ -417,8 +418,11 @@ def source(maths: Maths) -> str:
     parts.append(_update(maths, lanes=True))
     parts.append(_switch("activate_lanes", "lanes.activate_lanes",
                          "acc, theta, bias_row, A, D, layer, r, j", maths))
-    parts.append(_switch("activate_rows", "single.activation_rows",
-                         "layer, Z, dA, out, derivative", maths, "Z, dA, out, derivative"))
+    parts.append(_switch("activate_rows", "single.activation_rows", "layer, Z, out", maths,
+                         "Z, out"))
+    parts.append(_switch("activate_pairs", "single.activation_pairs", "layer, Z, A, D", maths,
+                         "Z, A, D"))
+    parts.append(looping.source(maths, described(maths.loss), described(maths.optimizer)))
     names = escaped(", ".join(activation.name for activation in maths.activations))
     loss = described(maths.loss) + (" through the output sigmoid"
                                      if maths.output is not None else "")
@@ -434,6 +438,7 @@ from numba import njit, prange
 
 from tinynet.compiled import lanes, single
 from tinynet.compiled.scalars import vector_exp, vector_log, vector_log1p
+from tinynet.compiled.single import _rows, _weights
 
 
 ''' + "\n\n".join(parts) + f'''
@@ -483,12 +488,6 @@ def fit_lanes(theta, state, hyper, layout, X, Y, seeds, settings, record, predic
 
 
 @njit(cache=True, error_model="numpy")
-def dense_gradients(dA, X, Z, kind, parameters, layer, dZ, dW, db):
-    """tinynet.compiled.single._dense_gradients with this network's activations."""
-    single._dense_gradients(activate_rows, dA, X, Z, kind, parameters, layer, dZ, dW, db)
-
-
-@njit(cache=True, error_model="numpy")
 def step_rows(state, lr, hyper, steps):
     """The optimizer's step values of one network (state (k, P))."""
     per_step(state.reshape(state.shape[0], state.shape[1], 1), lr, hyper,
@@ -499,9 +498,8 @@ def step_rows(state, lr, hyper, steps):
 def fit_network(theta, state, hyper, layout, X, Y, seed, settings, record):
     """tinynet.compiled.single.fit_network with this network's maths; the counters spread to
     every parameter's slot at the end."""
-    epochs = single.fit_network(forward_network, dense_gradients, loss, step_rows, update_rows,
-                                np.zeros(max(STEP_VALUES, 1)), theta, state, hyper, layout, X,
-                                Y, seed, settings, record)
+    epochs = single.fit_network(train_step, step_rows, np.zeros(max(STEP_VALUES, 1)), theta,
+                                state, hyper, layout, X, Y, seed, settings, record)
     lanes.spread_counters(state.reshape(state.shape[0], state.shape[1], 1), COUNTERS)
     return epochs
 

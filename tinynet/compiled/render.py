@@ -33,15 +33,20 @@ import copy
 import dataclasses
 import functools
 import inspect
+import linecache
+import math
 import numbers
 import operator
+import sys
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 
 from .. import maths
 from ..validation import shorten
 
-__all__ = ["NotCompilableError", "Definition", "read", "written", "parameters"]
+__all__ = ["NotCompilableError", "Definition", "read", "written", "parameters",
+           "scalar_function", "said_by"]
 
 _SCALAR = {"exp": "vector_exp", "log": "vector_log", "log1p": "vector_log1p",
            "sqrt": "math.sqrt", "tanh": "math.tanh", "abs": "abs"}
@@ -383,3 +388,40 @@ class _Scalar(ast.NodeTransformer):
             return ast.IfExp(test=condition, body=a, orelse=b)
         node.func = ast.parse(_SCALAR[node.func.id], mode="eval").body
         return node
+
+
+def scalar_function(definition: Definition, names: list[str]) -> object:
+    """``definition`` as one scalar function ``f(*arguments, *parameters)`` (its parameters
+    ``names``, in field order) returning its results and then its locals, compiled by numba
+    alone (no cache, no kit): what :func:`tinynet.check` holds to NumPy's values."""
+    import numba
+
+    from .scalars import vector_exp, vector_log, vector_log1p
+    arguments = [f"a{i}" for i in range(len(definition.arguments))]
+    parameters = [f"q_{name}" for name in names]
+    lines, results = definition.instantiate(dict(zip(definition.arguments, arguments)),
+                                            dict(zip(names, parameters)), "")
+    locals_ = [local for local, _ in definition.assignments]
+    body = "".join(f"    {line}\n" for line in lines)
+    text = (f"def f({', '.join(arguments + parameters)}):\n{body}"
+            f"    return ({', '.join([*results, *locals_])},)\n")
+    namespace = {"math": math, "vector_exp": vector_exp, "vector_log": vector_log,
+                 "vector_log1p": vector_log1p}
+    exec(compile(text, "<tinynet.check>", "exec"), namespace)  # noqa: S102  (rendered text)
+    return numba.njit(error_model="numpy")(namespace["f"])
+
+
+def said_by(depth: int = 2) -> str:
+    """Where the word being written was said, for a comment above its generated lines: the
+    function of :mod:`tinynet.step` ``depth`` frames up (named by the class that defines
+    it), its line number, and the formula in that line's comment."""
+    frame = sys._getframe(depth)
+    code = frame.f_code
+    line = linecache.getline(code.co_filename, frame.f_lineno).strip()
+    formula = line.split("#", 1)[1].strip() if "#" in line else line
+    owner = frame.f_locals.get("self")
+    name = code.co_name
+    for klass in type(owner).__mro__ if owner is not None else ():  # the class defining it
+        if getattr(vars(klass).get(code.co_name), "__code__", None) is code:
+            name = f"{klass.__name__}.{code.co_name}"
+    return f"{name} ({Path(code.co_filename).name}:{frame.f_lineno}): {formula}"

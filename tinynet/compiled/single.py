@@ -9,12 +9,14 @@ debugger. Parameters travel as one flat vector ``theta`` with a :class:`tinynet.
 
 The maths is not here: the functions take the network's activations, loss and optimizer as
 compiled functions, which :mod:`tinynet.compiled.kit` writes from their definitions for each
-network: ``activate`` (a switch over the network's activations, :func:`activation_rows` for
-each), ``loss`` and ``update``; :func:`fit_network` takes the kit's compiled forward pass and
-layer gradients (:func:`forward_network` and :func:`_dense_gradients` with its switch) instead
-of the switch. The functions that take a function are inlined where they are called
-(``inline="always"``), which numba caches: passed through calls that are not inlined, they
-would become function pointers, which numba cannot cache.
+network: switches over the network's activations (:func:`activation_rows`,
+:func:`activation_pairs` for each), ``loss`` and ``update``. The step of :func:`fit_network`
+is the kit's ``train_step``, :func:`tinynet.step.train_step` written out for any layout by
+:mod:`tinynet.compiled.looping` in the words of this module (:func:`affine`, :func:`times`,
+:func:`gradients`, :func:`_matmul_into`, inlined into it). The functions that take a
+function are inlined where they are called (``inline="always"``), which numba caches: passed
+through calls that are not inlined, they would become function pointers, which numba cannot
+cache.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from numba import njit
 
 from .orders import epoch_order_into
 
-__all__ = ["BLAS_MIN_WORK", "activation_rows", "forward_network", "fit_network"]
+__all__ = ["BLAS_MIN_WORK", "activation_rows", "activation_pairs", "affine", "times", "gradients",
+           "forward_network", "fit_network"]
 
 BLAS_MIN_WORK = 32_768
 """Matrix products with at least this many multiply-adds go to BLAS (``np.dot``); smaller ones
@@ -57,37 +60,46 @@ def _matmul_into(a, b, out):
 
 
 @njit(error_model="numpy", inline="always")
-def activation_rows(activation, parameters, Z, dA, out, derivative):
-    """out = φ(Z), or out = dA ⊙ φ'(Z) when ``derivative``, element by element, with
-    ``activation(z, parameters) = (φ(z), φ'(z))``. The kit calls it once per activation of
-    the network, so that each copy of the loop is straight-line arithmetic, which
-    vectorises (as :func:`tinynet.compiled.lanes.activate_lanes`)."""
+def activation_rows(activation, parameters, Z, out):
+    """out = φ(Z), element by element, with ``activation(z, parameters) = (φ(z), φ'(z))``.
+    The kit calls it once per activation of the network, so that each copy of the loop is
+    straight-line arithmetic, which vectorises (as :func:`tinynet.compiled.lanes.
+    activate_lanes`)."""
     for r in range(Z.shape[0]):
         for j in range(Z.shape[1]):
-            value, slope = activation(Z[r, j], parameters)
-            out[r, j] = dA[r, j] * slope if derivative else value
+            out[r, j] = activation(Z[r, j], parameters)[0]
 
-
-# --- a dense layer: forward and backward side by side ---------------------------------------
 
 @njit(error_model="numpy", inline="always")
-def _dense_forward(activate, X, W, b, kind, parameters, layer, Z, A):
-    """Z = X Wᵀ + b and A = φ(Z), written into Z and A (B, n_out). X is (B, n_in); φ is
-    activation ``kind`` of the kit's switch ``activate``, with row ``layer`` of
-    ``parameters``."""
+def activation_pairs(activation, parameters, Z, A, D):
+    """A = φ(Z) and D = φ'(Z), element by element (:func:`activation_rows`)."""
+    for r in range(Z.shape[0]):
+        for j in range(Z.shape[1]):
+            A[r, j], D[r, j] = activation(Z[r, j], parameters)
+
+
+# --- the words of a dense layer (tinynet.compiled.looping writes tinynet.step with them) ---
+
+@njit(cache=True, error_model="numpy", inline="always")
+def affine(X, W, b, Z):
+    """Z = X Wᵀ + b (B, n_out), from X (B, n_in), W (n_out, n_in) and b (n_out,)."""
     _matmul_into(X, W.T, Z)
     for r in range(Z.shape[0]):
         for j in range(Z.shape[1]):
             Z[r, j] += b[j]
-    activate(kind, parameters, layer, Z, Z, A, False)
 
 
-@njit(error_model="numpy", inline="always")
-def _dense_gradients(activate, dA, X, Z, kind, parameters, layer, dZ, dW, db):
-    """From dL/dA (B, n_out): dZ = dA ⊙ φ'(Z), dW = dZᵀ X, db = Σ_rows dZ, the layer's own
-    gradients (all but dX). Writes dZ (B, n_out), dW (n_out, n_in) and db (n_out,); X is
-    (B, n_in)."""
-    activate(kind, parameters, layer, Z, dA, dZ, True)
+@njit(cache=True, error_model="numpy", inline="always")
+def times(dA, D, dZ):
+    """dZ = dA ⊙ D, element by element: the chain rule through φ, D = φ'(Z)."""
+    for r in range(dZ.shape[0]):
+        for j in range(dZ.shape[1]):
+            dZ[r, j] = dA[r, j] * D[r, j]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def gradients(dZ, X, dW, db):
+    """dW = dZᵀ X (n_out, n_in) and db = Σ_rows dZ (n_out,), summed from the first row."""
     _matmul_into(dZ.T, X, dW)
     for j in range(dZ.shape[1]):
         db[j] = dZ[0, j]
@@ -97,15 +109,12 @@ def _dense_gradients(activate, dA, X, Z, kind, parameters, layer, dZ, dW, db):
 
 
 @njit(error_model="numpy", inline="always")
-def _dense_backward(activate, dA, X, W, Z, kind, parameters, layer, dZ, dW, db, dX, need_dX):
-    """A dense layer's whole backward pass, as :func:`tinynet.dense.backward`: dZ, dW, db
-    (:func:`_dense_gradients`) and, if ``need_dX``, dX = dZ W (B, n_in).
-
-    :func:`fit_network` calls the two steps itself, so that it can update W between them.
-    """
-    _dense_gradients(activate, dA, X, Z, kind, parameters, layer, dZ, dW, db)
-    if need_dX:
-        _matmul_into(dZ, W, dX)
+def _dense_forward(activate, X, W, b, kind, parameters, layer, Z, A):
+    """Z = X Wᵀ + b and A = φ(Z), written into Z and A (B, n_out), for a forward pass
+    alone (:func:`forward_network`). φ is activation ``kind`` of the kit's switch
+    ``activate``, with row ``layer`` of ``parameters``."""
+    affine(X, W, b, Z)
+    activate(kind, parameters, layer, Z, A)
 
 
 # --- whole networks -----------------------------------------------------------------------
@@ -139,26 +148,23 @@ def forward_network(activate, theta, layout, X, Zs, As):
 
 
 @njit(error_model="numpy", inline="always")
-def fit_network(forward, gradients, loss, per_step, update, steps, theta, state, hyper, layout,
-                X, Y, seed, settings, record):
+def fit_network(step, per_step, steps, theta, state, hyper, layout, X, Y, seed, settings,
+                record):
     """Train ``theta`` (P,) and the optimizer's ``state`` (k, P) in place on the network's
-    ``loss``, as :func:`tinynet.reference.train` does for one member: epochs
-    ``settings.first_epoch`` on, written into row 0 of ``record``. ``forward(theta, layout,
-    X, Zs, As)`` and ``gradients(dA, X, Z, kind, parameters, layer, dZ, dW, db)`` are the
-    kit's :func:`forward_network` and :func:`_dense_gradients`; ``per_step(state, lr, hyper,
-    steps)`` its optimizer's part per step (the step values into ``steps``, the counters
-    advanced: :mod:`tinynet.compiled.hoisting`), and ``update(theta, grad, state, lr, hyper,
-    steps, start, stop)`` its part per parameter, of parameters start to stop; ``hyper``
-    holds the optimizer's hyperparameters and the loss's parameters
-    (:func:`tinynet.compiled.kit.hyperparameters`). Each layer's W and b are updated as soon
-    as their
-    gradients are known, before the layer passes dX = dZ W back, if
-    ``settings.update_during_backward``; all at once after the backward pass otherwise.
+    loss, as :func:`tinynet.reference.train` does for one member: epochs
+    ``settings.first_epoch`` on, written into row 0 of ``record``. ``step`` is the kit's
+    ``train_step``, :func:`tinynet.step.train_step` written for any layout
+    (:mod:`tinynet.compiled.looping`): forward, loss, backward and update of a batch,
+    returning its summed loss and whether an output is on the wrong side of the threshold;
+    ``per_step(state, lr, hyper, steps)`` the optimizer's part per step (the step values into
+    ``steps``, the counters advanced: :mod:`tinynet.compiled.hoisting`); ``hyper`` holds the
+    optimizer's hyperparameters and the loss's parameters
+    (:func:`tinynet.compiled.kit.hyperparameters`).
 
     Returns the number of epochs run: fewer than ``settings.epochs`` when the loss or a
     parameter became NaN or infinite (divergence), which ends training.
     """
-    table, kinds, parameters = layout
+    table = layout.table
     n, n_in = X.shape
     n_out = Y.shape[1]
     layers = table.shape[0]
@@ -169,8 +175,10 @@ def fit_network(forward, gradients, loss, per_step, update, steps, theta, state,
     grad = np.zeros_like(theta)
     Zs = np.empty((layers, batch_size * width))
     As = np.empty((layers, batch_size * width))
+    Ds = np.empty((layers, batch_size * width))
     dZ = np.empty(batch_size * width)
-    dA = np.empty(batch_size * width)
+    delta = np.empty(batch_size * width)
+    back = np.empty(batch_size * width)
     Xb = np.empty((batch_size, n_in))
     Yb = np.empty((batch_size, n_out))
     keys = np.empty(n, dtype=np.uint64)
@@ -186,36 +194,12 @@ def fit_network(forward, gradients, loss, per_step, update, steps, theta, state,
             for r in range(rows):
                 Xb[r, :] = X[order[start + r]]
                 Yb[r, :] = Y[order[start + r]]
-            x, y = Xb[:rows], Yb[:rows]
-            outputs = forward(theta, layout, x, Zs, As)
-            # the loss, dL/dŷ, outputs on the wrong side of the threshold
-            delta = _rows(dA, rows, n_out)
-            batch_loss = 0.0
-            for r in range(rows):
-                for k in range(n_out):
-                    term, gradient = loss(outputs[r, k], y[r, k], rows, hyper)
-                    batch_loss += term
-                    delta[r, k] = gradient
-                    wrong |= (outputs[r, k] > threshold) != (y[r, k] > threshold)
-            total += batch_loss
             per_step(state, lr, hyper, steps)
-            # backward
-            for layer in range(layers - 1, -1, -1):
-                W, _ = _weights(theta, table, layer)
-                dW, db = _weights(grad, table, layer)
-                width_in, width_out, w_at, b_at = (table[layer, 0], table[layer, 1],
-                                                   table[layer, 2], table[layer, 3])
-                prev = x if layer == 0 else _rows(As[layer - 1], rows, width_in)
-                dz = _rows(dZ, rows, width_out)
-                gradients(delta, prev, _rows(Zs[layer], rows, width_out), kinds[layer],
-                          parameters, layer, dz, dW, db)
-                if during:                                    # update this layer: W and b
-                    update(theta, grad, state, lr, hyper, steps, w_at, b_at + width_out)
-                if layer > 0:                                 # dX = dZ W, the next dA
-                    delta = _rows(dA, rows, width_in)
-                    _matmul_into(dz, W, delta)
-            if not during:                                    # update every layer
-                update(theta, grad, state, lr, hyper, steps, 0, theta.size)
+            batch_loss, wrong_here = step(theta, grad, state, lr, hyper, steps, layout,
+                                          Xb[:rows], Yb[:rows], rows, Zs, As, Ds, dZ, delta,
+                                          back, threshold, during)
+            total += batch_loss
+            wrong |= wrong_here
         epoch_loss = total / n
         if wrong:
             record.last_wrong_epoch[0] = epoch

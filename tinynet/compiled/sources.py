@@ -133,15 +133,15 @@ def load_module(text: str, directory: Path) -> ModuleType:
     name = "tinynet_kernel_" + hashlib.sha256(text.encode()).hexdigest()[:20]
     path = directory / f"{name}.py"
     if str(path) not in _LOADED:
-        if not path.exists() or path.read_text() != text:
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
             if read_only(directory):  # prepared ahead, without this kernel
                 private = private_dir("kernels")
                 say(f"{directory} is read-only and has no kernel {path.name}; compiling it "
                     f"into {private}")
                 return load_module(text, private)
             directory.mkdir(parents=True, exist_ok=True)  # in case it went since it was found
-            write_whole(path, lambda partial: partial.write_text(text))  # a racing process
-            # writing the same text: both win
+            write_whole(path, lambda partial: partial.write_text(text, encoding="utf-8"))
+            # (a racing process writing the same text: both win)
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # numba's cache finds a kernel's module by name

@@ -34,10 +34,11 @@ import numpy as np
 
 from ..packing import Layout
 from . import codegen
-from .codegen import (forward, hyperparameter_names, indent, is_exp, n_params, name_defined,
-                      names_used, parameter_loads, state_names, state_slots, step,
+from .codegen import (hyperparameter_names, indent, is_comment, is_exp, n_params,
+                      name_defined, names_used, parameter_loads, state_names, state_slots,
                       step_value_names)
 from .kit import Maths, per_step_lanes
+from .tracing import forward, step
 from .sources import kernel_dir
 
 __all__ = ["LANES", "CUT_AT_EXPS", "source", "fit_lanes"]
@@ -59,16 +60,25 @@ to measure what the cut gains (``benchmarks/bench_jit_vs_numpy.py``)."""
 # --- writing the source ---------------------------------------------------------------------
 
 def _segments(lines: list[str], cut: bool) -> list[list[str]]:
-    """The lines in runs: exps (:func:`~tinynet.compiled.codegen.is_exp`) and the rest; one
-    run unless ``cut``."""
+    """The lines in runs: exps (:func:`~tinynet.compiled.codegen.is_exp`) and the rest, each
+    comment in the run of the line after it; one run unless ``cut``."""
     if not cut:
         return [lines]
     runs: list[list[str]] = []
+    exps: list[bool] = []                   # whether each run is one of exps
+    comments: list[str] = []
     for line in lines:
-        if runs and is_exp(runs[-1][-1]) == is_exp(line):
-            runs[-1].append(line)
+        if is_comment(line):
+            comments.append(line)
+        elif runs and exps[-1] == is_exp(line):
+            runs[-1] += [*comments, line]
+            comments = []
         else:
-            runs.append([line])
+            runs.append([*comments, line])
+            exps.append(is_exp(line))
+            comments = []
+    if comments:
+        runs[-1] += comments
     return runs
 
 
@@ -303,29 +313,59 @@ def fit_lanes(theta: np.ndarray, state: np.ndarray, hyper: np.ndarray, layout: L
     blocks = -(-members // LANES)
     kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths, maths.key(),
                      bool(settings.update_during_backward), CUT_AT_EXPS, kernel_dir())
-
-    def run(block: int) -> None:
-        first = block * LANES
-        taken = np.minimum(np.arange(first, first + LANES), members - 1)  # short: repeat last
-        local = np.ascontiguousarray(theta[:, taken])       # (P, lanes), then flat
-        local_state = np.ascontiguousarray(state[:, :, taken])
-        parts = [np.ascontiguousarray(part[taken]) for part in record]
-        outputs = np.empty((LANES, *predictions.shape[1:]))
-        kernel(local.ravel(), local_state.ravel(), hyper, X, Y,
-               np.ascontiguousarray(seeds[taken]), settings, layout.parameters, *parts, outputs)
-        kept = slice(0, min(LANES, members - first))
-        theta[:, first:first + kept.stop] = local[:, kept]
-        state[:, :, first:first + kept.stop] = local_state[:, :, kept]
-        for part, new in zip(record, parts):
-            part[first:first + kept.stop] = new[kept]
-        predictions[first:first + kept.stop] = outputs[kept]
-
+    shared = (hyper, X, Y, settings, layout.parameters)
     if cores == 1 or blocks == 1:  # inline: a pool of one thread would queue every caller's
         # blocks on it, and one block gains nothing from a pool
         for block in range(blocks):
-            run(block)
+            arrays = _taken(block, theta, state, seeds, record, predictions)
+            kernel(*_arguments(arrays, *shared))
+            _put_back(block, arrays, theta, state, record, predictions)
         return
-    list(_pool(cores).map(run, range(blocks)))
+    list(_pool(cores).map(functools.partial(_run_block, kernel, theta, state, seeds, record,
+                                            predictions, shared), range(blocks)))
+
+
+def _taken(block: int, theta: np.ndarray, state: np.ndarray, seeds: np.ndarray, record,
+           predictions: np.ndarray) -> tuple:
+    """Block ``block``'s members as the kernel takes them, copies in lanes: parameters (P,
+    lanes), state (k, P, lanes), seeds, record parts and an output array (a short last block
+    repeats its last member)."""
+    members = theta.shape[1]
+    first = block * LANES
+    taken = np.minimum(np.arange(first, first + LANES), members - 1)
+    return (np.ascontiguousarray(theta[:, taken]), np.ascontiguousarray(state[:, :, taken]),
+            np.ascontiguousarray(seeds[taken]),
+            [np.ascontiguousarray(part[taken]) for part in record],
+            np.empty((LANES, *predictions.shape[1:])))
+
+
+def _arguments(arrays: tuple, hyper: np.ndarray, X: np.ndarray, Y: np.ndarray, settings,
+               parameters: np.ndarray) -> tuple:
+    """The kernel's arguments for a block's ``arrays`` (:func:`_taken`)."""
+    local, local_state, seeds, parts, outputs = arrays
+    return (local.ravel(), local_state.ravel(), hyper, X, Y, seeds, settings, parameters,
+            *parts, outputs)
+
+
+def _put_back(block: int, arrays: tuple, theta: np.ndarray, state: np.ndarray, record,
+              predictions: np.ndarray) -> None:
+    """The block's trained members, records and outputs into the whole run's arrays."""
+    local, local_state, _, parts, outputs = arrays
+    first = block * LANES
+    kept = slice(0, min(LANES, theta.shape[1] - first))
+    theta[:, first:first + kept.stop] = local[:, kept]
+    state[:, :, first:first + kept.stop] = local_state[:, :, kept]
+    for part, new in zip(record, parts):
+        part[first:first + kept.stop] = new[kept]
+    predictions[first:first + kept.stop] = outputs[kept]
+
+
+def _run_block(kernel, theta: np.ndarray, state: np.ndarray, seeds: np.ndarray, record,
+               predictions: np.ndarray, shared: tuple, block: int) -> None:
+    """One block on a pool thread: :func:`_taken`, the kernel, :func:`_put_back`."""
+    arrays = _taken(block, theta, state, seeds, record, predictions)
+    kernel(*_arguments(arrays, *shared))
+    _put_back(block, arrays, theta, state, record, predictions)
 
 
 _POOLS: dict[tuple[int, int], ThreadPoolExecutor] = {}

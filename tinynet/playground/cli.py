@@ -10,6 +10,7 @@ import sys
 import threading
 import webbrowser
 
+from ..xor.imports import import_user_modules
 from ..xor.interrupts import stop_signals_as_interrupt
 from .server import Playground
 
@@ -29,11 +30,22 @@ def main(argv: list[str] | None = None) -> int:
                              "only); any other lets others on the network run studies here")
     parser.add_argument("--no-browser", action="store_true",
                         help="print the address without opening a browser")
+    parser.add_argument("--import", dest="imports", action="append", default=[],
+                        metavar="MODULE",
+                        help="import MODULE first (a module name, or a .py file's path): the "
+                             "initializers, activations, losses and optimizers it registers "
+                             "are then in the page's menus, and its trainer imports it too; "
+                             "repeatable")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be from 0 to 65535, got {args.port}")
     try:
-        server = Playground(args.host, args.port)
+        import_user_modules(args.imports)
+    except ValueError as error:  # one line, naming the --import argument
+        print(f"{parser.prog}: error: {error}", file=sys.stderr)
+        return 2
+    try:
+        server = Playground(args.host, args.port, tuple(args.imports))
     except OSError as error:
         print(f"error: cannot listen on {args.host}:{args.port}: {error.strerror}",
               file=sys.stderr)

@@ -176,10 +176,14 @@ class Playground(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0,
+                 modules: tuple[str, ...] = ()) -> None:
+        """Listen on ``host``:``port``; ``modules``, the ``--import`` arguments the server
+        imported (their definitions are in the form's menus), are imported by the trainer
+        process too."""
         self.trainer: Trainer | None = None  # started once the address is bound
         super().__init__((host, port), Handler)
-        self.trainer = Trainer()
+        self.trainer = Trainer(modules)
         self.port = self.server_address[1]
         self.url = f"http://{'127.0.0.1' if host in ('', '0.0.0.0') else host}:{self.port}/"
         self.hosts = host_names(host, self.server_address[0], self.port)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from ..compiled.sources import COMPILE_TIME, compiling_told_to
 from ..xor import run_study
+from ..xor.imports import import_user_modules
 from ..xor.report import finite_or_none
 from .form import MAX_PAGE_BYTES, Form
 from .payload import study_payload
@@ -145,10 +146,13 @@ def train_studies(connection, cancelled) -> None:
             send("failed", job_id, f"{type(error).__name__}: {' '.join(str(error).split())}")
 
 
-def _trainer_process(connection, cancelled) -> None:
-    """The trainer process's entry: :func:`train_studies`, deaf to Ctrl-C (the server stops
-    this process itself)."""
+def _trainer_process(connection, cancelled, modules: tuple[str, ...] = ()) -> None:
+    """The trainer process's entry: the server's ``--import`` modules imported, as the
+    server imported them (a new process knows only the built-in definitions, and a study
+    names the user's), then :func:`train_studies`, deaf to Ctrl-C (the server stops this
+    process itself)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import_user_modules(modules)
     train_studies(connection, cancelled)
 
 
@@ -157,7 +161,10 @@ class Trainer:
     that has died (killed for its memory, say) fails its studies with a message, and the next
     study starts a new one."""
 
-    def __init__(self) -> None:
+    def __init__(self, modules: tuple[str, ...] = ()) -> None:
+        """``modules``: the ``--import`` arguments, imported by every trainer process before
+        it trains (:func:`tinynet.xor.imports.import_user_modules`)."""
+        self._modules = tuple(modules)
         self._lock = threading.Lock()      # the jobs and the process
         self._sending = threading.Lock()   # the pipe to the process, held apart from _lock
         self._jobs: dict[int, Job] = {}
@@ -171,7 +178,8 @@ class Trainer:
         context = multiprocessing.get_context("spawn")  # a fork would copy the server's threads
         self._connection, child = context.Pipe()
         self._cancelled = context.Value("q", self._next_id - 1, lock=False)  # ids <= it stop
-        self._process = context.Process(target=_trainer_process, args=(child, self._cancelled),
+        self._process = context.Process(target=_trainer_process,
+                                        args=(child, self._cancelled, self._modules),
                                         name="tinynet-playground-trainer", daemon=True)
         self._process.start()
         child.close()

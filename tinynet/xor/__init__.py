@@ -29,9 +29,14 @@ compares), :mod:`~tinynet.xor.outcome`
 (success and failure), :mod:`~tinynet.xor.report` (comparisons, tables, files),
 :mod:`~tinynet.xor.bench` (running a study), :mod:`~tinynet.xor.blocks` (in seed blocks),
 :mod:`~tinynet.xor.sweep`, :mod:`~tinynet.xor.presets`, :mod:`~tinynet.xor.ranges`,
-:mod:`~tinynet.xor.depth`, :mod:`~tinynet.xor.fixes` and :mod:`~tinynet.xor.cli` (the
-command, with :mod:`~tinynet.xor.cluster`, :mod:`~tinynet.xor.outputs`,
-:mod:`~tinynet.xor.failed` and :mod:`~tinynet.xor.interrupts`).
+:mod:`~tinynet.xor.depth`, :mod:`~tinynet.xor.fixes`, :mod:`~tinynet.xor.figures` (a
+study's figures: galleries, loss curves, rates; imported when used, as matplotlib is) and
+:mod:`~tinynet.xor.cli` (the command: its arguments :mod:`~tinynet.xor.arguments` and
+:mod:`~tinynet.xor.argtypes`, ``--import`` :mod:`~tinynet.xor.imports`, a flag per
+hyperparameter :mod:`~tinynet.xor.hyperparameters`, the study they describe
+:mod:`~tinynet.xor.design`, what it writes :mod:`~tinynet.xor.writing`, with
+:mod:`~tinynet.xor.cluster`, :mod:`~tinynet.xor.outputs`, :mod:`~tinynet.xor.failed` and
+:mod:`~tinynet.xor.interrupts`).
 """
 
 from .arms import DEFAULT_SETUP, Arm, Setup, build_network

@@ -1,6 +1,9 @@
-"""``python -m tinynet.xor``: the XOR bench from a shell (see :mod:`tinynet.xor.cli`)."""
+"""``python -m tinynet.xor``: the XOR bench from a shell (see :mod:`tinynet.xor.cli`). The
+module calls :func:`~tinynet.xor.cli.main` itself, so that the command line reaches the bench
+in two calls: ``main``, then :func:`~tinynet.xor.run_study`."""
 
-from .cli import command
+from .cli import main, whole_process
 
 if __name__ == "__main__":
-    command(prog="python -m tinynet.xor")
+    with whole_process():
+        main(prog="python -m tinynet.xor")

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .. import init, packing
-from ..activations import ACTIVATIONS
-from ..losses import LOSSES
+from ..activations import ACTIVATIONS, Activation, get_activation
+from ..init.registry import from_spec, parse_spec
+from ..losses import get_loss
 from ..network import Network, mlp
 from ..optimizers import get_optimizer
 from ..results import UPDATES
@@ -18,7 +19,28 @@ from ..validation import MAX_EPOCHS, check_backend, check_bool, check_choice, \
     check_seed
 from .task import XOR, Task
 
-__all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network"]
+__all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network", "activation_of", "spec_name"]
+
+
+def spec_name(spec: str) -> str:
+    """The name a spec starts with: ``"softplus"`` of ``"softplus(beta=2.0)"``."""
+    return spec.split("(")[0].strip()
+
+
+def activation_of(spec: str, alpha: float = 0.01, what: str = "activation") -> Activation:
+    """The activation a setup's ``spec`` names: a name of
+    :data:`~tinynet.activations.ACTIVATIONS` (built in or registered), made as
+    :func:`~tinynet.activations.get_activation` makes it (``alpha``: leaky_relu's slope), or
+    a name with parameters, ``"softplus(beta=2.0)"``, as a registered class's fields. (A
+    leaky_relu's slope is the setup's ``alpha``, not a parameter of the spec.)"""
+    if not isinstance(spec, str) or "(" not in spec:
+        check_choice(what, spec, ACTIVATIONS, kind=what)
+        return get_activation(spec, alpha)
+    name, values = parse_spec(spec, what, "softplus(beta=2.0)")
+    if name == "leaky_relu":
+        raise ValueError(f"{what} {spec!r}: leaky_relu's slope is the setup's alpha; give "
+                         f"activation='leaky_relu' and alpha={values.get('alpha', 0.01)!r}")
+    return from_spec(spec, what, ACTIVATIONS, "softplus(beta=2.0)")
 
 
 @dataclass(frozen=True)
@@ -32,10 +54,13 @@ class Arm:
     ``bias_init`` is None for zero biases (as in the notes) or an initializer name that draws
     them (see :class:`tinynet.Layer`). ``update`` is ``"after_backward"`` (as in the notes'
     formulas) or ``"during_backward"`` (see :func:`tinynet.fit`). ``loss`` is a name of
-    :data:`tinynet.losses.LOSSES`: ``"mse"`` (the notes') or ``"bce"``; ``optimizer`` an
-    optimizer spec (:func:`tinynet.optimizers.get_optimizer`): ``"sgd"`` (the notes'),
-    ``"momentum"``, ``"adam"``, or one with hyperparameters, ``"momentum(momentum=0.95)"``,
-    written as its ``repr`` writes it. ``lr`` and ``hidden``, if given, replace the setup's
+    :data:`tinynet.losses.LOSSES` (built in or registered): ``"mse"`` (the notes'),
+    ``"bce"``, or one with parameters, ``"huber(delta=0.5)"``; ``optimizer`` an optimizer spec
+    (:func:`tinynet.optimizers.get_optimizer`): ``"sgd"`` (the notes'), ``"momentum"``,
+    ``"adam"``, or one with hyperparameters, ``"momentum(momentum=0.95)"``. Both are resolved
+    by name through the registries (so a registered class of the user's works as a built-in
+    one) and kept as their ``repr`` writes them: a name, which pickles to a cluster's workers
+    as text. ``lr`` and ``hidden``, if given, replace the setup's
     learning rate and hidden layer widths for this arm alone (:meth:`Setup.for_arm`), so that
     one study can compare, say, Adam at its own learning rate, or a wider network, with the
     setup's network (None: the setup's). ``label`` names the arm in
@@ -67,7 +92,7 @@ class Arm:
             init.get(spec)  # an unknown name or parameter fails here, before any training
         object.__setattr__(self, "shuffle", check_bool("shuffle", self.shuffle))
         check_choice("update", self.update, UPDATES)
-        check_choice("loss", self.loss, LOSSES)
+        object.__setattr__(self, "loss", repr(get_loss(self.loss)))
         object.__setattr__(self, "optimizer", repr(get_optimizer(self.optimizer)))
         if self.lr is not None:
             object.__setattr__(self, "lr", check_float("lr", self.lr, minimum=0.0,
@@ -106,7 +131,10 @@ class Setup:
     """What every arm of a study shares: the task (default: XOR's four points), the network's
     hidden layers and activations, and how it trains (SGD on the arm's loss, ``batch_size``
     samples a step). Defaults: 99mlp as the notes describe it, with the shape that fits their
-    reported rates best (two hidden LeakyReLU layers of 2), per-sample SGD."""
+    reported rates best (two hidden LeakyReLU layers of 2), per-sample SGD.
+
+    ``activation`` and ``output`` are registered activation names, or a name with parameters
+    (``"softplus(beta=2.0)"``: :func:`activation_of`); ``alpha`` is leaky_relu's slope."""
 
     hidden: tuple[int, ...] = (2, 2)
     activation: str = "leaky_relu"
@@ -123,8 +151,6 @@ class Setup:
     def __post_init__(self) -> None:
         checked = dict(
             hidden=check_hidden(self.hidden),
-            activation=check_choice("activation", self.activation, ACTIVATIONS),
-            output=check_choice("output", self.output, ACTIVATIONS, kind="output activation"),
             alpha=check_float("alpha", self.alpha, minimum=0.0, inclusive=True),
             lr=check_float("lr", self.lr, minimum=0.0, inclusive=False),
             epochs=check_int("epochs", self.epochs, minimum=1, maximum=MAX_EPOCHS),
@@ -133,6 +159,8 @@ class Setup:
             backend=check_backend(self.backend))
         for name, value in checked.items():  # plain Python values (NumPy scalars would not
             object.__setattr__(self, name, value)  # survive JSON)
+        activation_of(self.activation, self.alpha)
+        activation_of(self.output, self.alpha, "output activation")
         check_seed("last seed (first_seed + seeds - 1)", self.first_seed + self.seeds - 1)
         check_instance("task", self.task, Task, "a tinynet.xor Task")
         object.__setattr__(self, "batch_size", check_int("batch_size", self.batch_size,
@@ -197,6 +225,7 @@ def build_network(setup: Setup, arm: Arm, seed: int) -> Network:
     """The network ``arm`` trains from ``seed`` in a study of ``setup``, as initialised (its
     shape :meth:`Setup.for_arm`'s)."""
     setup = setup.for_arm(arm)
-    return mlp(setup.sizes, activation=setup.activation, output=setup.output, init=arm.init,
+    return mlp(setup.sizes, activation=activation_of(setup.activation, setup.alpha),
+               output=activation_of(setup.output, setup.alpha), init=arm.init,
                output_init=arm.output_init, alpha=setup.alpha,
                bias_init=0.0 if arm.bias_init is None else arm.bias_init, seed=seed)

@@ -15,7 +15,6 @@ from .. import reference
 from ..network import Network
 from ..optimizers import get_optimizer
 from ..packing import layout
-from ..results import EnsembleResult
 from ..validation import MAX_EPOCHS, check_callable, check_instance, check_int, check_memory, \
     check_sequence
 from .arms import DEFAULT_SETUP, Arm, Setup, build_network
@@ -203,10 +202,18 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
         label = f"[{index + 1}/{len(arms)}] {arm.name}"
         if remote is not None:
             outcome, trained, seconds = remote[index]
-        else:
-            chunk = None if on_chunk is None else functools.partial(on_chunk, index)
-            outcome, trained, seconds = _train_here(arm, setup, record_every, label, progress,
-                                                    chunk)
+        else:  # in this process, train called from here: no frame between study and training
+            reporter = ArmProgress(label, setup.epochs, setup.seeds * setup.task.samples) \
+                if progress else None
+            listener = _listener(reporter, None if on_chunk is None
+                                 else functools.partial(on_chunk, index))
+            started = time.perf_counter()
+            try:
+                outcome, trained = train(arm, setup, record_every, listener)
+            finally:
+                if reporter is not None:
+                    reporter.close()
+            seconds = time.perf_counter() - started
         like = build_network(setup, arm, setup.first_seed)
         results.append(ArmResult.from_ensemble(
             arm, outcome, y, [layer.init_std() for layer in like.layers], seconds,
@@ -219,26 +226,18 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
                  None if against is None else arms[against].name)
 
 
-def _train_here(arm: Arm, setup: Setup, record_every: int | None, label: str,
-                report: bool, on_chunk: Callable[[int], None] | None = None
-                ) -> tuple[EnsembleResult, np.ndarray, float]:
-    """:func:`~tinynet.xor.blocks.train` in this process, with :class:`ArmProgress` if
-    ``report``, and ``on_chunk(epochs_done)`` after each chunk if given."""
-    reporter = ArmProgress(label, setup.epochs, setup.seeds * setup.task.samples) if report \
-        else None
-    listeners = [call for call in (reporter, on_chunk) if call is not None]
+def _listener(*listeners: Callable[[int], None] | None) -> Callable[[int], None] | None:
+    """One function of the epochs done that calls each of ``listeners`` not None in turn
+    (an arm's :class:`ArmProgress`, the caller's ``on_chunk``), or None if all are."""
+    called = [listener for listener in listeners if listener is not None]
+    if not called:
+        return None
 
     def progress(done: int) -> None:
-        for listener in listeners:
+        for listener in called:
             listener(done)
 
-    started = time.perf_counter()
-    try:
-        outcome, trained = train(arm, setup, record_every, progress if listeners else None)
-    finally:
-        if reporter is not None:
-            reporter.close()
-    return outcome, trained, time.perf_counter() - started
+    return progress
 
 
 def _accuracies(like: Network, trained: np.ndarray, X: np.ndarray,

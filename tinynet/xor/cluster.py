@@ -18,7 +18,8 @@ from pathlib import Path
 from ..validation import summarised
 from .blocks import code_identity
 
-__all__ = ["cluster", "check_workers", "CONNECT_TIMEOUT", "WORKERS_TIMEOUT", "DASK_MISSING"]
+__all__ = ["cluster", "check_workers", "send_modules", "CONNECT_TIMEOUT", "WORKERS_TIMEOUT",
+           "DASK_MISSING"]
 
 CONNECT_TIMEOUT = "10s"
 """How long --scheduler tries to reach the scheduler."""
@@ -117,20 +118,36 @@ def _compare_code(parser: argparse.ArgumentParser, client: object, where: str,
 
 
 def _send_modules(parser: argparse.ArgumentParser, client: object, modules: list[str]) -> None:
-    """Have every worker, now and joining later, import the --import modules too (from their
-    source, sent along), so that the initializers they register are known where the networks
-    are built. A worker that already has a module with this very source keeps it; one whose
-    copy differs (an older version, on a cluster that outlived an edit) runs the new source
-    instead, its initializers registered over the old ones."""
+    """:func:`send_modules`, its refusal one line through ``parser``."""
+    try:
+        send_modules(client, modules)
+    except ValueError as error:
+        parser.error(str(error))
+
+
+def send_modules(client: object, modules: list[str]) -> None:
+    """Have every worker of ``client`` (a ``dask.distributed.Client``), now and joining
+    later, import the modules ``modules`` (names of modules imported here, each one ``.py``
+    file) from their source, sent along, so that what they register (initializers,
+    activations, losses, optimizers) is known where the networks are built and trained: the
+    ``--import`` modules, or a library user's before ``run_study(..., executor=client)``.
+
+    A worker plugin, rather than ``client.upload_file`` or a path shipped with every task:
+    it reaches workers that join later, needs no file system shared with them, and runs on
+    each worker before any task of the study, which names the definitions only by name. A
+    worker that already has a module with this very source keeps it; one whose copy differs
+    (an older version, on a cluster that outlived an edit) runs the new source instead, its
+    definitions registered over the old ones. A module that is not one file: ValueError."""
     if not modules:
         return
     from distributed.diagnostics.plugin import WorkerPlugin
     sources = {}
     for name in modules:
-        path = getattr(sys.modules[name], "__file__", None)
+        path = getattr(sys.modules.get(name), "__file__", None)
         if path is None or not path.endswith(".py"):
-            parser.error(f"--import {name}: only a module in one .py file can be sent to the "
-                         f"workers; start them with dask worker --preload {name} instead")
+            raise ValueError(f"--import {name}: only a module in one .py file can be sent to "
+                             f"the workers; start them with dask worker --preload {name} "
+                             "instead")
         sources[name] = Path(path).read_text()
 
     class ImportModules(WorkerPlugin):

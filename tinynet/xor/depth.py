@@ -12,7 +12,7 @@ predicts for the last hidden layer at initialisation::
 
     >>> study = run_depth_study(depths=(1, 4, 16), seeds=20)
     >>> print(study.table())
-    >>> tinynet.plots.depth(study, "depth.png")
+    >>> tinynet.xor.figures.depth(study, "depth.png")
 
 A :class:`DepthStudy` holds numbers only (its sweep of studies, with the trained networks, is
 kept in memory as ``sweep``), so that it can be written to JSON and read back whole.
@@ -28,7 +28,7 @@ from .. import diagnostics
 from ..activations import ACTIVATIONS
 from ..text import table
 from ..validation import check_choice, check_int, check_instance, check_sequence
-from .arms import Arm, Setup, build_network
+from .arms import Arm, Setup, build_network, spec_name
 from .report import finite_or_none
 from .sweep import Sweep, run_sweep
 from .task import Task
@@ -196,7 +196,7 @@ def run_depth_study(setup: Setup = DEPTH_SETUP, depths: Sequence[int] = DEPTHS,
         setup = replace(setup, seeds=seeds)
     depths = [check_int(f"depths[{i}]", depth, minimum=1) for i, depth in
               enumerate(check_sequence("depths", depths, int, "whole numbers of hidden layers"))]
-    arms = depth_arms(setup.activation) if arms is None else \
+    arms = depth_arms(spec_name(setup.activation)) if arms is None else \
         check_sequence("arms", arms, Arm, "tinynet.xor Arm")
     for arm in arms:  # the study's depth and learning rate are the setup's, per cell
         for name in ("hidden", "lr"):

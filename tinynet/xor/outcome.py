@@ -37,7 +37,7 @@ FAILURES = {
 }
 """How an unsolved seed failed, judged on its final predictions: (column label, meaning). The
 losses are the MSE those outputs give; which plateau failed seeds reach depends on the shape
-(``tinynet.plots.loss_curves`` draws them)."""
+(:func:`tinynet.xor.figures.loss_curves` draws them)."""
 
 
 def wrong_outputs(predictions: np.ndarray, y: np.ndarray,

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..validation import check_choice
-from .arms import DEFAULT_SETUP, Arm, Setup
+from .arms import DEFAULT_SETUP, Arm, Setup, spec_name
 from .depth import DEPTH_SETUP, DEPTHS, WIDTH, depth_arms
 from .fixes import fixes_arms
 from .sweep import Sweep, run_sweep
@@ -113,7 +113,8 @@ class Preset:
                 raise ValueError(f"{name} cannot be chosen for preset {self.name!r}, which sets "
                                  f"it itself; expected the preset's "
                                  f"{getattr(self.base, name)!r}, got {getattr(setup, name)!r}")
-        arms = self.arms if self.arms_for is None else self.arms_for(setup.activation)
+        arms = self.arms if self.arms_for is None else \
+            self.arms_for(spec_name(setup.activation))
         arms = [replace(arm, **chosen) for arm in arms]
         setups = [replace(setup, hidden=shape) for shape in self.shapes] or [setup]
         return arms, setups

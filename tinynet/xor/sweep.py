@@ -87,6 +87,8 @@ def run_sweep(arms: Sequence[Arm], setups: Sequence[Setup],
                                  "but the sweep's setups differ in theirs; a sweep over shapes "
                                  "needs arms without hidden=")
     check_study_memory(setups, arms, record_every)  # every study is kept
-    return Sweep([run_study(arms, setup, progress, record_every, executor, block_seeds,
-                                    against)
-                  for setup in setups])
+    studies = []
+    for setup in setups:  # a loop, not a list comprehension: no frame of its own (Python 3.11)
+        studies.append(run_study(arms, setup, progress, record_every, executor, block_seeds,
+                                 against))
+    return Sweep(studies)

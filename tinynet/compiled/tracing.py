@@ -1,0 +1,190 @@
+"""The kernel generator's words: :mod:`tinynet.step`, run on names, writes the step's code.
+
+:mod:`tinynet.step` is written in the words of a backend (``ops``: ``pre_activation``,
+``activate``, ``backward_activation``, ``backward_parameters``, ``backward_input``, ``loss``).
+NumPy's (:mod:`tinynet.dense`) compute with arrays. The words here take arrays of *names* of
+values (``a0_0_1``, ``p4``: a NumPy array of strings, of the shape the values would have) and
+write the lines that compute them, one number at a time, returning the names of the results::
+
+    pre_activation(X, W, b)     z0_0_0 = a0_0_0 * p0 + a0_0_1 * p1 + p4      (every r, j)
+    activate(φ, Z)              φ's definition, written for every unit (kit.activation_lines)
+    backward_activation(dA, D)  dz1_0_0 = da2_0_0 * d1_0_0
+    backward_parameters(dZ, X)  g6 = dz1_0_0 * a1_0_0  ...  g8 = dz1_0_0
+    backward_input(dZ, W)       da1_0_0 = dz1_0_0 * p6
+    loss(ℓ, ŷ, y)               the loss's definition for every output, the batch's summed
+                                loss and whether an output is on the wrong side
+
+So running :func:`tinynet.step.train_step` on layers whose arrays hold names writes the step
+of the kernels generated for a small layout (:mod:`tinynet.compiled.unrolled` and
+:mod:`tinynet.compiled.fused`): the same code that trains on NumPy, in the same order, the
+names of what it computes in the same places. Each word's lines come under a comment that
+names the layer and the line of :mod:`tinynet.step` that said it, and each definition's lines
+under one that names the definition (``kernel_source`` prints them).
+
+Names, for layer k, batch row r, unit j (the kernels' locals): ``a{k}_{r}_{j}`` layer k's
+input (``a0``: the sample), ``z{k}_{r}_{j}`` its pre-activation, ``d{k}_{r}_{j}`` φ'(z),
+``dz{k}_{r}_{j}`` and ``da{k}_{r}_{j}`` the gradients, ``p{i}``, ``g{i}``, ``q{i}`` parameter
+i, its gradient and its new value, ``t_{r}_{k}`` the targets.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import step as description
+from ..packing import Layout
+from .codegen import (activation_parts, loss_parameter_names, n_params, parameter_indices,
+                      updates)
+from .kit import Maths, loss_lines
+from .render import said_by
+from .sources import escaped
+
+__all__ = ["Words", "LayerWords", "layers", "forward", "step"]
+
+
+def _names(template: str, *shape: int) -> np.ndarray:
+    """An array of names ``template.format(*index)`` of the given shape."""
+    names = np.empty(shape, dtype=object)
+    for index in np.ndindex(*shape):
+        names[index] = template.format(*index)
+    return names
+
+
+def named(owner: object, method: str) -> str:
+    """``"name: Class.method"`` for a comment, the names escaped (:func:`escaped`: a name may
+    hold a line break)."""
+    return f"{escaped(owner.name)}: {escaped(type(owner).__qualname__)}.{method}"
+
+
+class Words:
+    """The step's words that are not a layer's: the loss. Lines go to :attr:`lines`."""
+
+    def __init__(self, layout: Layout, maths: Maths, rows: int) -> None:
+        self.layout, self.maths, self.rows = layout, maths, rows
+        self.lines: list[str] = []
+
+    def loss(self, loss: object, through: bool, y_hat: np.ndarray, y: np.ndarray) -> tuple:
+        """The loss's definition for every output: the batch's summed loss into ``loss``,
+        ``wrong`` if an output is on the wrong side of ``threshold``, and the names of dL/dŷ
+        (dL/dz with ``through``: :func:`tinynet.compiled.kit.loss_lines`)."""
+        layers = len(self.layout.table)
+        gradient = _names(f"da{layers}_{{}}_{{}}", *y_hat.shape)
+        self.lines += [f"# {said_by()}; {named(self.maths.loss, 'value_and_gradient')}"
+                       + (" and gradient_through_sigmoid" if through else ""),
+                       "loss = 0.0", "wrong = False"]
+        for (r, k), name in np.ndenumerate(y_hat):
+            own, term, slope = loss_lines(self.maths, name, y[r, k], str(self.rows),
+                                          loss_parameter_names(self.maths), f"_{r}_{k}")
+            self.lines += own + [f"loss = loss + {term}", f"{gradient[r, k]} = {slope}",
+                                 f"wrong = wrong | (({name} > threshold) != "
+                                 f"({y[r, k]} > threshold))"]
+        return None, gradient
+
+
+class LayerWords:
+    """Layer ``k``'s words (:mod:`tinynet.step`'s ``ops`` of one layer): each writes its
+    lines into ``words.lines`` and returns the names of what they compute. Without
+    ``derivatives`` (a forward pass alone), φ' is not written."""
+
+    def __init__(self, words: Words, k: int, derivatives: bool = True) -> None:
+        self.words, self.k, self.derivatives = words, k, derivatives
+        n_in, n_out = (int(n) for n in words.layout.table[k, :2])
+        activation = escaped(words.maths.kind(int(words.layout.kinds[k]))[0].name)
+        self.label = f"layer {k} ({n_in} -> {n_out}, {activation})"
+
+    def _write(self, lines: list[str], definition: str = "") -> None:
+        self.words.lines += [f"# {self.label}, {said_by(3)}{definition}", *lines]
+
+    def pre_activation(self, X: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
+        Z = _names(f"z{self.k}_{{}}_{{}}", X.shape[0], W.shape[0])
+        self._write([f"{Z[r, j]} = " + " + ".join(f"{X[r, i]} * {W[j, i]}"
+                                                 for i in range(W.shape[1])) + f" + {b[j]}"
+                     for r, j in np.ndindex(*Z.shape)])
+        return Z
+
+    def activate(self, activation: object, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """φ's definition for every unit, its exps (a sigmoid's e = exp(−|z|)) first, as a
+        run of lines of their own (:func:`tinynet.compiled.codegen.is_exp`), then the rest."""
+        words = self.words
+        A = _names(f"a{self.k + 1}_{{}}_{{}}", *Z.shape)
+        slope = _names(f"d{self.k}_{{}}_{{}}", *Z.shape)
+        parts = [activation_parts(words.layout, words.maths, self.k, f"{r}_{j}",
+                                  self.derivatives) for r, j in np.ndindex(*Z.shape)]
+        self._write([line for exps, _ in parts for line in exps]
+                    + [line for _, rest in parts for line in rest],
+                    f"; {named(activation, 'forward_and_derivative')}")
+        return A, slope if self.derivatives else None
+
+    def backward_activation(self, dA: np.ndarray, slope: np.ndarray) -> np.ndarray:
+        dZ = _names(f"dz{self.k}_{{}}_{{}}", *dA.shape)
+        self._write([f"{dZ[index]} = {dA[index]} * {slope[index]}"
+                     for index in np.ndindex(*dA.shape)])
+        return dZ
+
+    def backward_parameters(self, dZ: np.ndarray, X: np.ndarray, dW: np.ndarray,
+                            db: np.ndarray) -> None:
+        rows = range(dZ.shape[0])
+        self._write([f"{dW[j, i]} = " + " + ".join(f"{dZ[r, j]} * {X[r, i]}" for r in rows)
+                     for j, i in np.ndindex(*dW.shape)]
+                    + [f"{db[j]} = " + " + ".join(f"{dZ[r, j]}" for r in rows)
+                       for j in range(len(db))])
+
+    def backward_input(self, dZ: np.ndarray, W: np.ndarray) -> np.ndarray:
+        dX = _names(f"da{self.k}_{{}}_{{}}", dZ.shape[0], W.shape[1])
+        self._write([f"{dX[r, i]} = " + " + ".join(f"{dZ[r, j]} * {W[j, i]}"
+                                                  for j in range(W.shape[0]))
+                     for r, i in np.ndindex(*dX.shape)])
+        return dX
+
+
+def layers(words: Words, derivatives: bool = True) -> list[description.Dense]:
+    """One :class:`tinynet.step.Dense` per layer of ``words.layout``, its arrays the names
+    of its parameters (``p``) and gradients (``g``), its words a :class:`LayerWords`."""
+    made = []
+    for k in range(len(words.layout.table)):
+        weights, biases = parameter_indices(words.layout, k)
+        made.append(description.Dense(
+            np.array([[f"p{i}" for i in row] for row in weights], dtype=object),
+            np.array([f"p{i}" for i in biases], dtype=object),
+            np.array([[f"g{i}" for i in row] for row in weights], dtype=object),
+            np.array([f"g{i}" for i in biases], dtype=object),
+            words.maths.kind(int(words.layout.kinds[k]))[0], LayerWords(words, k, derivatives)))
+    return made
+
+
+def forward(layout: Layout, maths: Maths, rows: int, derivatives: bool) -> list[str]:
+    """:func:`tinynet.step.forward` written out: z{k}_r_j = Σ_i a{k}_r_i w_ji + b_j and
+    a{k+1}_r_j = φ(z{k}_r_j) for every layer k, row r and unit j, from the inputs a0_r_i and
+    the parameters p0, p1, ..."""
+    words = Words(layout, maths, rows)
+    description.forward(layers(words, derivatives), _names("a0_{}_{}", rows,
+                                                          int(layout.table[0, 0])))
+    return words.lines
+
+
+def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
+    """:func:`tinynet.step.train_step` written out: one step on a batch of ``rows`` rows,
+    the inputs a0_r_i and targets t_r_k, the parameters p0, p1, ... and their optimizer state
+    s{slot}_{p} in; the new parameters q0, q1, ..., the new state r{slot}_{p}, the batch's
+    summed loss ``loss`` and ``wrong`` (some output on the wrong side of ``threshold``) out.
+    ``during``: each layer steps before passing dX = dZ W back
+    (``update="during_backward"``)."""
+    words = Words(layout, maths, rows)
+    made = layers(words)
+
+    def update_layer(layer: description.Dense) -> None:   # the layer's W and b are q now
+        own = [int(name[1:]) for name in (*layer.W.ravel(), *layer.b)]
+        words.lines += [f"# {layer.ops.label}, {said_by()}; {named(maths.optimizer, 'update')}",
+                        *updates(maths, own)]
+        layer.W = np.array([[f"q{name[1:]}" for name in row] for row in layer.W], dtype=object)
+        layer.b = np.array([f"q{name[1:]}" for name in layer.b], dtype=object)
+
+    def update_all() -> None:
+        words.lines += [f"# every layer, {said_by()}; {named(maths.optimizer, 'update')}",
+                        *updates(maths, list(range(n_params(layout))))]
+
+    n_in, n_out = int(layout.table[0, 0]), int(layout.table[-1, 1])
+    description.train_step(words, made, maths.loss, maths.output is not None,
+                           _names("a0_{}_{}", rows, n_in), _names("t_{}_{}", rows, n_out),
+                           update_layer if during else None, update_all)
+    return words.lines

@@ -1,0 +1,111 @@
+"""One step of training, written once: a dense layer's forward and backward passes side by
+side, the chain through the layers, and the step that joins them to the loss and the update.
+
+Shapes (B = batch size; every array may carry a leading members axis, S networks at once)::
+
+    X  (B, n_in)     W  (n_out, n_in)     b  (n_out,)     Z, A  (B, n_out)
+
+    a layer, forward:    Z = X Wᵀ + b,   A = φ(Z)           (φ'(Z) kept for backward)
+    a layer, backward:   dZ = dA ⊙ φ'(Z)                     the chain rule
+                         dW = dZᵀ X,   db = Σ_rows dZ        the layer's gradients
+                         [W, b take their step]              update="during_backward"
+                         dX = dZ W                           the layer before's dA
+    a step:              ŷ = forward(x);   ℓ, dL/dŷ = loss(ŷ, y);   backward(dL/dŷ);
+                         [every W and b takes its step]      update="after_backward"
+
+Every backend runs or renders this code, and this code only. It is written in the words of a
+backend, ``ops`` (a layer's ``self.ops``): :mod:`tinynet.dense`'s array functions for the NumPy
+backend, which runs it (:meth:`tinynet.Network.forward`, :meth:`tinynet.Layer.backward`,
+:func:`tinynet.fit` and :func:`tinynet.fit_ensemble` with ``backend="numpy"``), and
+:mod:`tinynet.compiled.tracing`'s for the compiled one, whose arrays hold the names of values
+and whose words write lines of code: running this step with them writes the straight-line
+step of the kernels generated for a small layout (print one with :func:`tinynet.kernel_source`),
+each line under a comment that names the layer and the line of this module it comes from.
+
+The maths of each activation, loss and optimizer is not here: it is their one definition
+(:mod:`tinynet.activations`, :mod:`tinynet.losses`, :mod:`tinynet.optimizers`), which ``ops``
+applies (``ops.activate``, ``ops.loss``, the ``update`` functions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+from . import dense
+
+__all__ = ["Dense", "forward", "backward", "train_step"]
+
+
+class Dense:
+    """A dense layer as training sees it: ``W`` (n_out, n_in), ``b`` (n_out,), their gradients
+    ``dW`` and ``db``, the ``activation``, and ``ops``, the words of the backend it runs on
+    (default: NumPy's, :mod:`tinynet.dense`). :class:`tinynet.Layer` is one, with its
+    initializer; the NumPy ensembles make one per layer whose arrays are views into every
+    member's parameters, and the kernel generator one whose arrays hold names."""
+
+    ops: ModuleType | Any = dense
+
+    def __init__(self, W: Any, b: Any, dW: Any, db: Any, activation: Any,
+                 ops: ModuleType | Any = dense) -> None:
+        self.W, self.b, self.dW, self.db = W, b, dW, db
+        self.activation = activation
+        self.ops = ops
+        self._X = self._Z = self._slope = None
+
+    def forward(self, X: Any) -> Any:
+        """A = φ(X Wᵀ + b), keeping X, Z and φ'(Z) for :meth:`backward`."""
+        self._X = X
+        self._Z = self.ops.pre_activation(X, self.W, self.b)          # Z = X Wᵀ + b
+        A, self._slope = self.ops.activate(self.activation, self._Z)  # A = φ(Z), φ'(Z)
+        return A
+
+    def backward(self, dA: Any, *, given_dZ: bool = False,
+                 update: Callable[["Dense"], None] | None = None,
+                 input_gradient: bool = True) -> Any:
+        """Given dL/dA, store dW and db; return dL/dX (None without ``input_gradient``).
+        ``given_dZ``: ``dA`` is dL/dZ already (a loss's gradient through the output
+        sigmoid); ``update(layer)``, if given, steps this layer before dX is computed."""
+        dZ = dA if given_dZ else self.ops.backward_activation(dA, self._slope)  # dZ = dA ⊙ φ'(Z)
+        self.ops.backward_parameters(dZ, self._X, self.dW, self.db)  # dW = dZᵀ X, db = Σ dZ
+        if update is not None:
+            update(self)                                             # W, b ← their step
+        return self.ops.backward_input(dZ, self.W) if input_gradient else None  # dX = dZ W
+
+
+def forward(layers: Sequence[Dense], X: Any) -> Any:
+    """The network's output: every layer's forward, first to last."""
+    for layer in layers:
+        X = layer.forward(X)
+    return X
+
+
+def backward(layers: Sequence[Dense], dY: Any, *, given_dZ: bool = False,
+             update: Callable[[Dense], None] | None = None,
+             input_gradient: bool = True) -> Any:
+    """Backpropagate dL/dY through every layer, last first; return dL/dX (None without
+    ``input_gradient``: training needs no gradient of its data). ``given_dZ``: ``dY`` is
+    dL/dZ of the last layer; ``update`` is called for each layer once its dW and db are
+    known (:meth:`Dense.backward`)."""
+    first, last = layers[0], layers[-1]
+    for layer in reversed(layers):
+        dY = layer.backward(dY, given_dZ=given_dZ and layer is last, update=update,
+                            input_gradient=input_gradient or layer is not first)
+    return dY
+
+
+def train_step(ops: ModuleType | Any, layers: Sequence[Dense], loss: Any, through: bool,
+               x: Any, y: Any, update_layer: Callable[[Dense], None] | None,
+               update_all: Callable[[], None]) -> tuple[Any, Any]:
+    """One step on a batch: forward, the loss and its gradient, backward, the update. Each
+    layer steps inside the backward pass (``update_layer``: ``update="during_backward"``),
+    or every layer after it (``update_all``). ``through``: the loss gives dL/dz of the
+    output sigmoid (:meth:`tinynet.losses.Loss.through_output`). Returns ŷ and the loss's
+    terms ℓ, one per output."""
+    y_hat = forward(layers, x)
+    terms, gradient = ops.loss(loss, through, y_hat, y)           # ℓ, dL/dŷ (dL/dz through σ)
+    backward(layers, gradient, given_dZ=through, update=update_layer, input_gradient=False)
+    if update_layer is None:
+        update_all()                                               # every W, b ← its step
+    return y_hat, terms
