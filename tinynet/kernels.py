@@ -12,9 +12,10 @@ what runs::
 
 Other layouts (minibatches, wider layers) train on the generic kernels
 (:mod:`tinynet.compiled.single` and :mod:`tinynet.compiled.lanes`, library code that loops
-over a layout's table), which call the network's activations, loss and optimizer from a
-module generated for them, its *kit*: :func:`kernel_source` returns the kit's text then,
-after a comment saying which library functions run it.
+over a layout's table), which call the network's activations, loss, optimizer and step
+(:mod:`tinynet.compiled.looping`, for one network) from a module generated for them, its
+*kit*: :func:`kernel_source` returns the kit's text then, after a comment saying which library
+function runs it.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ def kernel_source(net: Network, *, loss: str | Loss = "mse", optimizer: str | Op
     :func:`tinynet.fit` (``ensemble=False``) or :func:`tinynet.fit_ensemble`,
     :func:`tinynet.fit_packed` and the studies of :mod:`tinynet.xor` (``ensemble=True``),
     on the default backend, ``"numba"``. The text is the kernel's file, byte for byte (its
-    name in the kernel cache is a hash of it); its kernels compile and train as the cached
-    ones do. Nothing is compiled here.
+    name in the kernel cache is a hash of it), and its kernels compile and train as the
+    cached ones do; for the generic kernels, the kit's file after a first comment line that
+    names the library function that runs it. Nothing is compiled here.
 
     ``loss``, ``optimizer``, ``batch_size`` and ``update`` are as in :func:`tinynet.fit`;
     what a kernel reads when it runs (the seeds, samples, epochs, learning rate, the
