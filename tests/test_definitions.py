@@ -38,6 +38,7 @@ REGISTERED = [*(get_activation(name, alpha=0.1) for name in ACTIVATIONS),
               *(cls() for cls in LOSSES.values()), *(cls() for cls in OPTIMIZERS.values())]
 
 
+@pytest.mark.slow  # compiles each definition's scalar function with numba
 @pytest.mark.parametrize("definition", REGISTERED, ids=repr)
 def test_every_registered_definition_passes_on_both_backends(definition):
     report = check(definition)
