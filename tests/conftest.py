@@ -18,6 +18,7 @@ import subprocess  # noqa: E402
 
 import pytest  # noqa: E402
 
+from tinynet import activations, losses, optimizers  # noqa: E402
 from tinynet.init import registry  # noqa: E402
 
 
@@ -28,6 +29,17 @@ def restore_registry():
     yield
     registry._REGISTRY.clear()
     registry._REGISTRY.update(saved)
+
+
+@pytest.fixture
+def restore_registries():
+    """Let a test register activations, losses and optimizers without leaving them behind."""
+    saved = [(names, dict(names)) for names in
+             (activations.ACTIVATIONS, losses.LOSSES, optimizers.OPTIMIZERS)]
+    yield
+    for names, contents in saved:
+        names.clear()
+        names.update(contents)
 
 
 @pytest.fixture(autouse=True)

@@ -23,15 +23,7 @@ from helpers import ROOT
 from helpers import Softplus as NumpySoftplus
 
 
-@pytest.fixture(autouse=True)
-def restore_registries():
-    """Let each test register without leaving its classes behind."""
-    saved = [(registry, dict(registry)) for registry in
-             (activations.ACTIVATIONS, losses.LOSSES, optimizers.OPTIMIZERS)]
-    yield
-    for registry, contents in saved:
-        registry.clear()
-        registry.update(contents)
+pytestmark = pytest.mark.usefixtures("restore_registries")  # tests/conftest.py
 
 
 REGISTERED = [*(get_activation(name, alpha=0.1) for name in ACTIVATIONS),

@@ -1,10 +1,20 @@
-"""tinynet.dense with a members axis: S networks at once equal S networks one at a time."""
+"""tinynet.dense with a members axis: S networks at once equal S networks one at a time, a
+layer's forward and backward (tinynet.step.Dense, in NumPy's words) included."""
 
 import numpy as np
 import pytest
 
 from tinynet import dense
 from tinynet.activations import ACTIVATIONS, get_activation
+from tinynet.step import Dense
+
+
+def forward_backward(X, W, b, activation, dA, input_gradient=True):
+    """Z, A, dW, db and dX of one Dense layer's forward and backward pass."""
+    layer = Dense(W, b, np.empty_like(W), np.empty_like(b), activation)
+    A = layer.forward(X)
+    dX = layer.backward(dA, input_gradient=input_gradient)
+    return layer._Z, A, layer.dW, layer.db, dX
 
 
 @pytest.mark.parametrize("name", sorted(ACTIVATIONS))
@@ -16,13 +26,9 @@ def test_a_members_axis_is_the_same_maths_per_member(name, members, batch, n_in,
     activation = get_activation(name, alpha=0.1)
     X, dA = rng.normal(size=(members, batch, n_in)), rng.normal(size=(members, batch, n_out))
     W, b = rng.normal(size=(members, n_out, n_in)), rng.normal(size=(members, n_out))
-    Z, A = dense.forward(X, W, b, activation)
-    dW, db = np.empty_like(W), np.empty_like(b)
-    dX = dense.backward(dA, X, W, Z, activation, dW, db)
+    Z, A, dW, db, dX = forward_backward(X, W, b, activation, dA)
     for s in range(members):
-        Z_s, A_s = dense.forward(X[s], W[s], b[s], activation)
-        dW_s, db_s = np.empty_like(W[s]), np.empty_like(b[s])
-        dX_s = dense.backward(dA[s], X[s], W[s], Z_s, activation, dW_s, db_s)
+        Z_s, A_s, dW_s, db_s, dX_s = forward_backward(X[s], W[s], b[s], activation, dA[s])
         # short sums are added in order, term by term: the same bits with or without the axis
         for stacked, alone in [(Z[s], Z_s), (A[s], A_s), (dW[s], dW_s), (db[s], db_s),
                                (dX[s], dX_s)]:
@@ -51,8 +57,7 @@ def test_long_sums_go_to_blas_and_agree_to_rounding(order):
 def test_the_first_layer_skips_the_input_gradient():
     activation = get_activation("tanh")
     X, W, b = np.ones((2, 3)), np.full((4, 3), 0.1), np.zeros(4)
-    Z, _ = dense.forward(X, W, b, activation)
-    dW, db = np.empty_like(W), np.empty_like(b)
-    assert dense.backward(np.ones((2, 4)), X, W, Z, activation, dW, db,
-                          input_gradient=False) is None
+    _, _, _, db, dX = forward_backward(X, W, b, activation, np.ones((2, 4)),
+                                       input_gradient=False)
+    assert dX is None
     np.testing.assert_allclose(db, 2 * (1 - np.tanh(0.3) ** 2))

@@ -17,15 +17,7 @@ from tinynet.maths import exp, log1p, sqrt, where
 from tinynet.optimizers import Optimizer, get_optimizer
 
 
-@pytest.fixture(autouse=True)
-def restore_registries():
-    """Let each test register without leaving its classes behind."""
-    saved = [(registry, dict(registry)) for registry in
-             (activations.ACTIVATIONS, losses.LOSSES, optimizers.OPTIMIZERS)]
-    yield
-    for registry, contents in saved:
-        registry.clear()
-        registry.update(contents)
+pytestmark = pytest.mark.usefixtures("restore_registries")  # tests/conftest.py
 
 
 @dataclass(frozen=True, repr=False)

@@ -1,5 +1,5 @@
 """The NumPy backend's shortcuts compute what the plain formulas compute: φ and φ' from one
-call (``Activation.forward_and_derivative``, ``dense.forward_with_derivative``) bit for bit,
+call (``Activation.forward_and_derivative``, ``dense.activate``) bit for bit,
 and per-sample SGD of many networks stored members fastest in memory (``tinynet.reference``)
 to rounding."""
 
@@ -38,12 +38,12 @@ def test_forward_and_derivative_is_forward_and_derivative(act):
         same_bits(np.broadcast_to(slope, z.shape), act.derivative(z))
 
 
-def test_dense_forward_with_derivative_is_forward_then_derivative():
+def test_dense_activate_is_forward_then_derivative():
     rng = np.random.default_rng(3)
     X, W, b = rng.normal(size=(5, 1, 3)), rng.normal(size=(5, 4, 3)), rng.normal(size=(5, 4))
     activation = get_activation("sigmoid")
     Z, A = dense.forward(X, W, b, activation)
-    A_too, slope = dense.forward_with_derivative(X, W, b, activation)
+    A_too, slope = dense.activate(activation, dense.pre_activation(X, W, b))
     same_bits(A_too, A)
     same_bits(slope, activation.derivative(Z))
     dA = rng.normal(size=A.shape)

@@ -20,7 +20,6 @@ import pytest
 from helpers import checkout_environment
 from playground_server import Served
 
-from tinynet import activations, losses, optimizers
 from tinynet.results import EnsembleResult
 from tinynet.xor import Arm, Setup, run_study
 from tinynet.xor.cli import main, parse_args
@@ -103,19 +102,15 @@ def users_arm() -> Arm:
 
 
 @pytest.fixture
-def definitions(tmp_path, monkeypatch):
+def definitions(tmp_path, monkeypatch, restore_registries):
     """The script as ``defs/mydefs.py`` under a working folder ``tmp_path``; the registries
-    and ``sys.modules`` as they were after the test."""
+    (``restore_registries``, tests/conftest.py) and ``sys.modules`` as they were after the
+    test."""
     (tmp_path / "defs").mkdir()
     (tmp_path / "defs" / "mydefs.py").write_text(DEFINITIONS)
     (tmp_path / "broken.py").write_text("raise RuntimeError('broken on purpose')\n")
     monkeypatch.chdir(tmp_path)
-    saved = [(registry, dict(registry)) for registry in
-             (activations.ACTIVATIONS, losses.LOSSES, optimizers.OPTIMIZERS)]
     yield tmp_path
-    for registry, contents in saved:
-        registry.clear()
-        registry.update(contents)
     for name in ("mydefs", "broken"):
         sys.modules.pop(name, None)
     if str(tmp_path / "defs") in sys.path:

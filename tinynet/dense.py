@@ -13,8 +13,8 @@ Shapes (B = batch size)::
     the loss:  ℓ and dL/dŷ (or dL/dz through the output sigmoid)                     loss
 
 :class:`tinynet.step.Dense` calls them in that order (its ``ops`` is this module), and
-:func:`tinynet.step.train_step` calls :func:`loss`; :func:`forward` and :func:`backward` are
-the same steps in a row, for a caller that wants a layer's maths without a layer.
+:func:`tinynet.step.train_step` calls :func:`loss`. :func:`forward` is a forward pass that
+keeps nothing for a backward one (Z and A, for predictions).
 
 Every array may carry a leading members axis, (S, B, n_in), (S, n_out, n_in), (S, n_out), for
 S networks of one shape computed at once: :class:`tinynet.layers.Layer` calls these functions
@@ -38,7 +38,7 @@ from .activations import Activation, evaluate
 from .losses import Loss
 
 __all__ = ["ORDERED_MAX", "ORDERED_MAX_WORK", "pre_activation", "activate", "forward",
-           "forward_with_derivative", "backward", "backward_activation", "backward_parameters",
+           "backward_activation", "backward_parameters",
            "backward_input", "loss"]
 
 
@@ -114,12 +114,6 @@ def forward(X: np.ndarray, W: np.ndarray, b: np.ndarray,
     return Z, activation.forward(Z)
 
 
-def forward_with_derivative(X: np.ndarray, W: np.ndarray, b: np.ndarray,
-                            activation: Activation) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(A, φ'(Z))`` for Z = X Wᵀ + b: :func:`pre_activation`, then :func:`activate`."""
-    return activate(activation, pre_activation(X, W, b))
-
-
 def backward_activation(dA: np.ndarray, derivative: np.ndarray) -> np.ndarray:
     """Return dL/dZ = dA ⊙ φ'(Z), given ``derivative`` = φ'(Z)."""
     return dA * derivative
@@ -153,15 +147,6 @@ def backward_input(dZ: np.ndarray, W: np.ndarray) -> np.ndarray:
     if _one_sample_stack(dZ):
         return np.einsum("sbj,sji->sbi", dZ, W)
     return dZ @ W
-
-
-def backward(dA: np.ndarray, X: np.ndarray, W: np.ndarray, Z: np.ndarray, activation: Activation,
-             dW: np.ndarray, db: np.ndarray, input_gradient: bool = True) -> np.ndarray | None:
-    """Given dL/dA, write dW = dZᵀ X and db = Σ_b dZ (with dZ = dA ⊙ φ'(Z)) into ``dW`` and
-    ``db``; return dL/dX = dZ W, or None when ``input_gradient`` is False (the first layer)."""
-    dZ = backward_activation(dA, activation.derivative(Z))
-    backward_parameters(dZ, X, dW, db)
-    return backward_input(dZ, W) if input_gradient else None
 
 
 def loss(loss: Loss, through: bool, y_hat: np.ndarray, y: np.ndarray) -> tuple[np.ndarray,

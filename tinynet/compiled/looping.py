@@ -118,21 +118,20 @@ class RuntimeLayer(description.Dense):
 
     def __init__(self, writer: Writer, index: str, role: str) -> None:
         super().__init__("W", "b", "dW", "db", None, LayerWords(writer, index, role))
-        self.writer, self.index = writer, index
         self._X, self._slope = "X", "D"
 
     def enter(self, backward: bool) -> None:
-        """The lines that make this layer's views: W, b, dW, db, its sizes and offsets and,
-        in the backward pass, its input X and φ'(Z)."""
-        k = self.index
-        self.writer.write(f"W, b = _weights(theta, table, {k})",
-                          f"dW, db = _weights(grad, table, {k})",
-                          f"n_in, n_out = table[{k}, 0], table[{k}, 1]")
+        """The lines that make this layer's views: W, b and its sizes and, in the backward
+        pass, dW, db, its input X and φ'(Z)."""
+        k, writer = self.ops.index, self.ops.writer
+        writer.write(f"W, b = _weights(theta, table, {k})",
+                     f"n_in, n_out = table[{k}, 0], table[{k}, 1]")
         if backward:
             first = "x" if k == "0" else f"_rows(As[{k} - 1], rows, n_in)"
             if k == "last":
                 first = f"x if last == 0 else {first}"
-            self.writer.write(f"X = {first}", f"D = _rows(Ds[{k}], rows, n_out)")
+            writer.write(f"dW, db = _weights(grad, table, {k})", f"X = {first}",
+                         f"D = _rows(Ds[{k}], rows, n_out)")
 
 
 class RuntimeLayers:
@@ -177,7 +176,7 @@ def _trace(writer: Writer, maths: object, during: bool) -> None:
     layers = RuntimeLayers(writer)
 
     def update_layer(layer: RuntimeLayer) -> None:            # W and b, in place
-        k = layer.index
+        k = layer.ops.index
         writer.write(f"# {layer.ops.role}, {said_by()}; {escaped(maths.optimizer.name)}: "
                      f"{escaped(type(maths.optimizer).__qualname__)}.update",
                      f"update_rows(theta, grad, state, lr, hyper, steps, table[{k}, 2], "

@@ -137,19 +137,22 @@ class LayerWords:
         return dX
 
 
+def _parameters(layout: Layout, k: int, prefix: str) -> tuple[np.ndarray, np.ndarray]:
+    """Layer ``k``'s W and b as names ``{prefix}{i}``, i each one's place in theta (``p``
+    the parameters, ``g`` their gradients, ``q`` their new values)."""
+    weights, biases = parameter_indices(layout, k)
+    return (np.array([[f"{prefix}{i}" for i in row] for row in weights], dtype=object),
+            np.array([f"{prefix}{i}" for i in biases], dtype=object))
+
+
 def layers(words: Words, derivatives: bool = True) -> list[description.Dense]:
     """One :class:`tinynet.step.Dense` per layer of ``words.layout``, its arrays the names
     of its parameters (``p``) and gradients (``g``), its words a :class:`LayerWords`."""
-    made = []
-    for k in range(len(words.layout.table)):
-        weights, biases = parameter_indices(words.layout, k)
-        made.append(description.Dense(
-            np.array([[f"p{i}" for i in row] for row in weights], dtype=object),
-            np.array([f"p{i}" for i in biases], dtype=object),
-            np.array([[f"g{i}" for i in row] for row in weights], dtype=object),
-            np.array([f"g{i}" for i in biases], dtype=object),
-            words.maths.kind(int(words.layout.kinds[k]))[0], LayerWords(words, k, derivatives)))
-    return made
+    return [description.Dense(*_parameters(words.layout, k, "p"),
+                              *_parameters(words.layout, k, "g"),
+                              words.maths.kind(int(words.layout.kinds[k]))[0],
+                              LayerWords(words, k, derivatives))
+            for k in range(len(words.layout.table))]
 
 
 def forward(layout: Layout, maths: Maths, rows: int, derivatives: bool) -> list[str]:
@@ -173,11 +176,10 @@ def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
     made = layers(words)
 
     def update_layer(layer: description.Dense) -> None:   # the layer's W and b are q now
-        own = [int(name[1:]) for name in (*layer.W.ravel(), *layer.b)]
+        weights, biases = parameter_indices(layout, layer.ops.k)
         words.lines += [f"# {layer.ops.label}, {said_by()}; {named(maths.optimizer, 'update')}",
-                        *updates(maths, own)]
-        layer.W = np.array([[f"q{name[1:]}" for name in row] for row in layer.W], dtype=object)
-        layer.b = np.array([f"q{name[1:]}" for name in layer.b], dtype=object)
+                        *updates(maths, [i for row in weights for i in row] + biases)]
+        layer.W, layer.b = _parameters(layout, layer.ops.k, "q")
 
     def update_all() -> None:
         words.lines += [f"# every layer, {said_by()}; {named(maths.optimizer, 'update')}",
