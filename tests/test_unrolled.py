@@ -222,7 +222,8 @@ def test_the_generic_kernels_lane_loops_are_vector_code(tmp_path, monkeypatch):
                        epochs=2, lr=0.01, shuffle=False)
     (module,) = [module for module in sources._LOADED.values()
                  if module.__file__.startswith(str(tmp_path))]
-    for name in ("forward_lanes", "backward_lanes"):
+    for name in ("train_step_lanes", "forward_layer", "gradients_and_step",
+                 "backward_input_then_step"):
         kernel = getattr(module, name)
         assembly = kernel.inspect_asm(kernel.signatures[0])
         assert re.search(r"vmulpd\s+.*%[yz]mm", assembly), name  # packed multiplies

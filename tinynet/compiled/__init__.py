@@ -13,10 +13,9 @@ writes that method into every kernel. The step around it (a dense layer's forwar
 backward, the chain through the layers, when the update happens) is written once too, in
 :mod:`tinynet.step`: the NumPy backend runs it, and :mod:`~tinynet.compiled.tracing` runs it
 on names to write the step of the kernels generated for a small layout
-(:mod:`~tinynet.compiled.tracing`) and of the generic one-network kernel
-(:mod:`~tinynet.compiled.looping`). The generic lane kernel still spells the step in loops of
-its own. Each part of training and where it
-is written (modules within ``tinynet``, those of the compiled backend within
+(:mod:`~tinynet.compiled.tracing`), and :mod:`~tinynet.compiled.looping` on runtime layers to
+write the step of the generic kernels (one network, and many in SIMD lanes). Each part of
+training and where it is written (modules within ``tinynet``, those of the compiled backend within
 ``tinynet.compiled``):
 
 * **a layer's forward and backward** (Z = X Wᵀ + b and φ; the chain rule dZ = dA ⊙ φ'(Z);
@@ -24,9 +23,10 @@ is written (modules within ``tinynet``, those of the compiled backend within
   ``step.Dense``, ``step.forward``, ``step.backward``, ``step.train_step``. NumPy runs them
   (``reference``, with ``dense``'s arrays); ``tracing`` writes them out for the kernels
   generated for a small layout (``fused``: one network, ``unrolled``: SIMD lanes), and
-  ``looping`` for the generic one-network kernel (the kit's ``train_step``, in the words of
-  ``single``: ``affine``, ``times``, ``gradients``, ``_matmul_into``). The generic lane
-  kernel alone spells them in loops of its own: ``lanes._forward`` and ``_backward``.
+  ``looping`` for the generic kernels: the kit's ``train_step``, in the words of ``single``
+  (``affine``, ``times``, ``gradients``, ``_matmul_into``), and its ``train_step_lanes``
+  and ``forward_lanes``, in the words of ``lanes`` (``dense_forward``, ``times``,
+  ``gradients_and_step``, ``backward_input``, ``backward_input_then_step``).
 * **φ and φ'**: the activation's definition; the kit's ``activation_k`` in the generic
   kernels, its lines (``kit.activation_lines``) in the generated ones.
 * **the loss and dL/dŷ**: the loss's definition, called by ``dense.loss``; its lines in
@@ -35,7 +35,8 @@ is written (modules within ``tinynet``, those of the compiled backend within
   (``kit.update_lines``, its part per step ``kit.step_lines``) in every kernel.
 * **the epoch loop, wrong sides, divergence and record**: ``reference.train`` (NumPy, one
   network or many); ``fused.source`` and ``unrolled.source`` (with ``lanes.record_epoch``);
-  ``single.fit_network``; ``lanes._fit_block`` and ``record_epoch``.
+  ``single.fit_network``; ``lanes._fit_block``, ``loss_rows`` (wrong sides) and
+  ``record_epoch``.
 * **epoch orders**: ``shuffle``; ``orders`` (``single``) and ``lanes.lane_orders`` (the
   others), the same orders.
 
@@ -47,8 +48,9 @@ an optimizer (velocities, moments) travels beside the parameters: ``state`` (k, 
 array read at run time (``kit.hyperparameters``).
 
 With ``update="during_backward"`` a layer is updated before it passes dX back: in
-``step.Dense.backward`` (and so in the generated kernels and the kit's ``train_step``), and
-inside ``lanes._backward``.
+``step.Dense.backward``, and so in every kernel. The lanes keep no gradients, so their
+words step a layer after the backward pass where nothing later reads its W: right after its
+dX (``looping``).
 
 Which kernel runs: per-sample steps of a small layout (at most ``codegen.MAX_UNROLLED_WORK``
 multiply-adds per step) train on a kernel generated for it from one straight-line step

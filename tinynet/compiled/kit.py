@@ -368,15 +368,17 @@ def _function(name: str, arguments: str, doc: str, lines: list[str], results: st
             + (body + "\n" if body else "") + f"    return {results}\n")
 
 
-def _switch(name: str, loop: str, arguments: str, maths: Maths, passed: str | None = None) -> str:
+def _switch(name: str, loop: str, arguments: str, maths: Maths, passed: str | None = None,
+            inline: bool = True) -> str:
     """A function choosing activation ``kind`` and running ``loop`` with its function and its
     parameters (a tuple read from ``parameters[layer]``): one copy of the loop per activation,
     each straight-line code. The last activation takes every kind not matched before it (the
     kinds come from :func:`tinynet.packing.layout`, which numbers these activations). The
     switch takes ``arguments``, of which it passes ``passed`` (default: all) to the loop. It
-    is inlined where it is called: a call per unit, with its arrays' reference counts, cost
-    the 2-64-1 ensemble a tenth of its time."""
-    lines = ['@njit(cache=True, error_model="numpy", inline="always")',
+    is inlined where it is called (a call per unit, with its arrays' reference counts, cost
+    the 2-64-1 ensemble a tenth of its time), unless not ``inline``: a switch called once
+    per layer, compiled once however many steps call it."""
+    lines = ['@njit(cache=True, error_model="numpy"' + (', inline="always")' if inline else ")"),
              f'def {name}(kind, parameters, {arguments}):']
     last = maths.kinds() - 1
     for kind in range(maths.kinds()):
@@ -389,6 +391,32 @@ def _switch(name: str, loop: str, arguments: str, maths: Maths, passed: str | No
             test = "else" if kind == last else f"{'if' if kind == 0 else 'elif'} kind == {kind}"
             lines += [f"    {test}:", f"        {call}"]
     return "\n".join(lines) + "\n"
+
+
+def _lane_entries(order: str) -> str:
+    """The kit's ensemble entry point ``fit_lanes`` + ``order`` and its ``fit_block``, on
+    ``train_step_lanes`` + ``order``: one per update order (``""``: after the backward pass,
+    ``"_during"``: during it), so that a run compiles the step of its order alone."""
+    return f'''@njit(cache=True, error_model="numpy")
+def fit_block{order}(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
+              final_loss, diverged_epoch, last_wrong_epoch, predictions):
+    """One block of tinynet.compiled.lanes' LANES networks, with this network's maths."""
+    lanes.fit_block_of_members(train_step_lanes{order}, forward_lanes, per_step, STEP_VALUES,
+                               COUNTERS, block, theta, state, hyper, layout, X, Y, seeds,
+                               settings, loss_history, final_loss, diverged_epoch,
+                               last_wrong_epoch, predictions)
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def fit_lanes{order}(theta, state, hyper, layout, X, Y, seeds, settings, record, predictions):
+    """tinynet.compiled.lanes' blocks of LANES networks, spread over the cores."""
+    loss_history, final_loss, diverged_epoch, last_wrong_epoch = record  # arrays, not a tuple,
+    for block in prange((theta.shape[1] + lanes.LANES - 1) // lanes.LANES):  # inside prange
+        # np.int64: prange's index is int64 where it is typed and uint64 where it is lowered,
+        # which would compile fit_block twice
+        fit_block{order}(np.int64(block), theta, state, hyper, layout, X, Y, seeds, settings,
+                  loss_history, final_loss, diverged_epoch, last_wrong_epoch, predictions)
+'''
 
 
 def source(maths: Maths) -> str:
@@ -416,13 +444,14 @@ def source(maths: Maths) -> str:
     parts.append(_per_step(maths))
     parts.append(_update(maths, lanes=False))
     parts.append(_update(maths, lanes=True))
-    parts.append(_switch("activate_lanes", "lanes.activate_lanes",
-                         "acc, theta, bias_row, A, D, layer, r, j", maths))
+    parts.append(_switch("forward_layer", "lanes.dense_forward",
+                         "theta, table, layer, A, D, rows, acc", maths, inline=False))
     parts.append(_switch("activate_rows", "single.activation_rows", "layer, Z, out", maths,
                          "Z, out"))
     parts.append(_switch("activate_pairs", "single.activation_pairs", "layer, Z, A, D", maths,
                          "Z, A, D"))
     parts.append(looping.source(maths, described(maths.loss), described(maths.optimizer)))
+    parts.append(looping.source_lanes(maths, described(maths.loss), described(maths.optimizer)))
     names = escaped(", ".join(activation.name for activation in maths.activations))
     loss = described(maths.loss) + (" through the output sigmoid"
                                      if maths.output is not None else "")
@@ -444,19 +473,26 @@ from tinynet.compiled.single import _rows, _weights
 ''' + "\n\n".join(parts) + f'''
 
 @njit(cache=True, error_model="numpy")
-def forward_lanes(theta, layout, A, D, rows, acc):
-    """tinynet.compiled.lanes' forward pass with this network's activations."""
-    lanes._forward(activate_lanes, theta, layout, A, D, rows, acc)
+def loss_rows(hyper, A, layers, targets, delta, rows, n_out, batch_loss, threshold, epoch,
+              last_wrong_epoch):
+    """tinynet.compiled.lanes.loss_rows with this network's loss."""
+    lanes.loss_rows(loss, hyper, A, layers, targets, delta, rows, n_out, batch_loss, threshold,
+                    epoch, last_wrong_epoch)
 
 
 @njit(cache=True, error_model="numpy")
-def backward_lanes(table, theta, state, hyper, steps, A, D, delta, back, rows, acc, lr,
-                   during):
-    """The optimizer's step values, then tinynet.compiled.lanes' backward pass and step with
-    this network's optimizer."""
-    per_step(state, lr, hyper, steps)
-    lanes._backward(update_lane, table, theta, state, hyper, steps, A, D, delta, back, rows,
-                    acc, lr, during)
+def gradients_and_step(theta, state, hyper, steps, lr, table, layer, A, delta, rows, acc):
+    """tinynet.compiled.lanes.gradients_and_step with this network's optimizer."""
+    lanes.gradients_and_step(update_lane, theta, state, hyper, steps, lr, table, layer, A,
+                             delta, rows, acc)
+
+
+@njit(cache=True, error_model="numpy")
+def backward_input_then_step(theta, state, hyper, steps, lr, table, layer, A, delta, back, rows,
+                             acc):
+    """tinynet.compiled.lanes.backward_input_then_step with this network's optimizer."""
+    lanes.backward_input_then_step(update_lane, gradients_and_step, theta, state, hyper, steps,
+                                   lr, table, layer, A, delta, back, rows, acc)
 
 
 STEP_VALUES = {maths.split().step_values}
@@ -466,26 +502,7 @@ COUNTERS = np.array({list(maths.split().counters)}, dtype=np.int64)
 """The optimizer's state slots that are counters, one number per network."""
 
 
-@njit(cache=True, error_model="numpy")
-def fit_block(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
-              final_loss, diverged_epoch, last_wrong_epoch, predictions):
-    """One block of tinynet.compiled.lanes' LANES networks, with this network's maths."""
-    lanes.fit_block_of_members(forward_lanes, loss, backward_lanes, STEP_VALUES, COUNTERS,
-                               block, theta, state, hyper, layout, X, Y, seeds, settings,
-                               loss_history, final_loss, diverged_epoch, last_wrong_epoch,
-                               predictions)
-
-
-@njit(cache=True, parallel=True, error_model="numpy")
-def fit_lanes(theta, state, hyper, layout, X, Y, seeds, settings, record, predictions):
-    """tinynet.compiled.lanes' blocks of LANES networks, spread over the cores."""
-    loss_history, final_loss, diverged_epoch, last_wrong_epoch = record  # arrays, not a tuple,
-    for block in prange((theta.shape[1] + lanes.LANES - 1) // lanes.LANES):  # inside prange
-        # np.int64: prange's index is int64 where it is typed and uint64 where it is lowered,
-        # which would compile fit_block twice
-        fit_block(np.int64(block), theta, state, hyper, layout, X, Y, seeds, settings,
-                  loss_history, final_loss, diverged_epoch, last_wrong_epoch, predictions)
-
+''' + "\n\n".join(_lane_entries(order) for order in ("", "_during")) + '''
 
 @njit(cache=True, error_model="numpy")
 def step_rows(state, lr, hyper, steps):

@@ -21,15 +21,19 @@ unknown length is vectorised with a run-time overlap check instead, whatever the
 LANES, as a hand-written loop over its lanes is (``tests/test_unrolled.py`` reads the
 assembly).
 
-The maths is not here: the kit (:mod:`tinynet.compiled.kit`) writes the network's activations,
-loss and optimizer from their definitions, and its entry point hands
-:func:`fit_block_of_members` three compiled functions: ``forward`` (:func:`_forward` with the
-kit's switch over the activations), ``loss``, and ``backward`` (:func:`_backward` with the
-kit's optimizer step). The functions that take a function are inlined where they are called
-(``inline="always"``), so that numba can cache the result (a function passed through a call
-that is not inlined would become a function pointer, which numba cannot cache). The forward
-and backward passes are kit functions of their own, each compiled once, rather than inlined at
-each of their call sites, which compiled them several times over.
+Neither the maths nor the step is spelled here. This module holds the *words* of a dense
+layer with the lanes innermost (:func:`dense_forward`, :func:`loss_rows`, :func:`times`,
+:func:`gradients_and_step`, :func:`backward_input`, :func:`backward_input_then_step`), and
+:mod:`tinynet.compiled.looping` writes :func:`tinynet.step.train_step` with them into the kit
+(:mod:`tinynet.compiled.kit`) as ``train_step_lanes`` and ``forward_lanes``, with the
+network's activations, loss and optimizer written from their definitions. The kit's entry
+point hands them to :func:`fit_block_of_members`, which runs the epochs. The functions that
+take a function are inlined where they are called (``inline="always"``), so that numba can
+cache the result (a function passed through a call that is not inlined would become a
+function pointer, which numba cannot cache). The step, the forward pass, and the words that
+take an activation or the optimizer (a layer's forward pass, its gradients and step) are kit
+functions of their own, each compiled once: inlined at each of the step's call sites, the
+words took the after-backward step's compile from about 9 s to 14 s (measured on a 2-3-1 kit).
 """
 
 from __future__ import annotations
@@ -41,9 +45,10 @@ from numba import njit
 from .orders import high_key, low_key, pair_hash, splitmix64
 from .simd import LANES
 
-__all__ = ["LANES", "activate_lanes", "fit_block_of_members", "lane_orders", "order_scratch",
-           "record_scratch", "record_epoch", "restore_diverged", "keep_state", "restore_state",
-           "spread_counters"]
+__all__ = ["LANES", "dense_forward", "loss_rows", "times", "gradients_and_step",
+           "backward_input", "backward_input_then_step", "fit_block_of_members", "lane_orders",
+           "order_scratch", "record_scratch", "record_epoch", "restore_diverged", "keep_state",
+           "restore_state", "spread_counters"]
 
 
 @njit(cache=True, error_model="numpy")
@@ -77,120 +82,142 @@ def lane_orders(seed_hashes, epoch, keys, rank, order):
             order[rank[l], l] = i
 
 
+# --- the words of a dense layer, lanes innermost (tinynet.compiled.looping writes
+# tinynet.step with them: the kit's train_step_lanes and forward_lanes) -------------------
+
 @njit(error_model="numpy", inline="always")
-def activate_lanes(activation, parameters, acc, theta, bias_row, A, D, layer, r, j):
-    """z = acc + b; A[layer + 1, r, j] = φ(z) and D[layer, r, j] = φ'(z), for every lane, with
-    ``activation(z, parameters) = (φ(z), φ'(z))``.
+def dense_forward(activation, parameters, theta, table, layer, A, D, rows, acc):
+    """A[layer + 1] = φ(Z) and D[layer] = φ'(Z) of layer ``layer``, Z = X Wᵀ + b with X =
+    A[layer], lanes innermost, with ``activation(z, parameters) = (φ(z), φ'(z))``: each dot
+    product summed from its first product (not from 0.0) into ``acc``, the bias added as φ
+    takes it, so that Z is never stored.
 
     The kit calls it once per activation of the network with that activation's function, so
     that each copy of the loop is straight-line arithmetic, which vectorises (a loop that
     chose the activation in every iteration would not).
     """
-    for l in range(theta.shape[1]):
-        value, slope = activation(acc[l] + theta[bias_row, l], parameters)
-        A[layer + 1, r, j, l] = value
-        D[layer, r, j, l] = slope
-
-
-@njit(error_model="numpy", inline="always")
-def _forward(activate, theta, layout, A, D, rows, acc):
-    """A[layer + 1] = φ(A[layer] Wᵀ + b) for every layer, and D[layer] = φ'(z); lanes innermost.
-    ``activate`` is the kit's switch over the network's activations (:func:`activate_lanes`)."""
-    table = layout.table
+    n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], table[layer, 3]
     lanes = theta.shape[1]  # not LANES: see the module's docstring
-    for layer in range(table.shape[0]):
-        n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], \
-            table[layer, 3]
-        kind = layout.kinds[layer]
-        for r in range(rows):
-            for j in range(n_out):
-                for l in range(lanes):            # from the first product, not 0.0
-                    acc[l] = A[layer, r, 0, l] * theta[w_at + j * n_in, l]
-                for i in range(1, n_in):
-                    for l in range(lanes):
-                        acc[l] += A[layer, r, i, l] * theta[w_at + j * n_in + i, l]
-                activate(kind, layout.parameters, acc, theta, b_at + j, A, D, layer, r, j)
+    for r in range(rows):
+        for j in range(n_out):
+            for l in range(lanes):
+                acc[l] = A[layer, r, 0, l] * theta[w_at + j * n_in, l]
+            for i in range(1, n_in):
+                for l in range(lanes):
+                    acc[l] += A[layer, r, i, l] * theta[w_at + j * n_in + i, l]
+            for l in range(lanes):
+                A[layer + 1, r, j, l], D[layer, r, j, l] = activation(acc[l] + theta[b_at + j, l],
+                                                                      parameters)
 
 
 @njit(error_model="numpy", inline="always")
-def _backward(update, table, theta, state, hyper, steps, A, D, delta, back, rows, acc, lr,
-              during):
-    """From dL/dŷ in ``delta``, layer by layer, last first: dZ, each parameter's gradient and
-    at once its step (``update(theta, state, lr, hyper, steps, p, l, g)``, the kit's
-    optimizer step of parameter p of lane l, with the optimizer's ``state`` (k, P, LANES),
-    ``hyper`` and the step values ``steps`` (values, LANES)), and dX = dZ W for the layer
-    before, into ``delta``.
+def loss_rows(loss, hyper, A, layers, targets, delta, rows, n_out, batch_loss, threshold,
+              epoch, last_wrong_epoch):
+    """The loss of every lane's batch, ŷ = A[layers] (the kit's ``loss(y_hat, y, batch, hyper)
+    = (ℓ, dL/dŷ)``): its terms summed into ``batch_loss`` (lanes,), dL/dŷ into ``delta``, and
+    ``epoch`` as the lane's last wrong epoch if an output is on the wrong side of
+    ``threshold``."""
+    for l in range(batch_loss.shape[0]):
+        batch_loss[l] = 0.0
+    for r in range(rows):
+        for k in range(n_out):
+            for l in range(batch_loss.shape[0]):
+                y_hat, y = A[layers, r, k, l], targets[r, k, l]
+                term, gradient = loss(y_hat, y, rows, hyper)
+                batch_loss[l] += term
+                delta[r, k, l] = gradient
+                if (y_hat > threshold) != (y > threshold):
+                    last_wrong_epoch[l] = epoch
 
-    dX is computed before the layer's step (``update="after_backward"``: every gradient from
-    the weights the forward pass used, as if every layer stepped after the whole pass) or,
-    with ``during``, after it, with the new W. A parameter steps while its gradient is fresh,
-    in the loop that computes it for a one-sample batch, instead of in a pass of its own; there,
-    stepping after the backward pass, the same loop also adds the old W_ji's term to dX_i,
-    in the order :func:`_backward_input` sums it.
-    """
+
+@njit(error_model="numpy", inline="always")
+def times(delta, D, layer, rows, n_out):
+    """dZ = dA ⊙ D[layer] in place in ``delta`` (rows, n_out, lanes): the chain rule through
+    φ, D = φ'(Z)."""
+    for r in range(rows):
+        for j in range(n_out):
+            for l in range(delta.shape[2]):
+                delta[r, j, l] *= D[layer, r, j, l]
+
+
+@njit(error_model="numpy", inline="always")
+def gradients_and_step(update, theta, state, hyper, steps, lr, table, layer, A, delta, rows,
+                       acc):
+    """dW = dZᵀ X and db = Σ_rows dZ of layer ``layer`` (X = A[layer], dZ in ``delta``), each
+    summed from its first row, and every parameter's step as soon as its gradient is known
+    (``update(theta, state, lr, hyper, steps, p, l, g)``, the kit's optimizer step of
+    parameter p of lane l): no gradient is stored."""
+    n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], table[layer, 3]
     lanes = theta.shape[1]
-    for layer in range(table.shape[0] - 1, -1, -1):
-        n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], \
-            table[layer, 3]
-        for r in range(rows):                     # dZ = dA ⊙ φ'(z)
-            for j in range(n_out):
+    for j in range(n_out):
+        for i in range(n_in):
+            w = w_at + j * n_in + i
+            if rows == 1:                         # one row: a sum of one term, one loop
                 for l in range(lanes):
-                    delta[r, j, l] *= D[layer, r, j, l]
-        fused = layer > 0 and rows == 1 and not during
-        if layer > 0 and not during and not fused:  # dX = dZ W with the old W
-            _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at)
-        for j in range(n_out):                    # dW = dZᵀ X, db = Σ_rows dZ, and the step
-            for i in range(n_in):
-                w = w_at + j * n_in + i
-                if fused:                         # the old W_ji into dX_i, then W_ji's step
-                    for l in range(lanes):        # (dX_i from its first term, not 0.0)
-                        term = delta[0, j, l] * theta[w, l]
-                        back[0, i, l] = term if j == 0 else back[0, i, l] + term
-                        update(theta, state, lr, hyper, steps, w, l,
-                               delta[0, j, l] * A[layer, 0, i, l])
-                    continue
-                if rows == 1:                     # one row: a sum of one term, one loop
-                    for l in range(lanes):
-                        update(theta, state, lr, hyper, steps, w, l,
-                               delta[0, j, l] * A[layer, 0, i, l])
-                    continue
-                for l in range(lanes):
-                    acc[l] = delta[0, j, l] * A[layer, 0, i, l]
-                for r in range(1, rows):
-                    for l in range(lanes):
-                        acc[l] += delta[r, j, l] * A[layer, r, i, l]
-                for l in range(lanes):
-                    update(theta, state, lr, hyper, steps, w, l, acc[l])
-            if rows == 1:
-                for l in range(lanes):
-                    update(theta, state, lr, hyper, steps, b_at + j, l, delta[0, j, l])
+                    update(theta, state, lr, hyper, steps, w, l,
+                           delta[0, j, l] * A[layer, 0, i, l])
                 continue
             for l in range(lanes):
-                acc[l] = delta[0, j, l]
+                acc[l] = delta[0, j, l] * A[layer, 0, i, l]
             for r in range(1, rows):
                 for l in range(lanes):
-                    acc[l] += delta[r, j, l]
+                    acc[l] += delta[r, j, l] * A[layer, r, i, l]
             for l in range(lanes):
-                update(theta, state, lr, hyper, steps, b_at + j, l, acc[l])
-        if layer > 0 and during:                  # dX = dZ W with the new W
-            _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at)
-        if layer > 0:                             # dX is the next dA: trade, not copy
-            delta, back = back, delta
+                update(theta, state, lr, hyper, steps, w, l, acc[l])
+        if rows == 1:
+            for l in range(lanes):
+                update(theta, state, lr, hyper, steps, b_at + j, l, delta[0, j, l])
+            continue
+        for l in range(lanes):
+            acc[l] = delta[0, j, l]
+        for r in range(1, rows):
+            for l in range(lanes):
+                acc[l] += delta[r, j, l]
+        for l in range(lanes):
+            update(theta, state, lr, hyper, steps, b_at + j, l, acc[l])
 
 
 @njit(error_model="numpy", inline="always")
-def _backward_input(theta, delta, back, rows, acc, n_in, n_out, w_at):
-    """back = dZ W (rows, n_in, LANES): the previous layer's dA."""
+def backward_input(theta, table, layer, delta, back, rows, acc):
+    """back = dZ W (rows, n_in, lanes) of layer ``layer``: the previous layer's dA, each sum
+    from its first term (not from 0.0)."""
+    n_in, n_out, w_at = table[layer, 0], table[layer, 1], table[layer, 2]
     lanes = theta.shape[1]
     for r in range(rows):
         for i in range(n_in):
-            for l in range(lanes):                # from the first term, not 0.0
+            for l in range(lanes):
                 acc[l] = delta[r, 0, l] * theta[w_at + i, l]
             for j in range(1, n_out):
                 for l in range(lanes):
                     acc[l] += delta[r, j, l] * theta[w_at + j * n_in + i, l]
             for l in range(lanes):
                 back[r, i, l] = acc[l]
+
+
+@njit(error_model="numpy", inline="always")
+def backward_input_then_step(update, gradients_and_step, theta, state, hyper, steps, lr, table,
+                             layer, A, delta, back, rows, acc):
+    """:func:`backward_input` with the old W, then the layer's step, ``gradients_and_step``
+    (:func:`gradients_and_step` with the kit's optimizer, compiled once): the layer's part of
+    a step that updates after the backward pass (nothing after this reads the layer's W).
+    For a one-sample batch both are one loop over W: the old W_ji's term into dX_i, in the
+    order :func:`backward_input` sums it, then W_ji's step (``update``, the kit's optimizer
+    step of parameter p of lane l)."""
+    if rows > 1:
+        backward_input(theta, table, layer, delta, back, rows, acc)
+        gradients_and_step(theta, state, hyper, steps, lr, table, layer, A, delta, rows, acc)
+        return
+    n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], table[layer, 3]
+    lanes = theta.shape[1]
+    for j in range(n_out):
+        for i in range(n_in):
+            w = w_at + j * n_in + i
+            for l in range(lanes):                # dX_i from its first term, not 0.0
+                term = delta[0, j, l] * theta[w, l]
+                back[0, i, l] = term if j == 0 else back[0, i, l] + term
+                update(theta, state, lr, hyper, steps, w, l, delta[0, j, l] * A[layer, 0, i, l])
+        for l in range(lanes):
+            update(theta, state, lr, hyper, steps, b_at + j, l, delta[0, j, l])
 
 
 @njit(cache=True, error_model="numpy")
@@ -297,20 +324,22 @@ def spread_counters(state, counters):
 
 
 @njit(error_model="numpy", inline="always")
-def _fit_block(forward, loss, backward, step_values, counters, theta, state, hyper, layout, X,
+def _fit_block(step, forward, per_step, step_values, counters, theta, state, hyper, layout, X,
                Y, seeds, settings, loss_history, final_loss, diverged_epoch, last_wrong_epoch,
                predictions):
     """Train the networks in the columns of ``theta`` (P, LANES), one per lane, and their
-    optimizer's ``state`` (k, P, LANES), epochs
-    ``settings.first_epoch`` on, continuing each lane's record (``loss_history`` (LANES,
-    records), the rest (LANES,)), and write their trained outputs on X into ``predictions``
-    (LANES, N, n_out). ``forward(theta, layout, A, D, rows, acc)`` and ``backward(table,
-    theta, state, hyper, steps, A, D, delta, back, rows, acc, lr, during)`` are
-    :func:`_forward` and :func:`_backward` with the kit's activations and optimizer (its
-    ``step_values`` values per step computed first: :mod:`tinynet.compiled.hoisting`);
-    ``loss(y_hat, y, batch, hyper)`` is its loss. The optimizer's ``counters`` live in
-    parameter 0's slots while it runs, and are spread to every parameter's at the end
-    (:func:`spread_counters`).
+    optimizer's ``state`` (k, P, LANES), epochs ``settings.first_epoch`` on, continuing each
+    lane's record (``loss_history`` (LANES, records), the rest (LANES,)), and write their
+    trained outputs on X into ``predictions`` (LANES, N, n_out).
+
+    ``step`` is the kit's ``train_step_lanes``, :func:`tinynet.step.train_step` written for
+    any layout in this module's words (:mod:`tinynet.compiled.looping`): forward, loss (each
+    lane's summed into ``batch_loss``, its last wrong epoch set) and backward with the update;
+    ``forward`` is the kit's ``forward_lanes``, :func:`tinynet.step.forward` alone;
+    ``per_step(state, lr, hyper, steps)`` the optimizer's part per step (its ``step_values``
+    values into ``steps``: :mod:`tinynet.compiled.hoisting`). The optimizer's ``counters``
+    live in parameter 0's slots while it runs, and are spread to every parameter's at the
+    end (:func:`spread_counters`).
 
     A lane that diverges keeps computing (its neighbours in the block are computed anyway),
     but its record stops, and its parameters and state are put back as they were at the end
@@ -321,7 +350,6 @@ def _fit_block(forward, loss, backward, step_values, counters, theta, state, hyp
     layers = layout.table.shape[0]
     batch_size, lr, threshold, every = (settings.batch_size, settings.lr, settings.threshold,
                                         settings.record_every)
-    during = settings.update_during_backward
     width = max(n_in, layout.table[:, 1].max())
     A = np.zeros((layers + 1, batch_size, width, LANES))  # A[0]: the input batch
     D = np.zeros((layers, batch_size, width, LANES))
@@ -350,22 +378,11 @@ def _fit_block(forward, loss, backward, step_values, counters, theta, state, hyp
                 for k in range(n_out):
                     for l in range(LANES):
                         targets[r, k, l] = Y[order[start + r, l], k]
-            forward(theta, layout, A, D, rows, acc)
-            for l in range(LANES):
-                batch_loss[l] = 0.0
-            for r in range(rows):                 # the loss, dL/dŷ, wrong sides
-                for k in range(n_out):
-                    for l in range(LANES):
-                        y_hat, y = A[layers, r, k, l], targets[r, k, l]
-                        term, gradient = loss(y_hat, y, rows, hyper)
-                        batch_loss[l] += term
-                        delta[r, k, l] = gradient
-                        if (y_hat > threshold) != (y > threshold):
-                            last_wrong_epoch[l] = epoch
+            per_step(state, lr, hyper, steps)
+            step(theta, state, hyper, steps, lr, layout, A, D, delta, back, targets, rows,
+                 acc, batch_loss, threshold, epoch, last_wrong_epoch)
             for l in range(LANES):
                 total[l] += batch_loss[l]
-            backward(layout.table, theta, state, hyper, steps, A, D, delta, back, rows, acc, lr,
-                     during)
         alive = record_epoch(theta, total, n, epoch, every, loss_history, final_loss,
                              diverged_epoch, last_wrong_epoch, kept, kept_wrong, check)
         keep_state(state, kept_state, diverged_epoch, epoch)
@@ -388,13 +405,14 @@ def _fit_block(forward, loss, backward, step_values, counters, theta, state, hyp
 
 
 @njit(error_model="numpy", inline="always")
-def fit_block_of_members(forward, loss, backward, step_values, counters, block, theta, state,
+def fit_block_of_members(step, forward, per_step, step_values, counters, block, theta, state,
                          hyper, layout, X, Y, seeds, settings, loss_history, final_loss,
                          diverged_epoch, last_wrong_epoch, predictions):
     """Train block ``block`` of the S networks of one layout in ``theta`` (P, S), network s in
     column s, and their optimizer's ``state`` (k, P, S), epochs ``settings.first_epoch`` on,
     as :func:`tinynet.compiled.single.fit_network` trains each alone: the members
-    ``block · LANES`` on, copied into lanes.
+    ``block · LANES`` on, copied into lanes (``step``, ``forward``, ``per_step``: see
+    :func:`_fit_block`).
 
     Continues row s of the record's arrays (see :mod:`tinynet.results`) and writes
     ``predictions[s]`` (N, n_out), the trained network's outputs on X. The kit's
@@ -425,7 +443,7 @@ def fit_block_of_members(forward, loss, backward, step_values, counters, block, 
         diverged[l] = diverged_epoch[member]
         wrong[l] = last_wrong_epoch[member]
     outputs = np.empty((LANES, n, n_out))
-    _fit_block(forward, loss, backward, step_values, counters, local, local_state, hyper,
+    _fit_block(step, forward, per_step, step_values, counters, local, local_state, hyper,
                layout, X, Y, local_seeds, settings, history, loss_now, diverged, wrong, outputs)
     for l in range(min(LANES, members - first)):
         member = first + l

@@ -1,23 +1,38 @@
-"""The generic one-network kernel's step, written by running :mod:`tinynet.step` on names.
+"""The generic kernels' step, written by running :mod:`tinynet.step` on names.
 
 :mod:`tinynet.compiled.tracing` writes the step for one layout, every number a local. The
-generic kernel (:func:`tinynet.compiled.single.fit_network`) trains any layout on one compiled
-function, so its step cannot know how many layers there are, nor their widths: here
-:mod:`tinynet.step` runs on *runtime layers* whose arrays are names of array views, and whose
-words write calls of :mod:`tinynet.compiled.single`'s loops (``affine``, ``activation_pairs``
-through the kit's switch, ``times``, ``gradients``, ``_matmul_into``, which calls BLAS for big
-products). The layers' loops are written as loops over the layout's table:
+generic kernels train any layout on one compiled function, so their step cannot know how many
+layers there are, nor their widths: here :mod:`tinynet.step` runs on *runtime layers* whose
+arrays are names, and whose words write calls of a loop module's functions:
+
+* for one network (:func:`tinynet.compiled.single.fit_network`), :mod:`~tinynet.compiled.
+  single`'s (``affine``, ``activation_pairs`` through the kit's switch, ``times``,
+  ``gradients``, ``_matmul_into``, which calls BLAS for big products), on views of the
+  kernel's scratch rows: the kit's ``train_step``;
+* for many networks side by side, one per SIMD lane (:func:`tinynet.compiled.lanes.
+  fit_block_of_members`), :mod:`~tinynet.compiled.lanes`' (``affine``, ``activation_lanes``,
+  ``times``, ``gradients_and_step``, ``backward_input``), on the block's arrays with the
+  lanes innermost: the kit's ``train_step_lanes`` and ``forward_lanes``.
+
+The layers' loops are written as loops over the layout's table:
 
 * ``for layer in layers`` (:func:`tinynet.step.forward`) is one loop over every layer, the
-  layer's output the next one's input (``inputs``);
+  layer's output the next one's input;
 * ``for layer in reversed(layers)`` (:func:`tinynet.step.backward`) is the last layer, then
   a loop over the layers between the last and the first, then the first (if it is not the
   last): the three roles :func:`tinynet.step.backward` tells apart (``layer is last``,
   ``layer is not first``), each written once, so that no test of them runs in the kernel.
 
-The result is the kit's ``train_step`` (:func:`source`), one function for both update orders
-(``during``: each layer steps inside the backward pass); ``kernel_source`` prints it, each
-group of lines under a comment naming the line of ``tinynet/step.py`` it comes from.
+Each step is one function for both update orders (``during``: each layer steps inside the
+backward pass); ``kernel_source`` prints it, each group of lines under a comment naming the
+line of ``tinynet/step.py`` it comes from.
+
+The lanes keep no gradients: each parameter steps in the loop that sums its gradient, so a
+lane's words step a layer where the update order allows it. ``during``: where
+:meth:`tinynet.step.Dense.backward` calls ``update``. After the backward pass: as soon as the
+layer's dX has read its old W, since nothing later in the step reads that W (for a
+one-sample batch, dX and the steps are one loop over W); every parameter's arithmetic is
+that of a step after the whole pass.
 """
 
 from __future__ import annotations
@@ -28,7 +43,7 @@ from .. import step as description
 from .render import said_by
 from .sources import escaped
 
-__all__ = ["source"]
+__all__ = ["source", "source_lanes"]
 
 
 class Writer:
@@ -49,19 +64,30 @@ class Writer:
         self.depth -= 1
 
 
+def _loss_said(maths: object, through: bool) -> str:
+    """The comment above a loss's lines: where the step says it, and the definition."""
+    loss = maths.loss
+    return (f"# {said_by(3)}; {escaped(loss.name)}: {escaped(type(loss).__qualname__)}"
+            ".value_and_gradient" + (" and gradient_through_sigmoid" if through else ""))
+
+
+def _optimizer_said(maths: object) -> str:
+    """The optimizer's definition, for the comment above an update's lines."""
+    return (f"{escaped(maths.optimizer.name)}: "
+            f"{escaped(type(maths.optimizer).__qualname__)}.update")
+
+
 class StepWords:
-    """The step's words that are not a layer's: the loss over the batch's rows and outputs
-    (the kit's ``loss``, which gives dL/dz through the output sigmoid where the loss does),
-    its sum into ``batch_loss``, and ``wrong`` if an output is on the wrong side."""
+    """The one-network step's words that are not a layer's: the loss over the batch's rows and
+    outputs (the kit's ``loss``, which gives dL/dz through the output sigmoid where the loss
+    does), its sum into ``batch_loss``, and ``wrong`` if an output is on the wrong side; and
+    the update of every parameter after the backward pass."""
 
     def __init__(self, writer: Writer, maths: object) -> None:
         self.writer, self.maths = writer, maths
 
     def loss(self, loss: object, through: bool, y_hat: str, y: str) -> tuple[None, str]:
-        loss = self.maths.loss
-        self.writer.write(f"# {said_by()}; {escaped(loss.name)}: "
-                          f"{escaped(type(loss).__qualname__)}.value_and_gradient"
-                          + (" and gradient_through_sigmoid" if through else ""),
+        self.writer.write(_loss_said(self.maths, through),
                           "n_out = table[layers - 1, 1]",
                           "gradient = _rows(delta, rows, n_out)",
                           "batch_loss = 0.0",
@@ -75,16 +101,34 @@ class StepWords:
                           "threshold)")
         return None, "gradient"
 
+    def update_all(self) -> None:
+        self.writer.write(f"# every layer, {said_by()}; {_optimizer_said(self.maths)}",
+                          "update_rows(theta, grad, state, lr, hyper, steps, 0, theta.size)")
+
 
 class LayerWords:
-    """A runtime layer's words: calls of :mod:`tinynet.compiled.single`'s loops on views of
-    the kernel's scratch rows, for layer ``index`` (an expression: ``layer``, ``last``, 0)."""
+    """A runtime layer's words for one network: calls of :mod:`tinynet.compiled.single`'s loops
+    on views of the kernel's scratch rows, for layer ``index`` (an expression: ``layer``,
+    ``last``, 0) in ``role`` (which layers it stands for)."""
 
-    def __init__(self, writer: Writer, index: str, role: str) -> None:
-        self.writer, self.index, self.role = writer, index, role
+    def __init__(self, writer: Writer, maths: object, index: str, role: str) -> None:
+        self.writer, self.maths, self.index, self.role = writer, maths, index, role
 
     def _write(self, *lines: str) -> None:
         self.writer.write(f"# {self.role}, {said_by(3)}", *lines)
+
+    def enter(self, backward: bool) -> None:
+        """The lines that make the layer's views: W, b and its sizes and, in the backward
+        pass, dW, db, its input X and φ'(Z)."""
+        k = self.index
+        self.writer.write(f"W, b = _weights(theta, table, {k})",
+                          f"n_in, n_out = table[{k}, 0], table[{k}, 1]")
+        if backward:
+            first = "x" if k == "0" else f"_rows(As[{k} - 1], rows, n_in)"
+            if k == "last":
+                first = f"x if last == 0 else {first}"
+            self.writer.write(f"dW, db = _weights(grad, table, {k})", f"X = {first}",
+                              f"D = _rows(Ds[{k}], rows, n_out)")
 
     def pre_activation(self, X: str, W: str, b: str) -> str:
         self._write(f"Z = _rows(Zs[{self.index}], rows, n_out)",
@@ -105,46 +149,128 @@ class LayerWords:
     def backward_parameters(self, dZ: str, X: str, dW: str, db: str) -> None:
         self._write(f"single.gradients({dZ}, {X}, {dW}, {db})")
 
+    def update(self) -> None:
+        k = self.index
+        self.writer.write(f"# {self.role}, {said_by(3)}; {_optimizer_said(self.maths)}",
+                          f"update_rows(theta, grad, state, lr, hyper, steps, table[{k}, 2], "
+                          f"table[{k}, 3] + n_out)")
+
     def backward_input(self, dZ: str, W: str) -> str:
         self._write("dX = _rows(back, rows, n_in)", f"single._matmul_into({dZ}, {W}, dX)",
                     "delta, back = back, delta")       # dX is the next dA: trade, not copy
         return "dX"
 
+    def settle(self) -> None:
+        """Nothing: one network's step keeps its gradients (``grad``) for its update."""
 
-class RuntimeLayer(description.Dense):
-    """A layer of the layout, ``index`` its row of the table (an expression), as
-    :class:`tinynet.step.Dense` with names for arrays; in the backward pass, its input and
-    φ'(Z) are the forward pass's scratch rows (``X``, ``D``)."""
 
-    def __init__(self, writer: Writer, index: str, role: str) -> None:
-        super().__init__("W", "b", "dW", "db", None, LayerWords(writer, index, role))
-        self._X, self._slope = "X", "D"
+class LaneStepWords(StepWords):
+    """The lanes' step words that are not a layer's: the loss (:func:`tinynet.compiled.lanes.
+    loss_rows`), and nothing after the backward pass, where every layer has stepped."""
+
+    def loss(self, loss: object, through: bool, y_hat: str, y: str) -> tuple[None, str]:
+        self.writer.write(_loss_said(self.maths, through),
+                          "loss_rows(hyper, A, layers, targets, delta, rows, "
+                          "table[layers - 1, 1], batch_loss, threshold, epoch, "
+                          "last_wrong_epoch)")
+        return None, "delta"
+
+    def update_all(self) -> None:
+        self.writer.write(f"# every layer, {said_by()}: each layer took its step after its "
+                          "dX (the lanes keep no gradients: see tinynet.compiled.looping)")
+
+
+class LaneWords(LayerWords):
+    """A runtime layer's words for the lanes: calls of :mod:`tinynet.compiled.lanes`' loops on
+    the block's arrays (A[layer] is the layer's input X, A[layer + 1] its output, D[layer]
+    φ'(Z), ``delta`` dA and then dZ, ``back`` dX). dW and db are not stored: ``pending`` says
+    that the layer's gradients are due, to be summed where its parameters step."""
+
+    def __init__(self, writer: Writer, maths: object, index: str, role: str) -> None:
+        super().__init__(writer, maths, index, role)
+        self.pending = False
 
     def enter(self, backward: bool) -> None:
-        """The lines that make this layer's views: W, b and its sizes and, in the backward
-        pass, dW, db, its input X and φ'(Z)."""
-        k, writer = self.ops.index, self.ops.writer
-        writer.write(f"W, b = _weights(theta, table, {k})",
-                     f"n_in, n_out = table[{k}, 0], table[{k}, 1]")
-        if backward:
-            first = "x" if k == "0" else f"_rows(As[{k} - 1], rows, n_in)"
-            if k == "last":
-                first = f"x if last == 0 else {first}"
-            writer.write(f"dW, db = _weights(grad, table, {k})", f"X = {first}",
-                         f"D = _rows(Ds[{k}], rows, n_out)")
+        self.writer.write(f"n_in, n_out = table[{self.index}, 0], table[{self.index}, 1]")
+
+    def pre_activation(self, X: str, W: str, b: str) -> str:
+        self._write("# summed in the loop that applies φ, below: Z is not stored")
+        return "Z"
+
+    def activate(self, activation: object, Z: str) -> tuple[str, str]:
+        k = self.index
+        self._write(f"forward_layer(kinds[{k}], parameters, theta, table, {k}, A, D, rows, acc)")
+        return f"A[{k} + 1]", f"D[{k}]"
+
+    def backward_activation(self, dA: str, slope: str) -> str:
+        self._write(f"lanes.times(delta, D, {self.index}, rows, n_out)")
+        return "delta"
+
+    def backward_parameters(self, dZ: str, X: str, dW: str, db: str) -> None:
+        self._write("# summed where each parameter steps, below: no gradient is stored")
+        self.pending = True
+
+    def _step(self) -> str:
+        return (f"gradients_and_step(theta, state, hyper, steps, lr, table, {self.index}, A, "
+                "delta, rows, acc)")
+
+    def update(self) -> None:
+        self.writer.write(f"# {self.role}, {said_by(3)}; {_optimizer_said(self.maths)}",
+                          self._step())
+        self.pending = False
+
+    def backward_input(self, dZ: str, W: str) -> str:
+        if self.pending:                    # after the backward pass: dX reads the old W
+            self._write(f"# then W, b ← their step; {_optimizer_said(self.maths)}",
+                        f"backward_input_then_step(theta, state, hyper, steps, lr, table, "
+                        f"{self.index}, A, delta, back, rows, acc)")
+            self.pending = False
+        else:
+            self._write(f"lanes.backward_input(theta, table, {self.index}, delta, back, rows, "
+                        "acc)")
+        self.writer.write("delta, back = back, delta")   # dX is the next dA: trade, not copy
+        return "back"
+
+    def settle(self) -> None:
+        """The layer's step, if it is still due at the end of its backward pass (the first
+        layer, which computes no dX, after the backward pass)."""
+        if self.pending:
+            self.writer.write(f"# {self.role}: W, b ← their step, the end of its backward pass; "
+                              f"{_optimizer_said(self.maths)}", self._step())
+            self.pending = False
+
+
+class RuntimeLayer(description.Dense):
+    """A layer of the layout as :class:`tinynet.step.Dense` with names for arrays, its words
+    ``words``; in the backward pass, its input and φ'(Z) are the forward pass's (``X``,
+    ``D``)."""
+
+    def __init__(self, words: LayerWords) -> None:
+        super().__init__("W", "b", "dW", "db", None, words)
+        self._X, self._slope = "X", "D"
 
 
 class RuntimeLayers:
     """The layout's layers as :mod:`tinynet.step` iterates them, written as loops over the
     table (see the module's docstring): ``layers[0]`` and ``layers[-1]`` are the first and
-    last layers' roles, which ``reversed`` yields around the loop over the others."""
+    last layers' roles, which ``reversed`` yields around the loop over the others. ``words``
+    makes a role's words from its writer, maths, index and role. ``merged``: the loss gives
+    dL/dŷ, not dL/dz (no ``given_dZ``), so the last layer's backward pass is that of the
+    layers between, and ``reversed`` yields one loop over all but the first, then the first:
+    a step of half the code, which the lanes need (in one compiled function, the three roles'
+    copies of the lanes' loops made 2-16x8-1 ensembles up to 1.2x slower)."""
 
-    def __init__(self, writer: Writer) -> None:
-        self.writer = writer
-        self.each = RuntimeLayer(writer, "layer", "every layer")
-        self.last = RuntimeLayer(writer, "last", "the last layer")
-        self.middle = RuntimeLayer(writer, "layer", "the layers between")
-        self.first = RuntimeLayer(writer, "0", "the first layer")
+    def __init__(self, writer: Writer, maths: object, words: type[LayerWords],
+                 merged: bool = False) -> None:
+        self.writer, self.merged = writer, merged
+
+        def role(index: str, name: str) -> RuntimeLayer:
+            return RuntimeLayer(words(writer, maths, index, name))
+
+        self.each = role("layer", "every layer")
+        self.last = role("last", "the last layer")
+        self.middle = role("layer", "the layers between")
+        self.first = role("0", "the first layer")
 
     def __getitem__(self, index: int) -> RuntimeLayer:
         if index not in (0, -1):
@@ -153,44 +279,59 @@ class RuntimeLayers:
 
     def __iter__(self) -> Iterator[RuntimeLayer]:
         self.writer.open("for layer in range(layers):")
-        self.each.enter(backward=False)
+        self.each.ops.enter(backward=False)
         yield self.each
         self.writer.close()
 
     def __reversed__(self) -> Iterator[RuntimeLayer]:
+        if self.merged:                     # the last layer is one of the layers between
+            self.writer.open("for layer in range(layers - 1, 0, -1):")
+            self.middle.ops.enter(backward=True)
+            yield self.middle
+            self.middle.ops.settle()
+            self.writer.close()
+            self.first.ops.enter(backward=True)
+            yield self.first
+            self.first.ops.settle()
+            return
         self.writer.write("last = layers - 1")
-        self.last.enter(backward=True)
+        self.last.ops.enter(backward=True)
         yield self.last
+        self.last.ops.settle()
         self.writer.open("for layer in range(layers - 2, 0, -1):")
-        self.middle.enter(backward=True)
+        self.middle.ops.enter(backward=True)
         yield self.middle
+        self.middle.ops.settle()
         self.writer.close()
         self.writer.open("if layers > 1:")
-        self.first.enter(backward=True)
+        self.first.ops.enter(backward=True)
         yield self.first
+        self.first.ops.settle()
         self.writer.close()
 
 
-def _trace(writer: Writer, maths: object, during: bool) -> None:
-    """:func:`tinynet.step.train_step` on runtime layers, into ``writer``."""
-    layers = RuntimeLayers(writer)
+def _trace(writer: Writer, maths: object, during: bool, lanes: bool) -> None:
+    """:func:`tinynet.step.train_step` on runtime layers, into ``writer``, in the words of
+    :mod:`tinynet.compiled.lanes` (``lanes``) or :mod:`tinynet.compiled.single`."""
+    layers = RuntimeLayers(writer, maths, LaneWords if lanes else LayerWords,
+                           merged=lanes and maths.output is None)
+    words = (LaneStepWords if lanes else StepWords)(writer, maths)
+    if not lanes:
+        writer.write("inputs = x")                            # the first layer's input
+    description.train_step(words, layers, maths.loss, maths.output is not None,
+                           "A[0]" if lanes else "inputs", "targets" if lanes else "y",
+                           (lambda layer: layer.ops.update()) if during else None,
+                           words.update_all)
 
-    def update_layer(layer: RuntimeLayer) -> None:            # W and b, in place
-        k = layer.ops.index
-        writer.write(f"# {layer.ops.role}, {said_by()}; {escaped(maths.optimizer.name)}: "
-                     f"{escaped(type(maths.optimizer).__qualname__)}.update",
-                     f"update_rows(theta, grad, state, lr, hyper, steps, table[{k}, 2], "
-                     f"table[{k}, 3] + n_out)")
 
-    def update_all() -> None:
-        writer.write(f"# every layer, {said_by()}; {escaped(maths.optimizer.name)}: "
-                     f"{escaped(type(maths.optimizer).__qualname__)}.update",
-                     "update_rows(theta, grad, state, lr, hyper, steps, 0, theta.size)")
-
-    writer.write("inputs = x")                                # the first layer's input
-    description.train_step(StepWords(writer, maths), layers, maths.loss,
-                           maths.output is not None, "inputs", "y",
-                           update_layer if during else None, update_all)
+def _both_orders(maths: object, lanes: bool) -> str:
+    """The step's body for both update orders, chosen by ``during`` when it runs."""
+    bodies = []
+    for during in (True, False):
+        writer = Writer(2)
+        _trace(writer, maths, during, lanes)
+        bodies.append("\n".join(writer.lines) + "\n")
+    return "    if during:\n" + bodies[0] + "    else:\n" + bodies[1]
 
 
 def source(maths: object, loss: str, optimizer: str) -> str:
@@ -201,12 +342,6 @@ def source(maths: object, loss: str, optimizer: str) -> str:
     wrong side of ``threshold``. Inlined into the kit's ``fit_network``: called once per
     batch with its eighteen arguments, it made 2-8-1 fits on batches of 2 about 7 % slower
     than the loops it replaced; inlined, it compiles in about the same time."""
-    writer = Writer(2)
-    _trace(writer, maths, during=True)
-    during = writer.lines
-    writer = Writer(2)
-    _trace(writer, maths, during=False)
-    after = writer.lines
     return (
         '@njit(cache=True, error_model="numpy", inline="always")\n'
         "def train_step(theta, grad, state, lr, hyper, steps, layout, x, y, rows, Zs, As, Ds,\n"
@@ -215,6 +350,41 @@ def source(maths: object, loss: str, optimizer: str) -> str:
         f'{optimizer}."""\n'
         "    table, kinds, parameters = layout\n"
         "    layers = table.shape[0]\n"
-        "    if during:\n" + "\n".join(during) + "\n"
-        "    else:\n" + "\n".join(after) + "\n"
+        + _both_orders(maths, lanes=False) +
         "    return batch_loss, wrong\n")
+
+
+def source_lanes(maths: object, loss: str, optimizer: str) -> str:
+    """The kit's ``train_step_lanes`` (update after the backward pass) and
+    ``train_step_lanes_during`` for ``maths``: one step of every lane of a block
+    (:func:`tinynet.compiled.lanes.fit_block_of_members`) on its batch of ``rows`` rows,
+    ``A[0]`` and ``targets`` (rows, n, lanes), each lane's summed loss into ``batch_loss`` and
+    ``epoch`` as its last wrong epoch where an output was on the wrong side of ``threshold``;
+    and ``forward_lanes``, the forward pass alone. Each is a function of its own, compiled
+    once (not inlined where it is called), and only if a run calls it: one update order's
+    step, not both."""
+    steps = []
+    for order, during in (("", False), ("_during", True)):
+        writer = Writer(1)
+        _trace(writer, maths, during, lanes=True)
+        steps.append(
+            '@njit(cache=True, error_model="numpy")\n'
+            f"def train_step_lanes{order}(theta, state, hyper, steps, lr, layout, A, D, delta,\n"
+            "                     back, targets, rows, acc, batch_loss, threshold, epoch,\n"
+            "                     last_wrong_epoch):\n"
+            f'    """tinynet.step.train_step on the layout\'s layers in every lane, with {loss} '
+            f'and {optimizer}, update="{"during" if during else "after"}_backward"."""\n'
+            "    table, kinds, parameters = layout\n"
+            "    layers = table.shape[0]\n"
+            + "\n".join(writer.lines) + "\n")
+    writer = Writer(1)
+    description.forward(RuntimeLayers(writer, maths, LaneWords), "A[0]")
+    return "\n\n".join(steps) + (
+        "\n\n"
+        '@njit(cache=True, error_model="numpy")\n'
+        "def forward_lanes(theta, layout, A, D, rows, acc):\n"
+        '    """tinynet.step.forward on the layout\'s layers in every lane: A[layers] is '
+        'the output."""\n'
+        "    table, kinds, parameters = layout\n"
+        "    layers = table.shape[0]\n"
+        + "\n".join(writer.lines) + "\n")

@@ -64,7 +64,7 @@ def activation_rows(activation, parameters, Z, out):
     """out = φ(Z), element by element, with ``activation(z, parameters) = (φ(z), φ'(z))``.
     The kit calls it once per activation of the network, so that each copy of the loop is
     straight-line arithmetic, which vectorises (as :func:`tinynet.compiled.lanes.
-    activate_lanes`)."""
+    dense_forward`)."""
     for r in range(Z.shape[0]):
         for j in range(Z.shape[1]):
             out[r, j] = activation(Z[r, j], parameters)[0]
