@@ -542,8 +542,8 @@ def load(maths: Maths) -> ModuleType:
 
 
 def entry(maths: Maths, name: str) -> object:
-    """The kit's entry point ``name`` (``fit_lanes``, ``fit_network``, ``forward_network``),
-    after saying on stderr if it is about to be compiled."""
+    """The kit's entry point ``name`` (``fit_lanes``, ``fit_lanes_during``, ``fit_network``,
+    ``forward_network``), after saying on stderr if it is about to be compiled."""
     function = getattr(load(maths), name)
     own = [activation.name for activation in maths.activations
            if type(activation) not in BUILT_IN]
