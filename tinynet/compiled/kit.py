@@ -48,7 +48,7 @@ from .sources import announce_compiling, escaped, fingerprint, kernel_dir, load_
 
 __all__ = ["Maths", "maths_of", "layout_for", "check", "hyperparameters", "activation_lines",
            "loss_lines", "update_lines", "step_lines", "per_step_lanes", "source", "load",
-           "entry"]
+           "entry", "lane_entry", "lane_suffix"]
 
 
 class Maths(tuple):
@@ -393,10 +393,22 @@ def _switch(name: str, loop: str, arguments: str, maths: Maths, passed: str | No
     return "\n".join(lines) + "\n"
 
 
-def _lane_entries(order: str) -> str:
-    """The kit's ensemble entry point ``fit_lanes`` + ``order`` and its ``fit_block``, on
-    ``train_step_lanes`` + ``order``: one per update order (``""``: after the backward pass,
-    ``"_during"``: during it), so that a run compiles the step of its order alone."""
+def lane_suffix(during: bool) -> str:
+    """The suffix of the lanes' functions for an update order: ``"_during"`` for
+    ``update="during_backward"``, none after the backward pass."""
+    return "_during" if during else ""
+
+
+def lane_entry(during: bool) -> str:
+    """The name of the kit's ensemble entry point for an update order (``during``: update
+    during the backward pass): one per order, so that a run compiles its own order alone."""
+    return "fit_lanes" + lane_suffix(during)
+
+
+def _lane_entries(during: bool) -> str:
+    """The kit's ensemble entry point :func:`lane_entry` and its ``fit_block``, on
+    ``train_step_lanes`` of the same order."""
+    order = lane_suffix(during)
     return f'''@njit(cache=True, error_model="numpy")
 def fit_block{order}(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
               final_loss, diverged_epoch, last_wrong_epoch, predictions):
@@ -451,7 +463,9 @@ def source(maths: Maths) -> str:
     parts.append(_switch("activate_pairs", "single.activation_pairs", "layer, Z, A, D", maths,
                          "Z, A, D"))
     parts.append(looping.source(maths, described(maths.loss), described(maths.optimizer)))
-    parts.append(looping.source_lanes(maths, described(maths.loss), described(maths.optimizer)))
+    parts.append(looping.source_lanes(maths, described(maths.loss), described(maths.optimizer),
+                                      {during: "train_step_lanes" + lane_suffix(during)
+                                       for during in (False, True)}))
     names = escaped(", ".join(activation.name for activation in maths.activations))
     loss = described(maths.loss) + (" through the output sigmoid"
                                      if maths.output is not None else "")
@@ -502,7 +516,7 @@ COUNTERS = np.array({list(maths.split().counters)}, dtype=np.int64)
 """The optimizer's state slots that are counters, one number per network."""
 
 
-''' + "\n\n".join(_lane_entries(order) for order in ("", "_during")) + '''
+''' + "\n\n".join(_lane_entries(during) for during in (False, True)) + '''
 
 @njit(cache=True, error_model="numpy")
 def step_rows(state, lr, hyper, steps):

@@ -10,9 +10,11 @@ arrays are names, and whose words write calls of a loop module's functions:
   ``gradients``, ``_matmul_into``, which calls BLAS for big products), on views of the
   kernel's scratch rows: the kit's ``train_step``;
 * for many networks side by side, one per SIMD lane (:func:`tinynet.compiled.lanes.
-  fit_block_of_members`), :mod:`~tinynet.compiled.lanes`' (``affine``, ``activation_lanes``,
-  ``times``, ``gradients_and_step``, ``backward_input``), on the block's arrays with the
-  lanes innermost: the kit's ``train_step_lanes`` and ``forward_lanes``.
+  fit_block_of_members`), :mod:`~tinynet.compiled.lanes`' (``dense_forward`` through the
+  kit's switch ``forward_layer``, ``loss_rows``, ``times``, ``gradients_and_step``,
+  ``backward_input``, ``backward_input_then_step``), on the block's arrays with the lanes
+  innermost: the kit's ``train_step_lanes``, ``train_step_lanes_during`` and
+  ``forward_lanes``.
 
 The layers' loops are written as loops over the layout's table:
 
@@ -22,10 +24,15 @@ The layers' loops are written as loops over the layout's table:
   a loop over the layers between the last and the first, then the first (if it is not the
   last): the three roles :func:`tinynet.step.backward` tells apart (``layer is last``,
   ``layer is not first``), each written once, so that no test of them runs in the kernel.
+  Where the loss gives dL/dŷ (not dL/dz through the output sigmoid), the last layer's role
+  is that of the layers between, and the lanes write one loop over all but the first
+  (``RuntimeLayers(merged=True)``): the lanes' step is one compiled function, and three
+  copies of its loops made 2-16x8-1 ensembles up to 1.2x slower.
 
-Each step is one function for both update orders (``during``: each layer steps inside the
-backward pass); ``kernel_source`` prints it, each group of lines under a comment naming the
-line of ``tinynet/step.py`` it comes from.
+The one-network step is one function for both update orders (``during``: each layer steps
+inside the backward pass), inlined into the kernel; the lanes' step is one function per
+order, so that a run compiles its own order alone. ``kernel_source`` prints them, each group
+of lines under a comment naming the line of ``tinynet/step.py`` it comes from.
 
 The lanes keep no gradients: each parameter steps in the loop that sums its gradient, so a
 lane's words step a layer where the update order allows it. ``during``: where
@@ -191,7 +198,8 @@ class LaneWords(LayerWords):
         self.pending = False
 
     def enter(self, backward: bool) -> None:
-        self.writer.write(f"n_in, n_out = table[{self.index}, 0], table[{self.index}, 1]")
+        if backward:                        # for times; the other words read the table
+            self.writer.write(f"n_out = table[{self.index}, 1]")
 
     def pre_activation(self, X: str, W: str, b: str) -> str:
         self._write("# summed in the loop that applies φ, below: Z is not stored")
@@ -229,7 +237,7 @@ class LaneWords(LayerWords):
             self._write(f"lanes.backward_input(theta, table, {self.index}, delta, back, rows, "
                         "acc)")
         self.writer.write("delta, back = back, delta")   # dX is the next dA: trade, not copy
-        return "back"
+        return "delta"
 
     def settle(self) -> None:
         """The layer's step, if it is still due at the end of its backward pass (the first
@@ -254,11 +262,8 @@ class RuntimeLayers:
     """The layout's layers as :mod:`tinynet.step` iterates them, written as loops over the
     table (see the module's docstring): ``layers[0]`` and ``layers[-1]`` are the first and
     last layers' roles, which ``reversed`` yields around the loop over the others. ``words``
-    makes a role's words from its writer, maths, index and role. ``merged``: the loss gives
-    dL/dŷ, not dL/dz (no ``given_dZ``), so the last layer's backward pass is that of the
-    layers between, and ``reversed`` yields one loop over all but the first, then the first:
-    a step of half the code, which the lanes need (in one compiled function, the three roles'
-    copies of the lanes' loops made 2-16x8-1 ensembles up to 1.2x slower)."""
+    makes a role's words from its writer, maths, index and role; ``merged``: the last layer's
+    role is that of the layers between (see the module's docstring)."""
 
     def __init__(self, writer: Writer, maths: object, words: type[LayerWords],
                  merged: bool = False) -> None:
@@ -271,6 +276,7 @@ class RuntimeLayers:
         self.last = role("last", "the last layer")
         self.middle = role("layer", "the layers between")
         self.first = role("0", "the first layer")
+        self.rest = role("layer", "every layer but the first")      # merged: last and between
 
     def __getitem__(self, index: int) -> RuntimeLayer:
         if index not in (0, -1):
@@ -284,30 +290,25 @@ class RuntimeLayers:
         self.writer.close()
 
     def __reversed__(self) -> Iterator[RuntimeLayer]:
-        if self.merged:                     # the last layer is one of the layers between
-            self.writer.open("for layer in range(layers - 1, 0, -1):")
-            self.middle.ops.enter(backward=True)
-            yield self.middle
-            self.middle.ops.settle()
-            self.writer.close()
-            self.first.ops.enter(backward=True)
-            yield self.first
-            self.first.ops.settle()
+        if self.merged:
+            yield from self._backward(self.rest, "for layer in range(layers - 1, 0, -1):")
+            yield from self._backward(self.first)
             return
         self.writer.write("last = layers - 1")
-        self.last.ops.enter(backward=True)
-        yield self.last
-        self.last.ops.settle()
-        self.writer.open("for layer in range(layers - 2, 0, -1):")
-        self.middle.ops.enter(backward=True)
-        yield self.middle
-        self.middle.ops.settle()
-        self.writer.close()
-        self.writer.open("if layers > 1:")
-        self.first.ops.enter(backward=True)
-        yield self.first
-        self.first.ops.settle()
-        self.writer.close()
+        yield from self._backward(self.last)
+        yield from self._backward(self.middle, "for layer in range(layers - 2, 0, -1):")
+        yield from self._backward(self.first, "if layers > 1:")
+
+    def _backward(self, role: RuntimeLayer, block: str | None = None) -> Iterator[RuntimeLayer]:
+        """``role``'s backward pass, inside ``block`` (a loop or test) if given: its views,
+        the pass, and its step if the words left it due (:meth:`LaneWords.settle`)."""
+        if block:
+            self.writer.open(block)
+        role.ops.enter(backward=True)
+        yield role
+        role.ops.settle()
+        if block:
+            self.writer.close()
 
 
 def _trace(writer: Writer, maths: object, during: bool, lanes: bool) -> None:
@@ -354,24 +355,23 @@ def source(maths: object, loss: str, optimizer: str) -> str:
         "    return batch_loss, wrong\n")
 
 
-def source_lanes(maths: object, loss: str, optimizer: str) -> str:
-    """The kit's ``train_step_lanes`` (update after the backward pass) and
-    ``train_step_lanes_during`` for ``maths``: one step of every lane of a block
-    (:func:`tinynet.compiled.lanes.fit_block_of_members`) on its batch of ``rows`` rows,
-    ``A[0]`` and ``targets`` (rows, n, lanes), each lane's summed loss into ``batch_loss`` and
-    ``epoch`` as its last wrong epoch where an output was on the wrong side of ``threshold``;
-    and ``forward_lanes``, the forward pass alone. Each is a function of its own, compiled
-    once (not inlined where it is called), and only if a run calls it: one update order's
-    step, not both."""
+def source_lanes(maths: object, loss: str, optimizer: str, names: dict[bool, str]) -> str:
+    """The kit's lanes' step for ``maths``, one function for each update order, named
+    ``names[during]`` (``during``: update during the backward pass): one step of every lane
+    of a block (:func:`tinynet.compiled.lanes.fit_block_of_members`) on its batch of ``rows``
+    rows, ``A[0]`` and ``targets`` (rows, n, lanes), each lane's summed loss into
+    ``batch_loss`` and ``epoch`` as its last wrong epoch where an output was on the wrong
+    side of ``threshold``; and ``forward_lanes``, the forward pass alone. Each is a function
+    of its own, compiled once (not inlined where it is called), and only if a run calls it:
+    one update order's step, not both."""
     steps = []
-    for order, during in (("", False), ("_during", True)):
+    for during, name in names.items():
         writer = Writer(1)
         _trace(writer, maths, during, lanes=True)
         steps.append(
             '@njit(cache=True, error_model="numpy")\n'
-            f"def train_step_lanes{order}(theta, state, hyper, steps, lr, layout, A, D, delta,\n"
-            "                     back, targets, rows, acc, batch_loss, threshold, epoch,\n"
-            "                     last_wrong_epoch):\n"
+            f"def {name}(theta, state, hyper, steps, lr, layout, A, D, delta, back, targets,\n"
+            "        rows, acc, batch_loss, threshold, epoch, last_wrong_epoch):\n"
             f'    """tinynet.step.train_step on the layout\'s layers in every lane, with {loss} '
             f'and {optimizer}, update="{"during" if during else "after"}_backward"."""\n'
             "    table, kinds, parameters = layout\n"
