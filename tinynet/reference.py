@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import dense, step
+from . import dense, step, verdicts
 from .activations import Activation
 from .losses import Loss
 from .optimizers import Optimizer
@@ -101,7 +101,8 @@ def train(theta: np.ndarray, state: np.ndarray, table: np.ndarray,
     kept = [params.copy(), *(slot.copy() for slot in slots)]  # a diverged member's, as it
     alive = record.diverged_epoch < 0  # stopped; the members whose record goes on
     orders = orders_from(seeds, settings.first_epoch, n)  # epoch_orders, drawn in blocks
-    with _layers(net, params, grad, table, activations) as layers:
+    with _layers(net, params, grad, table, activations) as layers, \
+            np.errstate(invalid="ignore"):  # ±inf · 0 in finite_mark is NaN, as meant
         by_layer = {id(layer): stepped[k + 1] for k, layer in enumerate(layers)}
 
         def update_layer(layer: step.Dense) -> None:   # one layer's step, inside backward
@@ -120,12 +121,13 @@ def train(theta: np.ndarray, state: np.ndarray, table: np.ndarray,
                                                          x_batch, y_batch, during, update_all)
                 losses[batch] = batch_loss(terms, y_batch)
             epoch_loss = epoch_total(losses.T) / n                      # (S,)
-            wrong = ((seen > threshold) != (y_epoch > threshold)).any(axis=(1, 2))
+            wrong = verdicts.wrong_side(seen, y_epoch, threshold).any(axis=(1, 2))
             record.last_wrong_epoch[alive & wrong] = epoch
             record.final_loss[alive] = epoch_loss[alive]
             if every and (epoch + 1) % every == 0:
                 record.loss[alive, (epoch + 1) // every - 1] = epoch_loss[alive]
-            diverging = alive & ~(np.isfinite(epoch_loss) & np.isfinite(params).all(axis=1))
+            marks = verdicts.finite_mark(epoch_loss) + verdicts.finite_mark(params).sum(axis=1)
+            diverging = alive & verdicts.diverged(marks)
             if diverging.any():
                 record.diverged_epoch[diverging] = epoch
                 for keep, now in zip(kept, (params, *slots)):

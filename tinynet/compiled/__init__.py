@@ -33,10 +33,12 @@ training and where it is written (modules within ``tinynet``, those of the compi
   ``tracing.Words.loss``; the kit's ``loss`` in the generic kernels.
 * **the optimizer's step**: its definition, by ``Optimizer.step``; its lines
   (``kit.update_lines``, its part per step ``kit.step_lines``) in every kernel.
-* **the epoch loop, wrong sides, divergence and record**: ``reference.train`` (NumPy, one
-  network or many); ``fused.source`` and ``unrolled.source`` (with ``lanes.record_epoch``);
-  ``single.fit_network``; ``lanes._fit_block``, ``loss_rows`` (wrong sides) and
-  ``record_epoch``.
+* **an output on the wrong side, a run diverged**: their one definition each,
+  :mod:`tinynet.verdicts` (``wrong_side``; ``diverged`` of the summed ``finite_mark``), run
+  on arrays by ``reference.train`` and compiled for every kernel (``compiled.verdicts``).
+* **the epoch loop and record**: ``reference.train`` (NumPy, one network or many);
+  ``fused.source`` and ``unrolled.source`` (with ``lanes.record_epoch``);
+  ``single.fit_network``; ``lanes._fit_block`` and ``record_epoch``.
 * **epoch orders**: ``shuffle``; ``orders`` (``single``) and ``lanes.lane_orders`` (the
   others), the same orders.
 

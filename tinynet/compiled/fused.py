@@ -60,9 +60,10 @@ def _sample(layout: Layout, maths: Maths, during: bool) -> list[str]:
 
 def _pairwise_sum(terms: list[str]) -> str:
     """``terms`` added as a balanced tree, ``(a + b) + (c + d)``: the divergence check is a
-    sum of every parameter times 0 (NaN if one is NaN or ±inf, else 0, in any order), and as
-    one chain of additions its latency, 4 cycles an addition, held up every epoch of a small
-    fit (2-8-1: 34 terms; measured in ``benchmarks/bench_small.py``)."""
+    sum of the loss's and every parameter's :func:`~tinynet.verdicts.finite_mark` (NaN if one
+    is NaN or ±inf, else 0, in any order), and as one chain of additions its latency, 4
+    cycles an addition, held up every epoch of a small fit (2-8-1: 34 terms; measured in
+    ``benchmarks/bench_small.py``)."""
     while len(terms) > 1:
         odd = terms[-1:] if len(terms) % 2 else []
         terms = [f"({a} + {b})" for a, b in zip(terms[::2], terms[1::2])] + odd
@@ -83,7 +84,7 @@ def source(layout: Layout, maths: Maths, during: bool) -> str:
     shuffle and hyperparameters are the arrays' and settings' when it runs."""
     count = n_params(layout)
     loads = parameter_loads(layout, maths)
-    check = _pairwise_sum(["loss * 0.0"] + [f"p{p} * 0.0" for p in range(count)])
+    marks = _pairwise_sum(["finite_mark(loss)"] + [f"finite_mark(p{p})" for p in range(count)])
     header = codegen.module_header("tinynet.compiled.fused", layout, maths, during,
                                    ["lane_orders", "order_scratch"])
     state = _state(maths, count)
@@ -118,7 +119,7 @@ def fit_network(theta, state, hyper, X, Y, seed, settings, parameters, loss_hist
         final_loss[0] = loss
         if every > 0 and (epoch + 1) % every == 0:
             loss_history[0, (epoch + 1) // every - 1] = loss
-        if {check} != 0.0:  # NaN or ±inf: diverged, stop here
+        if diverged({marks}):  # the loss or a parameter NaN or ±inf: stop here
             diverged_epoch[0] = epoch
             break
 {indent([f"theta[{p}] = p{p}" for p in range(count)], 1)}

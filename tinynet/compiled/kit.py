@@ -480,6 +480,7 @@ import numpy as np
 from numba import njit, prange
 
 from tinynet.compiled import lanes, single
+from tinynet.compiled.verdicts import wrong_side
 from tinynet.compiled.scalars import vector_exp, vector_log, vector_log1p
 from tinynet.compiled.single import _rows, _weights
 

@@ -43,6 +43,7 @@ import numpy as np
 from numba import njit
 
 from .orders import high_key, low_key, pair_hash, splitmix64
+from .verdicts import diverged, finite_mark, wrong_side
 from .simd import LANES
 
 __all__ = ["LANES", "dense_forward", "loss_rows", "times", "gradients_and_step",
@@ -126,7 +127,7 @@ def loss_rows(loss, hyper, A, layers, targets, delta, rows, n_out, batch_loss, t
                 term, gradient = loss(y_hat, y, rows, hyper)
                 batch_loss[l] += term
                 delta[r, k, l] = gradient
-                if (y_hat > threshold) != (y > threshold):
+                if wrong_side(y_hat, y, threshold):
                     last_wrong_epoch[l] = epoch
 
 
@@ -240,40 +241,42 @@ def order_scratch(seeds, n):
 def record_scratch(theta, last_wrong_epoch):
     """For :func:`record_epoch` and :func:`restore_diverged` on ``theta`` (P, lanes): where a
     diverged lane's parameters and last wrong epoch are kept (copies of them as they are
-    now), and the finiteness check (lanes,)."""
+    now), and each lane's marks (lanes,), :func:`tinynet.verdicts.finite_mark` summed."""
     return theta.copy(), last_wrong_epoch.copy(), np.zeros(theta.shape[1])
 
 
 @njit(cache=True, error_model="numpy")
 def record_epoch(theta, total, n, epoch, every, loss_history, final_loss, diverged_epoch,
-                 last_wrong_epoch, kept, kept_wrong, check):
+                 last_wrong_epoch, kept, kept_wrong, marks):
     """The epoch's record of every lane still alive (``theta`` (P, lanes), ``total`` its
     summed loss): the loss, and whether it diverged, in which case its parameters and last
     wrong epoch are kept as they are now. Returns the number of lanes still alive.
 
-    A lane has diverged when its loss or a parameter is NaN or ±inf, that is when ``check``
-    (lanes,), the sum of each of them times 0, is not 0: loops without a branch, over the
-    lanes innermost, that vectorise.
+    A lane has diverged when its loss or a parameter is NaN or ±inf
+    (:func:`tinynet.verdicts.diverged` of ``marks`` (lanes,), the sum of their
+    :func:`~tinynet.verdicts.finite_mark`): loops without a branch, over the lanes innermost,
+    that vectorise.
     """
     n_params, lanes = theta.shape
     for l in range(lanes):
-        check[l] = total[l] * 0.0
+        marks[l] = finite_mark(total[l])
     for p in range(n_params):
         for l in range(lanes):
-            check[l] += theta[p, l] * 0.0
+            marks[l] += finite_mark(theta[p, l])
     alive, diverging = 0, 0
     for l in range(lanes):
         running = diverged_epoch[l] < 0
         final_loss[l] = total[l] / n if running else final_loss[l]
-        alive += running & (check[l] == 0.0)
-        diverging += running & (check[l] != 0.0)
+        gone = diverged(marks[l])
+        alive += running & (not gone)
+        diverging += running & gone
     recorded = every > 0 and (epoch + 1) % every == 0
     if recorded or diverging > 0:               # the rare epochs: lane by lane
         for l in range(lanes):
             if diverged_epoch[l] < 0:
                 if recorded:
                     loss_history[l, (epoch + 1) // every - 1] = final_loss[l]
-                if check[l] != 0.0:              # diverged in this epoch
+                if diverged(marks[l]):           # in this epoch
                     diverged_epoch[l] = epoch
                     kept_wrong[l] = last_wrong_epoch[l]
                     for p in range(n_params):
@@ -360,7 +363,7 @@ def _fit_block(step, forward, per_step, step_values, counters, theta, state, hyp
     acc = np.zeros(LANES)
     total = np.zeros(LANES)
     batch_loss = np.zeros(LANES)
-    kept, kept_wrong, check = record_scratch(theta, last_wrong_epoch)
+    kept, kept_wrong, marks = record_scratch(theta, last_wrong_epoch)
     kept_state = state.copy()
     steps = np.zeros((max(step_values, 1), LANES))
     for run in range(settings.epochs):
@@ -384,7 +387,7 @@ def _fit_block(step, forward, per_step, step_values, counters, theta, state, hyp
             for l in range(LANES):
                 total[l] += batch_loss[l]
         alive = record_epoch(theta, total, n, epoch, every, loss_history, final_loss,
-                             diverged_epoch, last_wrong_epoch, kept, kept_wrong, check)
+                             diverged_epoch, last_wrong_epoch, kept, kept_wrong, marks)
         keep_state(state, kept_state, diverged_epoch, epoch)
         if alive == 0:
             break

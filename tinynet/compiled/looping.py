@@ -104,8 +104,7 @@ class StepWords:
                           f"        term, slope = loss({y_hat}[r, k], {y}[r, k], rows, hyper)",
                           "        batch_loss += term",
                           "        gradient[r, k] = slope",
-                          f"        wrong |= ({y_hat}[r, k] > threshold) != ({y}[r, k] > "
-                          "threshold)")
+                          f"        wrong |= wrong_side({y_hat}[r, k], {y}[r, k], threshold)")
         return None, "gradient"
 
     def update_all(self) -> None:

@@ -21,12 +21,11 @@ cache.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
 from .orders import epoch_order_into
+from .verdicts import diverged, finite_mark
 
 __all__ = ["BLAS_MIN_WORK", "activation_rows", "activation_pairs", "affine", "times", "gradients",
            "forward_network", "fit_network"]
@@ -206,7 +205,10 @@ def fit_network(step, per_step, steps, theta, state, hyper, layout, X, Y, seed, 
         record.final_loss[0] = epoch_loss
         if every > 0 and (epoch + 1) % every == 0:
             record.loss[0, (epoch + 1) // every - 1] = epoch_loss
-        if not math.isfinite(epoch_loss) or not np.all(np.isfinite(theta)):
+        marks = finite_mark(epoch_loss)
+        for p in range(theta.shape[0]):
+            marks += finite_mark(theta[p])
+        if diverged(marks):
             record.diverged_epoch[0] = epoch
             return run + 1
     return settings.epochs

@@ -95,7 +95,8 @@ def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) ->
 
 
 COMPILED_IN = ("compiled/lanes.py", "compiled/single.py", "compiled/scalars.py",
-               "compiled/orders.py", "compiled/simd.py", "compiled/target.py", "shuffle.py")
+               "compiled/orders.py", "compiled/simd.py", "compiled/target.py",
+               "compiled/verdicts.py", "verdicts.py", "shuffle.py")
 """The sources a generated kernel compiles in besides its own, under ``tinynet/``: what its
 header imports (:func:`tinynet.compiled.codegen.module_header`,
 :func:`tinynet.compiled.kit.source`) and what those import in turn."""

@@ -76,8 +76,7 @@ class Words:
             own, term, slope = loss_lines(self.maths, name, y[r, k], str(self.rows),
                                           loss_parameter_names(self.maths), f"_{r}_{k}")
             self.lines += own + [f"loss = loss + {term}", f"{gradient[r, k]} = {slope}",
-                                 f"wrong = wrong | (({name} > threshold) != "
-                                 f"({y[r, k]} > threshold))"]
+                                 f"wrong = wrong | wrong_side({name}, {y[r, k]}, threshold)"]
         return None, gradient
 
 

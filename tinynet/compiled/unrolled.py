@@ -256,7 +256,7 @@ def fit_block(theta, state, hyper, X, Y, seeds, settings, parameters, loss_histo
     wrong_epochs = {part("wrong", "lanes")}  # each lane's last wrong epoch, as a float
     for l in range(lanes):
         wrong_epochs[l] = last_wrong_epoch[l]
-    kept, kept_wrong, check = record_scratch(by_lane, last_wrong_epoch)
+    kept, kept_wrong, marks = record_scratch(by_lane, last_wrong_epoch)
     kept_state = state_by_lane.copy()
     for run in range(settings.epochs):
         epoch = settings.first_epoch + run
@@ -271,7 +271,7 @@ def fit_block(theta, state, hyper, X, Y, seeds, settings, parameters, loss_histo
         for l in range(lanes):
             last_wrong_epoch[l] = np.int64(wrong_epochs[l])
         alive = record_epoch(by_lane, total, n, epoch, every, loss_history, final_loss,
-                             diverged_epoch, last_wrong_epoch, kept, kept_wrong, check)
+                             diverged_epoch, last_wrong_epoch, kept, kept_wrong, marks)
         keep_state(state_by_lane, kept_state, diverged_epoch, epoch)
         if alive == 0:
             break

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import stats
+from .. import stats, verdicts
 from ..results import EnsembleResult
 from ..validation import ShapeError, check_accuracy, check_float
 from .arms import Arm
@@ -49,7 +49,7 @@ def wrong_outputs(predictions: np.ndarray, y: np.ndarray,
         raise ShapeError(f"predictions must have shape (members, {', '.join(map(str, y.shape))})"
                          f" to fit y of shape {y.shape}, got {predictions.shape}")
     threshold = check_float("threshold", threshold, minimum=-np.inf, inclusive=False)
-    wrong = ((predictions > threshold) != (y > threshold)) | ~np.isfinite(predictions)
+    wrong = verdicts.wrong_side(predictions, y, threshold) | ~np.isfinite(predictions)
     return np.sum(wrong, axis=(1, 2))
 
 
