@@ -102,7 +102,7 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
                                   net_layout, maths, X, y, seeds, record=record,
                                   predictions=predictions, cores=threads())
     else:
-        generic = kit.entry(maths, kit.lane_entry(bool(settings.update_during_backward)))
+        generic = kit.entry(maths, kit.lane_entry(settings.update_during_backward))
 
         def train(part: Settings) -> None:
             generic(lanes_theta, lanes_state, hyper, net_layout, X, y, seeds, part, record,

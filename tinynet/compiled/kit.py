@@ -48,7 +48,7 @@ from .sources import announce_compiling, escaped, fingerprint, kernel_dir, load_
 
 __all__ = ["Maths", "maths_of", "layout_for", "check", "hyperparameters", "activation_lines",
            "loss_lines", "update_lines", "step_lines", "per_step_lanes", "source", "load",
-           "entry", "lane_entry", "lane_suffix"]
+           "entry", "lane_entry"]
 
 
 class Maths(tuple):
@@ -393,7 +393,7 @@ def _switch(name: str, loop: str, arguments: str, maths: Maths, passed: str | No
     return "\n".join(lines) + "\n"
 
 
-def lane_suffix(during: bool) -> str:
+def _lane_suffix(during: bool) -> str:
     """The suffix of the lanes' functions for an update order: ``"_during"`` for
     ``update="during_backward"``, none after the backward pass."""
     return "_during" if during else ""
@@ -402,13 +402,13 @@ def lane_suffix(during: bool) -> str:
 def lane_entry(during: bool) -> str:
     """The name of the kit's ensemble entry point for an update order (``during``: update
     during the backward pass): one per order, so that a run compiles its own order alone."""
-    return "fit_lanes" + lane_suffix(during)
+    return "fit_lanes" + _lane_suffix(during)
 
 
 def _lane_entries(during: bool) -> str:
     """The kit's ensemble entry point :func:`lane_entry` and its ``fit_block``, on
     ``train_step_lanes`` of the same order."""
-    order = lane_suffix(during)
+    order = _lane_suffix(during)
     return f'''@njit(cache=True, error_model="numpy")
 def fit_block{order}(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
               final_loss, diverged_epoch, last_wrong_epoch, predictions):
@@ -464,7 +464,7 @@ def source(maths: Maths) -> str:
                          "Z, A, D"))
     parts.append(looping.source(maths, described(maths.loss), described(maths.optimizer)))
     parts.append(looping.source_lanes(maths, described(maths.loss), described(maths.optimizer),
-                                      {during: "train_step_lanes" + lane_suffix(during)
+                                      {during: "train_step_lanes" + _lane_suffix(during)
                                        for during in (False, True)}))
     names = escaped(", ".join(activation.name for activation in maths.activations))
     loss = described(maths.loss) + (" through the output sigmoid"
