@@ -1,6 +1,6 @@
-"""An epoch's two verdicts, an output on the wrong side and a run diverged, are written once
-(tinynet.verdicts): NumPy runs them on arrays, every kernel calls them compiled, and no
-other source in the package spells either test."""
+"""An epoch's two verdicts, an output on the wrong side and a run diverged, and the slot of
+its loss in the history are written once (tinynet.verdicts): NumPy runs them on arrays, every
+kernel calls them compiled, and no other source in the package spells them."""
 
 import math
 import re
@@ -61,6 +61,7 @@ def test_no_other_source_spells_either_verdict():
         "finite mark": re.compile(r"\*\s*0\.0\b"),
         "isfinite in an epoch loop": re.compile(r"isfinite\((epoch_loss|params)\)|"
                                                 r"all\(np\.isfinite\(theta\)\)"),
+        "history slot": re.compile(r"%\s*(every|record_every)\b|\(epoch \+ 1\)\s*//"),
     }
     found = []
     for path in sorted((ROOT / "tinynet").rglob("*.py")):
@@ -70,6 +71,22 @@ def test_no_other_source_spells_either_verdict():
         found += [f"{path.relative_to(ROOT)}: {name}" for name, pattern in spelled.items()
                   if pattern.search(text)]
     assert found == []
+
+
+@pytest.mark.parametrize("every", [0, 1, 3, 7])
+def test_the_history_keeps_every_kth_epoch_in_its_slots_in_order(every):
+    """Over 30 epochs, the history's slots are 0, 1, ... in the order of the epochs that fill
+    them, each once, one every ``every`` epochs (epochs every − 1, 2·every − 1, ...), as
+    many as Record.empty makes; with every = 0, none. The compiled function agrees."""
+    epochs = 30
+    slots = [(epoch, verdicts.history_slot(epoch, every)) for epoch in range(epochs)]
+    kept = [(epoch, slot) for epoch, slot in slots if slot >= 0]
+    records = tinynet.results.Record.empty(1, epochs, every).loss.shape[1]
+    assert [slot for _, slot in kept] == list(range(records))
+    assert [epoch for epoch, _ in kept] == [every * (k + 1) - 1 for k in range(records)]
+    assert all(slot == -1 for epoch, slot in slots if (epoch, slot) not in kept)
+    assert [compiled_verdicts.history_slot(epoch, every) for epoch in range(epochs)] == \
+        [slot for _, slot in slots]
 
 
 @pytest.mark.parametrize("sizes, ensemble", [([2, 2, 1], False), ([2, 2, 1], True),

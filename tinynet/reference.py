@@ -3,7 +3,8 @@
 One loop trains S networks of one shape at once, S = 1 for ``net.fit``: every array carries a
 leading members axis, ``theta`` (S, P) holds member s's parameters in row s (laid out as
 :mod:`tinynet.packing` says), and each layer's W (S, n_out, n_in) and b (S, n_out) are views
-into it, so one subtraction updates every member. Each epoch e::
+into it, so one subtraction updates every member. Each epoch e (:func:`tinynet.step.train`,
+the epoch loop written once for every backend, in the words of :class:`Epochs`)::
 
     order = epoch_orders(seeds, e, N)            per member, or the data order (no shuffle);
                                                  shuffle.orders_from draws 64 epochs at once
@@ -60,7 +61,7 @@ from .shuffle import orders_from
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "train", "fit_one",
+__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "train", "Epochs", "fit_one",
            "fit_many", "fit_packed", "layer_outputs_many", "forward_many", "output_layer",
            "predict"]
 
@@ -70,77 +71,132 @@ def train(theta: np.ndarray, state: np.ndarray, table: np.ndarray,
           net: "Network | None" = None) -> None:
     """Train the members in ``theta`` (S, P) and their optimizer's ``state`` (S, k, P) in
     place, epochs ``settings.first_epoch`` on, writing into ``record`` (see
-    :mod:`tinynet.results`). The training itself runs on a copy in the memory order the
-    module's docstring describes, copied back at the end.
+    :mod:`tinynet.results`): :func:`tinynet.step.train`, the epoch loop, in the words of
+    :class:`Epochs`, on a copy in the memory order the module's docstring describes, copied
+    back at the end.
 
     Each step is :func:`tinynet.step.train_step` on one :class:`tinynet.step.Dense` per layer
     whose arrays are views into every member's parameters; or, given ``net`` (one member,
     S = 1), on the network's own layers, whose W, b, dW and db are views into that member's
     for the run, so that the step runs their :meth:`~tinynet.Layer.forward` and
     :meth:`~tinynet.Layer.backward` (:func:`fit_one`)."""
-    members, n = theta.shape[0], len(X)
-    members_fastest = settings.batch_size == 1 and members >= table[:, :2].max()
-    order = "F" if members_fastest else "C"
-    params = np.array(theta, order=order)
-    grad = np.zeros_like(params)
-    slots = [np.array(state[:, slot], order=order) for slot in range(state.shape[1])]
-    spans = _spans(table, params.shape[1])
-    stepped = [(params[:, span], grad[:, span], [slot[:, span] for slot in slots])
-               for span in spans]
-    X_epoch = np.empty((members, *X.shape), order=order)  # the samples in visiting order
-    y_epoch = np.empty((members, *y.shape), order=order)
-    X_epoch[...], y_epoch[...] = X, y                          # the data order: no shuffle
-    seen = np.empty_like(y_epoch)  # this epoch's predictions, as training saw them
-    one = slice(None) if net is None else 0  # a network's own layers take no members axis
-    batches = [slice(start, start + settings.batch_size)
-               for start in range(0, n, settings.batch_size)]
-    steps = [(X_epoch[one, batch], y_epoch[one, batch], seen[one, batch]) for batch in batches]
-    losses = np.empty((len(batches), members))  # each batch's loss
+    words = Epochs(theta, state, table, X, y, seeds, settings, record, net)
     through = loss.through_output(activations[-1])
-    lr, every, threshold = settings.lr, settings.record_every, settings.threshold
-    kept = [params.copy(), *(slot.copy() for slot in slots)]  # a diverged member's, as it
-    alive = record.diverged_epoch < 0  # stopped; the members whose record goes on
-    orders = orders_from(seeds, settings.first_epoch, n)  # epoch_orders, drawn in blocks
-    with _layers(net, params, grad, table, activations) as layers, \
+    with _layers(net, words.params, words.grad, table, activations) as layers, \
             np.errstate(invalid="ignore"):  # ±inf · 0 in finite_mark is NaN, as meant
-        by_layer = {id(layer): stepped[k + 1] for k, layer in enumerate(layers)}
+        by_layer = {id(layer): words.stepped[k + 1] for k, layer in enumerate(layers)}
 
         def update_layer(layer: step.Dense) -> None:   # one layer's step, inside backward
-            optimizer.step(*by_layer[id(layer)], lr)
+            optimizer.step(*by_layer[id(layer)], settings.lr)
 
         def update_all() -> None:                      # every layer's step, after backward
-            optimizer.step(*stepped[0], lr)
+            optimizer.step(*words.stepped[0], settings.lr)
 
         during = update_layer if settings.update_during_backward else None
-        for epoch in range(settings.first_epoch, settings.first_epoch + settings.epochs):
-            if settings.shuffle:
-                visit = next(orders)
-                X_epoch[...], y_epoch[...] = X.take(visit, axis=0), y.take(visit, axis=0)
-            for batch, (x_batch, y_batch, seen_batch) in enumerate(steps):
-                seen_batch[...], terms = step.train_step(dense, layers, loss, through,
-                                                         x_batch, y_batch, during, update_all)
-                losses[batch] = batch_loss(terms, y_batch)
-            epoch_loss = epoch_total(losses.T) / n                      # (S,)
-            wrong = verdicts.wrong_side(seen, y_epoch, threshold).any(axis=(1, 2))
-            record.last_wrong_epoch[alive & wrong] = epoch
-            record.final_loss[alive] = epoch_loss[alive]
-            if every and (epoch + 1) % every == 0:
-                record.loss[alive, (epoch + 1) // every - 1] = epoch_loss[alive]
-            marks = verdicts.finite_mark(epoch_loss) + verdicts.finite_mark(params).sum(axis=1)
-            diverging = alive & verdicts.diverged(marks)
-            if diverging.any():
-                record.diverged_epoch[diverging] = epoch
-                for keep, now in zip(kept, (params, *slots)):
-                    keep[diverging] = now[diverging]
-                alive &= ~diverging
-                if not alive.any():
-                    break
-    stopped = record.diverged_epoch >= 0
-    for keep, now in zip(kept, (params, *slots)):
-        now[stopped] = keep[stopped]
-    theta[...] = params
-    for slot, values in enumerate(slots):
-        state[:, slot] = values
+        step.train(words, lambda x, y: step.train_step(dense, layers, loss, through, x, y,
+                                                       during, update_all))
+    words.finish(theta, state)
+
+
+class Epochs:
+    """The epoch loop's words (:func:`tinynet.step.train`) for S members at once: the
+    parameters ``params`` (S, P), their gradients ``grad`` and the optimizer's state, copies
+    in the memory order of the module's docstring; what each optimizer call steps at once
+    (``stepped``: every parameter, then each layer's W and b); the epoch's samples in their
+    order and the members' outputs on them as training saw them; the record (``results``),
+    written for the members still ``alive``; a diverged member's parameters and state as it
+    stopped."""
+
+    def __init__(self, theta: np.ndarray, state: np.ndarray, table: np.ndarray, X: np.ndarray,
+                 y: np.ndarray, seeds: np.ndarray, settings: Settings, record: Record,
+                 net: "Network | None") -> None:
+        members, n = theta.shape[0], len(X)
+        members_fastest = settings.batch_size == 1 and members >= table[:, :2].max()
+        order = "F" if members_fastest else "C"
+        self.params = np.array(theta, order=order)
+        self.grad = np.zeros_like(self.params)
+        self.slots = [np.array(state[:, slot], order=order) for slot in range(state.shape[1])]
+        self.stepped = [(self.params[:, span], self.grad[:, span],
+                         [slot[:, span] for slot in self.slots])
+                        for span in _spans(table, self.params.shape[1])]
+        self.X, self.y, self.settings, self.results = X, y, settings, record
+        self.X_epoch = np.empty((members, *X.shape), order=order)  # the samples in visiting
+        self.y_epoch = np.empty((members, *y.shape), order=order)  # order
+        self.X_epoch[...], self.y_epoch[...] = X, y                # the data order: no shuffle
+        self.seen = np.empty_like(self.y_epoch)  # the epoch's outputs, as training saw them
+        one = slice(None) if net is None else 0  # a network's own layers take no members axis
+        batches = [slice(start, start + settings.batch_size)
+                   for start in range(0, n, settings.batch_size)]
+        self.steps = [(self.X_epoch[one, batch], self.y_epoch[one, batch],
+                       self.seen[one, batch]) for batch in batches]
+        self.losses = np.empty((len(batches), members))  # each batch's summed loss
+        self.epoch_loss = np.zeros(members)
+        self.kept = [self.params.copy(), *(slot.copy() for slot in self.slots)]
+        self.alive = record.diverged_epoch < 0  # the members whose record goes on
+        self.orders = orders_from(seeds, settings.first_epoch, n)  # epoch_orders, in blocks
+        self._batch = 0
+
+    def epochs(self) -> range:
+        first = self.settings.first_epoch
+        return range(first, first + self.settings.epochs)
+
+    def visit(self, epoch: int) -> None:
+        """Gather the samples in the epoch's order (a member's own, drawn from its seed)."""
+        if self.settings.shuffle:
+            visit = next(self.orders)
+            self.X_epoch[...] = self.X.take(visit, axis=0)
+            self.y_epoch[...] = self.y.take(visit, axis=0)
+
+    def batches(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Each batch's samples and targets, views into the epoch's arrays."""
+        for batch, (x, y, _) in enumerate(self.steps):
+            self._batch = batch
+            yield x, y
+
+    def add_loss(self, terms: np.ndarray, y: np.ndarray) -> None:
+        """The batch's summed loss, kept to be added in order at the epoch's end."""
+        self.losses[self._batch] = batch_loss(terms, y)
+
+    def saw(self, y_hat: np.ndarray, y: np.ndarray, epoch: int) -> None:
+        """ŷ as training saw it, kept for the wrong-side test: once an epoch, in
+        :meth:`record`, on every output at once."""
+        self.steps[self._batch][2][...] = y_hat
+
+    def record(self, epoch: int) -> None:
+        """The epoch's loss Σ ℓ / N into the record of every member still alive, and the
+        epoch as its last wrong one if some output was on the wrong side."""
+        record, alive = self.results, self.alive
+        self.epoch_loss = epoch_total(self.losses.T) / len(self.X)           # (S,)
+        wrong = verdicts.wrong_side(self.seen, self.y_epoch,
+                                    self.settings.threshold).any(axis=(1, 2))
+        record.last_wrong_epoch[alive & wrong] = epoch
+        record.final_loss[alive] = self.epoch_loss[alive]
+        slot = verdicts.history_slot(epoch, self.settings.record_every)
+        if slot >= 0:
+            record.loss[alive, slot] = self.epoch_loss[alive]
+
+    def diverged(self, epoch: int) -> bool:
+        """Mark the members that diverged in this epoch, keeping their parameters and state
+        as they are; whether every member has diverged."""
+        marks = (verdicts.finite_mark(self.epoch_loss)
+                 + verdicts.finite_mark(self.params).sum(axis=1))
+        diverging = self.alive & verdicts.diverged(marks)
+        if diverging.any():
+            self.results.diverged_epoch[diverging] = epoch
+            for keep, now in zip(self.kept, (self.params, *self.slots)):
+                keep[diverging] = now[diverging]
+            self.alive &= ~diverging
+        return not self.alive.any()
+
+    def finish(self, theta: np.ndarray, state: np.ndarray) -> None:
+        """The trained parameters and state into ``theta`` and ``state``: as they were when
+        it stopped, for a diverged member."""
+        stopped = self.results.diverged_epoch >= 0
+        for keep, now in zip(self.kept, (self.params, *self.slots)):
+            now[stopped] = keep[stopped]
+        theta[...] = self.params
+        for slot, values in enumerate(self.slots):
+            state[:, slot] = values
 
 
 def batch_loss(terms: np.ndarray, y: np.ndarray) -> np.ndarray | float:

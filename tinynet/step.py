@@ -12,6 +12,8 @@ Shapes (B = batch size; every array may carry a leading members axis, S networks
                          dX = dZ W                           the layer before's dA
     a step:              ŷ = forward(x);   ℓ, dL/dŷ = loss(ŷ, y);   backward(dL/dŷ);
                          [every W and b takes its step]      update="after_backward"
+    training:            for every epoch: the samples in its order, a step on each batch,
+                         the epoch's loss Σ ℓ / N and its verdicts; stop if it diverged
 
 Every backend runs or renders this code, and this code only. It is written in the words of a
 backend, ``ops`` (a layer's ``self.ops``): :mod:`tinynet.dense`'s array functions for the NumPy
@@ -21,6 +23,9 @@ backend, which runs it (:meth:`tinynet.Network.forward`, :meth:`tinynet.Layer.ba
 and whose words write lines of code: running this step with them writes the straight-line
 step of the kernels generated for a small layout (print one with :func:`tinynet.kernel_source`),
 each line under a comment that names the layer and the line of this module it comes from.
+The epoch loop around the step, :func:`train`, is written once in the same way: NumPy runs it
+(:func:`tinynet.reference.train`), and every compiled kernel's loop is written by running it
+on words that write lines (:mod:`tinynet.compiled.epochs`).
 
 The maths of each activation, loss and optimizer is not here: it is their one definition
 (:mod:`tinynet.activations`, :mod:`tinynet.losses`, :mod:`tinynet.optimizers`), which ``ops``
@@ -35,7 +40,7 @@ from typing import Any
 
 from . import dense
 
-__all__ = ["Dense", "forward", "backward", "train_step"]
+__all__ = ["Dense", "forward", "backward", "train_step", "train"]
 
 
 class Dense:
@@ -109,3 +114,21 @@ def train_step(ops: ModuleType | Any, layers: Sequence[Dense], loss: Any, throug
     if update_layer is None:
         update_all()                                               # every W, b ← its step
     return y_hat, terms
+
+
+def train(ops: Any, step: Callable[[Any, Any], tuple[Any, Any]]) -> None:
+    """The epoch loop: every epoch, the samples in its order, ``step(x, y) = (ŷ, ℓ)`` on each
+    batch (:func:`train_step` on the network's layers), the epoch's loss and its verdicts
+    (:mod:`tinynet.verdicts`); training stops once the run has diverged. In the words of a
+    backend, ``ops``: :func:`tinynet.reference.train`'s run it on arrays of every member at
+    once (a member that diverges stops there, the others go on: ``diverged`` says whether
+    every one has); :mod:`tinynet.compiled.epochs`' write it as a kernel's loop."""
+    for epoch in ops.epochs():                  # first_epoch, first_epoch + 1, ... (epochs of them)
+        ops.visit(epoch)                        # the order: epoch_order(seed, epoch, N) if shuffled
+        for x, y in ops.batches():              # batch_size samples at a time, in that order
+            y_hat, terms = step(x, y)           # ŷ, ℓ: forward, the loss, backward, the update
+            ops.add_loss(terms, y)              # total ← total + Σ ℓ, batch after batch
+            ops.saw(y_hat, y, epoch)            # last_wrong_epoch ← epoch if wrong_side(ŷ, y, t)
+        ops.record(epoch)                       # final_loss ← total / N; history[slot] ← it
+        if ops.diverged(epoch):                 # diverged(finite_mark(loss) + Σ finite_mark(θ)):
+            break                               # diverged_epoch ← epoch, and training stops

@@ -1,6 +1,7 @@
 """An epoch's two verdicts on a run besides its loss, one definition each: whether an output
 fell on the wrong side of the threshold (:func:`wrong_side`), and whether the run diverged
-(:func:`diverged` of the summed :func:`finite_mark`).
+(:func:`diverged` of the summed :func:`finite_mark`); and where its loss goes in the run's
+history, if it is kept there (:func:`history_slot`).
 
 The NumPy backend runs these functions on arrays (:func:`tinynet.reference.train`); every
 compiled kernel calls the same functions compiled by numba for scalars
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["wrong_side", "finite_mark", "diverged"]
+__all__ = ["wrong_side", "finite_mark", "diverged", "history_slot"]
 
 
 def wrong_side(y_hat: Any, y: Any, threshold: Any) -> Any:
@@ -34,3 +35,11 @@ def diverged(marks: Any) -> Any:
     sum of their :func:`finite_mark`: marks ≠ 0. Divergence ends a run's training; its
     parameters are kept as they were at the end of that epoch."""
     return marks != 0.0
+
+
+def history_slot(epoch: int, every: int) -> int:
+    """Where epoch ``epoch``'s loss goes in a history kept every ``every`` epochs (0: none):
+    (epoch + 1) / every − 1 for epochs every − 1, 2·every − 1, ...; −1 for the others."""
+    if every > 0 and (epoch + 1) % every == 0:
+        return (epoch + 1) // every - 1
+    return -1

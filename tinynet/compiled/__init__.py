@@ -14,7 +14,9 @@ backward, the chain through the layers, when the update happens) is written once
 :mod:`tinynet.step`: the NumPy backend runs it, and :mod:`~tinynet.compiled.tracing` runs it
 on names to write the step of the kernels generated for a small layout
 (:mod:`~tinynet.compiled.tracing`), and :mod:`~tinynet.compiled.looping` on runtime layers to
-write the step of the generic kernels (one network, and many in SIMD lanes). Each part of
+write the step of the generic kernels (one network, and many in SIMD lanes); the epoch loop
+around the step, :func:`tinynet.step.train`, is written out by :mod:`~tinynet.compiled.epochs`
+for every kernel. Each part of
 training and where it is written (modules within ``tinynet``, those of the compiled backend within
 ``tinynet.compiled``):
 
@@ -36,9 +38,12 @@ training and where it is written (modules within ``tinynet``, those of the compi
 * **an output on the wrong side, a run diverged**: their one definition each,
   :mod:`tinynet.verdicts` (``wrong_side``; ``diverged`` of the summed ``finite_mark``), run
   on arrays by ``reference.train`` and compiled for every kernel (``compiled.verdicts``).
-* **the epoch loop and record**: ``reference.train`` (NumPy, one network or many);
-  ``fused.source`` and ``unrolled.source`` (with ``lanes.record_epoch``);
-  ``single.fit_network``; ``lanes._fit_block`` and ``record_epoch``.
+* **the epoch loop** (the epochs, their orders, the batches, the step, the epoch's loss, its
+  record, the verdicts, the stop at divergence): ``step.train``. NumPy runs it in the words of
+  ``reference.Epochs``; ``epochs`` writes it out for every kernel, one network's record in the
+  words of ``epochs.OneNetwork`` (``fused``, the kit's ``fit_network``) and a block of
+  lanes' in those of ``epochs.Lanes`` (``unrolled``, the kit's ``train_block``, with
+  ``lanes.record_lanes`` and ``diverged_lanes``).
 * **epoch orders**: ``shuffle``; ``orders`` (``single``) and ``lanes.lane_orders`` (the
   others), the same orders.
 

@@ -32,8 +32,8 @@ def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
             X: np.ndarray, y: np.ndarray, seed: int, settings: Settings, record: Record) -> None:
     """Train ``net`` and its optimizer's ``state`` (k, P) in place on ``loss``: a small
     network's per-sample steps with the kernel generated for its layout
-    (:mod:`tinynet.compiled.fused`), any other with :func:`tinynet.compiled.single.
-    fit_network` (through its kit), which calls BLAS for big products."""
+    (:mod:`tinynet.compiled.fused`), any other with its kit's ``fit_network``
+    (:mod:`tinynet.compiled.epochs`), which calls BLAS for big products."""
     theta, maths = pack(net), kit.maths_of(net, loss, optimizer)
     net_layout = kit.layout_for(layout(net), maths)
     hyper = kit.hyperparameters(maths)

@@ -221,7 +221,7 @@ import numpy as np
 from numba import njit
 
 from tinynet.compiled.lanes import {", ".join(from_lanes)}
-from tinynet.compiled.verdicts import diverged, finite_mark, wrong_side
+from tinynet.compiled.verdicts import diverged, finite_mark, history_slot, wrong_side
 from tinynet.compiled.scalars import vector_exp, vector_log, vector_log1p
 '''
 

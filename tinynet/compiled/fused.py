@@ -1,11 +1,13 @@
 """One small network trained by a kernel written for its layout, its parameters in locals.
 
 A single network's SGD is a chain of dependent scalar operations, so its speed is the
-latency of that chain. The generic kernel (:func:`tinynet.compiled.single.fit_network`) adds
+latency of that chain. The generic kernel (the kit's ``fit_network``) adds
 to it: every step reads and writes the parameters, activations and gradients through arrays,
 one layer per call. For a small layout (:func:`tinynet.compiled.codegen.supports`) this
-module writes a kernel in which the step of :func:`tinynet.compiled.codegen.step` runs on
-locals from the first epoch to the last: the parameters are read from ``theta`` once, before
+module writes a kernel in which the step (:func:`tinynet.step.train_step` written out by
+:func:`tinynet.compiled.tracing.train_step`) runs on locals from the first epoch to the last,
+in the epoch loop of :func:`tinynet.step.train` (:mod:`tinynet.compiled.epochs`): the
+parameters are read from ``theta`` once, before
 training, and written back once, after it (or when the run diverges). A sample's inputs and
 targets are read straight from X and Y in the epoch's order. Bit-identical to the generic
 kernel and to a lane of :mod:`tinynet.compiled.unrolled`.
@@ -14,17 +16,21 @@ kernel and to a lane of :mod:`tinynet.compiled.unrolled`.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
+from .. import step as description
 from ..packing import Layout
 from ..results import Record, Settings
 from . import codegen
 from .codegen import indent, n_params, parameter_loads, per_step, state_names, state_slots
+from .epochs import OneNetwork
 from .kit import Maths
-from .tracing import step
+from .render import Writer, said_by
 from .sources import kernel_dir
+from .tracing import Words, names, train_step
 
 __all__ = ["ORDER_BLOCK", "ORDER_BLOCK_SAMPLES", "source", "fit_network"]
 
@@ -41,21 +47,47 @@ ORDER_BLOCK_SAMPLES = 32
 """The most samples for which :data:`ORDER_BLOCK` epochs' orders are drawn at once."""
 
 
-def _sample(layout: Layout, maths: Maths, during: bool) -> list[str]:
-    """The step on sample ``start`` of the epoch's order, then θ ← q, the state ← r, and the
-    epoch's loss and last wrong epoch."""
-    n_in, n_out, count = int(layout.table[0, 0]), int(layout.table[-1, 1]), n_params(layout)
-    lines = [f"a0_0_{i} = X[order[start, column], {i}]" for i in range(n_in)]
-    lines += [f"t_0_{k} = Y[order[start, column], {k}]" for k in range(n_out)]
-    counters = [f"counter{slot}" for slot in maths.split().counters]
-    own, new = per_step(maths, counters, "")
-    lines += own + [f"next_{counter} = {value}" for counter, value in zip(counters, new)]
-    lines += step(layout, maths, 1, during)     # each counter's new value read from the old
-    lines += [f"{counter} = next_{counter}" for counter in counters]   # ones, then all set
-    lines += ["total = total + loss", "wrong_epoch = epoch if wrong else wrong_epoch"]
-    lines += [f"p{p} = q{p}" for p in range(count)]
-    return lines + [f"{old} = {new}" for p in range(count)
-                    for old, new in zip(state_names(maths, p), state_names(maths, p, new=True))]
+class _Words(OneNetwork):
+    """The epoch loop's words of a kernel generated for one layout: the epoch's order drawn
+    :data:`ORDER_BLOCK` epochs at a time (column ``column`` of ``order`` is this epoch's), a
+    sample's inputs and targets read into locals, its step written out on them
+    (:func:`tinynet.compiled.tracing.train_step`), and θ ← q, the state ← r after it."""
+
+    def __init__(self, writer: Writer, layout: Layout, maths: Maths, during: bool) -> None:
+        count = n_params(layout)
+        marks = _pairwise_sum(["finite_mark(epoch_loss)"]
+                              + [f"finite_mark(p{p})" for p in range(count)])
+        super().__init__(writer, [f"marks = {marks}"])
+        self.layout, self.maths, self.count = layout, maths, count
+        self.counters = [f"counter{slot}" for slot in maths.split().counters]
+        words = Words(layout, maths, 1)
+        words.lines = self.body                  # the step's lines are the batch's
+        self.step = self.written_out(train_step(words, during))
+
+    def visit(self, epoch: str) -> None:
+        self.writer.write(f"# {said_by()}",
+                          "column = 0 if column == block - 1 else column + 1  # run % block, "
+                          "without a division",
+                          "if settings.shuffle and column == 0:",
+                          f"    lane_orders(seed_hashes, {epoch}, keys, rank, order)")
+
+    def batches(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        n_in, n_out = int(self.layout.table[0, 0]), int(self.layout.table[-1, 1])
+        self.writer.write(f"# {said_by()}", "total = 0.0")
+        self.writer.open("for start in range(n):")
+        own, new = per_step(self.maths, self.counters, "")
+        self.writer.write(*[f"a0_0_{i} = X[order[start, column], {i}]" for i in range(n_in)],
+                          *[f"t_0_{k} = Y[order[start, column], {k}]" for k in range(n_out)],
+                          *own, *[f"next_{counter} = {value}"     # each counter's new value
+                                  for counter, value in zip(self.counters, new)])  # read first
+        yield names("a0_{}_{}", 1, n_in), names("t_{}_{}", 1, n_out)
+        self.end_batch()
+        self.writer.write(*[f"{counter} = next_{counter}" for counter in self.counters],
+                          *[f"p{p} = q{p}" for p in range(self.count)],
+                          *[f"{old} = {new}" for p in range(self.count)
+                            for old, new in zip(state_names(self.maths, p),
+                                                state_names(self.maths, p, new=True))])
+        self.writer.close()
 
 
 def _pairwise_sum(terms: list[str]) -> str:
@@ -81,14 +113,16 @@ def _state(maths: Maths, count: int) -> list[tuple[str, str]]:
 def source(layout: Layout, maths: Maths, during: bool) -> str:
     """The Python source of the kernel for ``layout`` and ``maths``, per-sample steps and the
     update order (``during``: update during backward); the samples, epochs, learning rate,
-    shuffle and hyperparameters are the arrays' and settings' when it runs."""
+    shuffle and hyperparameters are the arrays' and settings' when it runs. Its epoch loop is
+    :func:`tinynet.step.train` in the words of :class:`_Words`."""
     count = n_params(layout)
     loads = parameter_loads(layout, maths)
-    marks = _pairwise_sum(["finite_mark(loss)"] + [f"finite_mark(p{p})" for p in range(count)])
     header = codegen.module_header("tinynet.compiled.fused", layout, maths, during,
                                    ["lane_orders", "order_scratch"])
     state = _state(maths, count)
     counters = maths.split().counters
+    words = _Words(Writer(1), layout, maths, during)
+    description.train(words, words.step)
     return f'''{header}
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -107,21 +141,7 @@ def fit_network(theta, state, hyper, X, Y, seed, settings, parameters, loss_hist
 {indent([f"counter{slot} = state[{slot}, 0]" for slot in counters], 1)}
     wrong_epoch = last_wrong_epoch[0]
     column = block - 1
-    for run in range(settings.epochs):
-        epoch = settings.first_epoch + run
-        column = 0 if column == block - 1 else column + 1  # run % block, without a division
-        if settings.shuffle and column == 0:
-            lane_orders(seed_hashes, epoch, keys, rank, order)
-        total = 0.0
-        for start in range(n):
-{indent(_sample(layout, maths, during), 3)}
-        loss = total / n
-        final_loss[0] = loss
-        if every > 0 and (epoch + 1) % every == 0:
-            loss_history[0, (epoch + 1) // every - 1] = loss
-        if diverged({marks}):  # the loss or a parameter NaN or ±inf: stop here
-            diverged_epoch[0] = epoch
-            break
+{chr(10).join(words.writer.lines)}
 {indent([f"theta[{p}] = p{p}" for p in range(count)], 1)}
 {indent([f"{element} = {name}" for name, element in state], 1)}
 {indent([f"state[{slot}, {p}] = counter{slot}" for slot in counters for p in range(count)], 1)}
@@ -144,7 +164,7 @@ def fit_network(theta: np.ndarray, state: np.ndarray, hyper: np.ndarray, layout:
                 maths: Maths, X: np.ndarray, Y: np.ndarray, seed: int, settings: Settings,
                 record: Record) -> None:
     """Train ``theta`` (P,) and the optimizer's ``state`` (k, P) in place as
-    :func:`tinynet.compiled.single.fit_network` does, writing row 0 of ``record``, on the
+    the kit's ``fit_network`` does, writing row 0 of ``record``, on the
     kernel generated for ``layout``."""
     kernel = _kernel(layout.table.tobytes(), layout.kinds.tobytes(), maths, maths.key(),
                      bool(settings.update_during_backward), kernel_dir())

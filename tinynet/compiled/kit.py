@@ -3,9 +3,10 @@
 For a network's activations, loss and optimizer this module writes a small module, the
 *kit*: each activation's ``forward_and_derivative`` and the loss's ``value_and_gradient`` as
 scalar functions (:mod:`tinynet.compiled.render`), the optimizer's ``update`` for one
-parameter, a switch over the activations for each of the generic kernels' loops, and the
-generic kernels' entry points, which hand those functions to :mod:`tinynet.compiled.lanes`
-and :mod:`tinynet.compiled.single`::
+parameter, a switch over the activations for each of the generic kernels' loops, their step
+(:mod:`tinynet.compiled.looping`) and epoch loop (:mod:`tinynet.compiled.epochs`), and the
+generic kernels' entry points, written with the words of :mod:`tinynet.compiled.lanes` and
+:mod:`tinynet.compiled.single`::
 
     @njit(cache=True, error_model="numpy", inline="always")
     def activation_4(z, parameters):
@@ -43,7 +44,7 @@ from ..activations import BUILT_IN, Activation
 from ..losses import Loss
 from ..optimizers import SGD, Optimizer
 from ..packing import Layout, activation_kinds
-from . import hoisting, render
+from . import epochs, hoisting, render
 from .sources import announce_compiling, escaped, fingerprint, kernel_dir, load_module
 
 __all__ = ["Maths", "maths_of", "layout_for", "check", "hyperparameters", "activation_lines",
@@ -406,17 +407,19 @@ def lane_entry(during: bool) -> str:
 
 
 def _lane_entries(during: bool) -> str:
-    """The kit's ensemble entry point :func:`lane_entry` and its ``fit_block``, on
-    ``train_step_lanes`` of the same order."""
+    """The kit's ensemble entry point :func:`lane_entry`, its ``fit_block`` and
+    ``train_block`` (:func:`tinynet.compiled.epochs.block_source`), on ``train_step_lanes`` of
+    the same order."""
     order = _lane_suffix(during)
-    return f'''@njit(cache=True, error_model="numpy")
+    return epochs.block_source(f"train_block{order}", f"train_step_lanes{order}") + f'''
+
+@njit(cache=True, error_model="numpy")
 def fit_block{order}(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
               final_loss, diverged_epoch, last_wrong_epoch, predictions):
     """One block of tinynet.compiled.lanes' LANES networks, with this network's maths."""
-    lanes.fit_block_of_members(train_step_lanes{order}, forward_lanes, per_step, STEP_VALUES,
-                               COUNTERS, block, theta, state, hyper, layout, X, Y, seeds,
-                               settings, loss_history, final_loss, diverged_epoch,
-                               last_wrong_epoch, predictions)
+    lanes.fit_block_of_members(train_block{order}, forward_lanes, block, theta, state, hyper,
+                               layout, X, Y, seeds, settings, loss_history, final_loss,
+                               diverged_epoch, last_wrong_epoch, predictions)
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
@@ -480,7 +483,11 @@ import numpy as np
 from numba import njit, prange
 
 from tinynet.compiled import lanes, single
-from tinynet.compiled.verdicts import wrong_side
+from tinynet.compiled.lanes import (diverged_lanes, keep_state, lane_orders, order_scratch,
+                                    record_lanes, record_scratch, restore_diverged,
+                                    restore_state, spread_counters)
+from tinynet.compiled.orders import epoch_order_into
+from tinynet.compiled.verdicts import diverged, finite_mark, history_slot, wrong_side
 from tinynet.compiled.scalars import vector_exp, vector_log, vector_log1p
 from tinynet.compiled.single import _rows, _weights
 
@@ -526,15 +533,7 @@ def step_rows(state, lr, hyper, steps):
              steps.reshape(steps.shape[0], 1))
 
 
-@njit(cache=True, error_model="numpy")
-def fit_network(theta, state, hyper, layout, X, Y, seed, settings, record):
-    """tinynet.compiled.single.fit_network with this network's maths; the counters spread to
-    every parameter's slot at the end."""
-    epochs = single.fit_network(train_step, step_rows, np.zeros(max(STEP_VALUES, 1)), theta,
-                                state, hyper, layout, X, Y, seed, settings, record)
-    lanes.spread_counters(state.reshape(state.shape[0], state.shape[1], 1), COUNTERS)
-    return epochs
-
+''' + epochs.network_source() + '''
 
 @njit(cache=True, error_model="numpy")
 def forward_network(theta, layout, X, Zs, As):

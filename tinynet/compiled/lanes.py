@@ -6,8 +6,8 @@ stored side by side, with the network index innermost (``theta[p, lane]``), ever
 becomes a short loop over lanes that the compiler turns into vector instructions. Networks are
 trained in blocks of :data:`LANES`, and blocks are spread over the CPU cores (``prange``).
 
-Every lane does exactly the arithmetic of :func:`tinynet.compiled.single.fit_network`, in the
-same order and with the same scalar functions, so member k of an ensemble ends bit-identical
+Every lane does exactly the arithmetic of one network's kernel (the kit's ``fit_network``), in
+the same order and with the same scalar functions, so member k of an ensemble ends bit-identical
 to the same network trained alone by the numba backend (as long as that one calls no BLAS:
 :data:`tinynet.compiled.single.BLAS_MIN_WORK`). No array views are made inside the loops: a
 view costs an atomic reference count, and threads sharing one would fight over it.
@@ -21,13 +21,17 @@ unknown length is vectorised with a run-time overlap check instead, whatever the
 LANES, as a hand-written loop over its lanes is (``tests/test_unrolled.py`` reads the
 assembly).
 
-Neither the maths nor the step is spelled here. This module holds the *words* of a dense
-layer with the lanes innermost (:func:`dense_forward`, :func:`loss_rows`, :func:`times`,
-:func:`gradients_and_step`, :func:`backward_input`, :func:`backward_input_then_step`), and
-:mod:`tinynet.compiled.looping` writes :func:`tinynet.step.train_step` with them into the kit
-(:mod:`tinynet.compiled.kit`) as ``train_step_lanes`` and ``forward_lanes``, with the
-network's activations, loss and optimizer written from their definitions. The kit's entry
-point hands them to :func:`fit_block_of_members`, which runs the epochs. The functions that
+Neither the maths nor the step nor the epoch loop is spelled here. This module holds the
+*words* of a dense layer with the lanes innermost (:func:`dense_forward`, :func:`loss_rows`,
+:func:`times`, :func:`gradients_and_step`, :func:`backward_input`,
+:func:`backward_input_then_step`), and :mod:`tinynet.compiled.looping` writes
+:func:`tinynet.step.train_step` with them into the kit (:mod:`tinynet.compiled.kit`) as
+``train_step_lanes`` and ``forward_lanes``, with the network's activations, loss and optimizer
+written from their definitions; and the words of the epoch loop's record (:func:`gather`,
+:func:`record_lanes`, :func:`diverged_lanes`, ...), with which :mod:`tinynet.compiled.epochs`
+writes :func:`tinynet.step.train` into the kit as ``train_block``, and the generated ensemble
+kernels' loop. The kit's entry point runs a block's copy of its members through
+``train_block`` (:func:`fit_block_of_members`). The functions that
 take a function are inlined where they are called (``inline="always"``), so that numba can
 cache the result (a function passed through a call that is not inlined would become a
 function pointer, which numba cannot cache). The step, the forward pass, and the words that
@@ -43,12 +47,13 @@ import numpy as np
 from numba import njit
 
 from .orders import high_key, low_key, pair_hash, splitmix64
-from .verdicts import diverged, finite_mark, wrong_side
+from .verdicts import diverged, finite_mark, history_slot, wrong_side
 from .simd import LANES
 
 __all__ = ["LANES", "dense_forward", "loss_rows", "times", "gradients_and_step",
-           "backward_input", "backward_input_then_step", "fit_block_of_members", "lane_orders",
-           "order_scratch", "record_scratch", "record_epoch", "restore_diverged", "keep_state",
+           "backward_input", "backward_input_then_step", "block_scratch", "gather",
+           "block_outputs", "fit_block_of_members", "lane_orders", "order_scratch",
+           "record_scratch", "record_lanes", "diverged_lanes", "restore_diverged", "keep_state",
            "restore_state", "spread_counters"]
 
 
@@ -239,18 +244,32 @@ def order_scratch(seeds, n):
 
 @njit(cache=True, error_model="numpy")
 def record_scratch(theta, last_wrong_epoch):
-    """For :func:`record_epoch` and :func:`restore_diverged` on ``theta`` (P, lanes): where a
+    """For :func:`diverged_lanes` and :func:`restore_diverged` on ``theta`` (P, lanes): where a
     diverged lane's parameters and last wrong epoch are kept (copies of them as they are
     now), and each lane's marks (lanes,), :func:`tinynet.verdicts.finite_mark` summed."""
     return theta.copy(), last_wrong_epoch.copy(), np.zeros(theta.shape[1])
 
 
 @njit(cache=True, error_model="numpy")
-def record_epoch(theta, total, n, epoch, every, loss_history, final_loss, diverged_epoch,
-                 last_wrong_epoch, kept, kept_wrong, marks):
-    """The epoch's record of every lane still alive (``theta`` (P, lanes), ``total`` its
-    summed loss): the loss, and whether it diverged, in which case its parameters and last
-    wrong epoch are kept as they are now. Returns the number of lanes still alive.
+def record_lanes(total, n, epoch, every, loss_history, final_loss, diverged_epoch):
+    """The epoch's loss Σ ℓ / N of every lane still running (``total`` (lanes,) its summed
+    loss) into ``final_loss`` and, in an epoch the history keeps
+    (:func:`tinynet.verdicts.history_slot`), into ``loss_history``."""
+    for l in range(total.shape[0]):
+        final_loss[l] = total[l] / n if diverged_epoch[l] < 0 else final_loss[l]
+    slot = history_slot(epoch, every)
+    if slot >= 0:                               # the rare epochs: lane by lane
+        for l in range(total.shape[0]):
+            if diverged_epoch[l] < 0:
+                loss_history[l, slot] = final_loss[l]
+
+
+@njit(cache=True, error_model="numpy")
+def diverged_lanes(theta, total, epoch, diverged_epoch, last_wrong_epoch, kept, kept_wrong,
+                   marks):
+    """Mark every lane still running that diverged in ``epoch`` (``theta`` (P, lanes),
+    ``total`` its summed loss), keeping its parameters and last wrong epoch as they are now.
+    Returns the number of lanes still running.
 
     A lane has diverged when its loss or a parameter is NaN or ±inf
     (:func:`tinynet.verdicts.diverged` of ``marks`` (lanes,), the sum of their
@@ -266,21 +285,16 @@ def record_epoch(theta, total, n, epoch, every, loss_history, final_loss, diverg
     alive, diverging = 0, 0
     for l in range(lanes):
         running = diverged_epoch[l] < 0
-        final_loss[l] = total[l] / n if running else final_loss[l]
         gone = diverged(marks[l])
         alive += running & (not gone)
         diverging += running & gone
-    recorded = every > 0 and (epoch + 1) % every == 0
-    if recorded or diverging > 0:               # the rare epochs: lane by lane
+    if diverging > 0:                           # the rare epochs: lane by lane
         for l in range(lanes):
-            if diverged_epoch[l] < 0:
-                if recorded:
-                    loss_history[l, (epoch + 1) // every - 1] = final_loss[l]
-                if diverged(marks[l]):           # in this epoch
-                    diverged_epoch[l] = epoch
-                    kept_wrong[l] = last_wrong_epoch[l]
-                    for p in range(n_params):
-                        kept[p, l] = theta[p, l]
+            if diverged_epoch[l] < 0 and diverged(marks[l]):
+                diverged_epoch[l] = epoch
+                kept_wrong[l] = last_wrong_epoch[l]
+                for p in range(n_params):
+                    kept[p, l] = theta[p, l]
     return alive
 
 
@@ -326,75 +340,43 @@ def spread_counters(state, counters):
                 state[slot, p, l] = state[slot, 0, l]
 
 
-@njit(error_model="numpy", inline="always")
-def _fit_block(step, forward, per_step, step_values, counters, theta, state, hyper, layout, X,
-               Y, seeds, settings, loss_history, final_loss, diverged_epoch, last_wrong_epoch,
-               predictions):
-    """Train the networks in the columns of ``theta`` (P, LANES), one per lane, and their
-    optimizer's ``state`` (k, P, LANES), epochs ``settings.first_epoch`` on, continuing each
-    lane's record (``loss_history`` (LANES, records), the rest (LANES,)), and write their
-    trained outputs on X into ``predictions`` (LANES, N, n_out).
-
-    ``step`` is the kit's ``train_step_lanes``, :func:`tinynet.step.train_step` written for
-    any layout in this module's words (:mod:`tinynet.compiled.looping`): forward, loss (each
-    lane's summed into ``batch_loss``, its last wrong epoch set) and backward with the update;
-    ``forward`` is the kit's ``forward_lanes``, :func:`tinynet.step.forward` alone;
-    ``per_step(state, lr, hyper, steps)`` the optimizer's part per step (its ``step_values``
-    values into ``steps``: :mod:`tinynet.compiled.hoisting`). The optimizer's ``counters``
-    live in parameter 0's slots while it runs, and are spread to every parameter's at the
-    end (:func:`spread_counters`).
-
-    A lane that diverges keeps computing (its neighbours in the block are computed anyway),
-    but its record stops, and its parameters and state are put back as they were at the end
-    of the epoch it diverged in: where a single fit stops.
-    """
-    n, n_in = X.shape
-    n_out = Y.shape[1]
+@njit(cache=True, error_model="numpy")
+def block_scratch(layout, X, Y, batch_size):
+    """A block's scratch for the kit's ``train_block``: A (layers + 1, batch, width, LANES),
+    A[0] the input batch; D (layers, ...), φ'(Z); ``delta`` and ``back`` (batch, width,
+    LANES), dA or dZ and dX; ``targets`` (batch, n_out, LANES); ``acc``, ``total`` and
+    ``batch_loss`` (LANES,)."""
     layers = layout.table.shape[0]
-    batch_size, lr, threshold, every = (settings.batch_size, settings.lr, settings.threshold,
-                                        settings.record_every)
-    width = max(n_in, layout.table[:, 1].max())
-    A = np.zeros((layers + 1, batch_size, width, LANES))  # A[0]: the input batch
-    D = np.zeros((layers, batch_size, width, LANES))
-    delta = np.zeros((batch_size, width, LANES))
-    back = np.zeros((batch_size, width, LANES))
-    targets = np.zeros((batch_size, n_out, LANES))
-    seed_hashes, keys, rank, order = order_scratch(seeds, n)
-    acc = np.zeros(LANES)
-    total = np.zeros(LANES)
-    batch_loss = np.zeros(LANES)
-    kept, kept_wrong, marks = record_scratch(theta, last_wrong_epoch)
-    kept_state = state.copy()
-    steps = np.zeros((max(step_values, 1), LANES))
-    for run in range(settings.epochs):
-        epoch = settings.first_epoch + run
-        if settings.shuffle:
-            lane_orders(seed_hashes, epoch, keys, rank, order)
-        for l in range(LANES):
-            total[l] = 0.0
-        for start in range(0, n, batch_size):
-            rows = min(batch_size, n - start)
-            for r in range(rows):
-                for i in range(n_in):
-                    for l in range(LANES):
-                        A[0, r, i, l] = X[order[start + r, l], i]
-                for k in range(n_out):
-                    for l in range(LANES):
-                        targets[r, k, l] = Y[order[start + r, l], k]
-            per_step(state, lr, hyper, steps)
-            step(theta, state, hyper, steps, lr, layout, A, D, delta, back, targets, rows,
-                 acc, batch_loss, threshold, epoch, last_wrong_epoch)
+    width = max(X.shape[1], layout.table[:, 1].max())
+    return (np.zeros((layers + 1, batch_size, width, LANES)),
+            np.zeros((layers, batch_size, width, LANES)),
+            np.zeros((batch_size, width, LANES)), np.zeros((batch_size, width, LANES)),
+            np.zeros((batch_size, Y.shape[1], LANES)), np.zeros(LANES), np.zeros(LANES),
+            np.zeros(LANES))
+
+
+@njit(error_model="numpy", inline="always")
+def gather(X, Y, order, start, rows, A, targets):
+    """Samples ``start`` to ``start + rows`` of each lane's order into A[0] and ``targets``
+    (rows, n, LANES)."""
+    for r in range(rows):
+        for i in range(X.shape[1]):
             for l in range(LANES):
-                total[l] += batch_loss[l]
-        alive = record_epoch(theta, total, n, epoch, every, loss_history, final_loss,
-                             diverged_epoch, last_wrong_epoch, kept, kept_wrong, marks)
-        keep_state(state, kept_state, diverged_epoch, epoch)
-        if alive == 0:
-            break
-    restore_diverged(theta, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
-    restore_state(state, kept_state, diverged_epoch)
-    spread_counters(state, counters)
-    for start in range(0, n, batch_size):        # predictions of the trained networks
+                A[0, r, i, l] = X[order[start + r, l], i]
+        for k in range(Y.shape[1]):
+            for l in range(LANES):
+                targets[r, k, l] = Y[order[start + r, l], k]
+
+
+@njit(error_model="numpy", inline="always")
+def block_outputs(forward, theta, layout, X, batch_size, predictions):
+    """The outputs on X of the block's networks (``theta`` (P, LANES)) into ``predictions``
+    (LANES, N, n_out), ``batch_size`` rows at a time: ``forward`` is the kit's
+    ``forward_lanes``, :func:`tinynet.step.forward`."""
+    n, n_in = X.shape
+    layers, n_out = layout.table.shape[0], predictions.shape[2]
+    A, D, _, _, _, acc, _, _ = block_scratch(layout, X, predictions[0], batch_size)
+    for start in range(0, n, batch_size):
         rows = min(batch_size, n - start)
         for r in range(rows):
             for i in range(n_in):
@@ -408,14 +390,15 @@ def _fit_block(step, forward, per_step, step_values, counters, theta, state, hyp
 
 
 @njit(error_model="numpy", inline="always")
-def fit_block_of_members(step, forward, per_step, step_values, counters, block, theta, state,
-                         hyper, layout, X, Y, seeds, settings, loss_history, final_loss,
-                         diverged_epoch, last_wrong_epoch, predictions):
+def fit_block_of_members(train, forward, block, theta, state, hyper, layout, X, Y, seeds,
+                         settings, loss_history, final_loss, diverged_epoch, last_wrong_epoch,
+                         predictions):
     """Train block ``block`` of the S networks of one layout in ``theta`` (P, S), network s in
     column s, and their optimizer's ``state`` (k, P, S), epochs ``settings.first_epoch`` on,
-    as :func:`tinynet.compiled.single.fit_network` trains each alone: the members
-    ``block · LANES`` on, copied into lanes (``step``, ``forward``, ``per_step``: see
-    :func:`_fit_block`).
+    as the kit's ``fit_network`` trains each alone: the members ``block · LANES`` on, copied
+    into lanes, trained by ``train``, the kit's ``train_block`` (:func:`tinynet.step.train`,
+    written by :mod:`tinynet.compiled.epochs`), and their outputs computed by ``forward``,
+    the kit's ``forward_lanes``.
 
     Continues row s of the record's arrays (see :mod:`tinynet.results`) and writes
     ``predictions[s]`` (N, n_out), the trained network's outputs on X. The kit's
@@ -446,8 +429,9 @@ def fit_block_of_members(step, forward, per_step, step_values, counters, block, 
         diverged[l] = diverged_epoch[member]
         wrong[l] = last_wrong_epoch[member]
     outputs = np.empty((LANES, n, n_out))
-    _fit_block(step, forward, per_step, step_values, counters, local, local_state, hyper,
-               layout, X, Y, local_seeds, settings, history, loss_now, diverged, wrong, outputs)
+    train(local, local_state, hyper, layout, X, Y, local_seeds, settings, history, loss_now,
+          diverged, wrong)
+    block_outputs(forward, local, layout, X, settings.batch_size, outputs)
     for l in range(min(LANES, members - first)):
         member = first + l
         for p in range(n_params):

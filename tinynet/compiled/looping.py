@@ -5,7 +5,7 @@ generic kernels train any layout on one compiled function, so their step cannot 
 layers there are, nor their widths: here :mod:`tinynet.step` runs on *runtime layers* whose
 arrays are names, and whose words write calls of a loop module's functions:
 
-* for one network (:func:`tinynet.compiled.single.fit_network`), :mod:`~tinynet.compiled.
+* for one network (the kit's ``fit_network``), :mod:`~tinynet.compiled.
   single`'s (``affine``, ``activation_pairs`` through the kit's switch, ``times``,
   ``gradients``, ``_matmul_into``, which calls BLAS for big products), on views of the
   kernel's scratch rows: the kit's ``train_step``;
@@ -47,28 +47,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import step as description
-from .render import said_by
+from .render import Writer, said_by
 from .sources import escaped
 
 __all__ = ["source", "source_lanes"]
-
-
-class Writer:
-    """Lines at an indentation that blocks (loops, ifs) open and close."""
-
-    def __init__(self, depth: int) -> None:
-        self.lines: list[str] = []
-        self.depth = depth
-
-    def write(self, *lines: str) -> None:
-        self.lines += ["    " * self.depth + line for line in lines]
-
-    def open(self, header: str) -> None:
-        self.write(header)
-        self.depth += 1
-
-    def close(self) -> None:
-        self.depth -= 1
 
 
 def _loss_said(maths: object, through: bool) -> str:

@@ -45,7 +45,7 @@ from pathlib import Path
 from .. import maths
 from ..validation import shorten
 
-__all__ = ["NotCompilableError", "Definition", "read", "written", "parameters",
+__all__ = ["NotCompilableError", "Definition", "read", "written", "parameters", "Writer",
            "scalar_function", "said_by"]
 
 _SCALAR = {"exp": "vector_exp", "log": "vector_log", "log1p": "vector_log1p",
@@ -425,3 +425,21 @@ def said_by(depth: int = 2) -> str:
         if getattr(vars(klass).get(code.co_name), "__code__", None) is code:
             name = f"{klass.__name__}.{code.co_name}"
     return f"{name} ({Path(code.co_filename).name}:{frame.f_lineno}): {formula}"
+
+
+class Writer:
+    """Lines at an indentation that blocks (loops, ifs) open and close."""
+
+    def __init__(self, depth: int) -> None:
+        self.lines: list[str] = []
+        self.depth = depth
+
+    def write(self, *lines: str) -> None:
+        self.lines += ["    " * self.depth + line for line in lines]
+
+    def open(self, header: str) -> None:
+        self.write(header)
+        self.depth += 1
+
+    def close(self) -> None:
+        self.depth -= 1

@@ -1,5 +1,5 @@
-"""Compiled training of one network: a dense layer's forward and backward passes, and a whole
-training run in one call.
+"""Compiled training of one network of any layout: the words of a dense layer's forward and
+backward passes, and the scratch of a whole training run in one call.
 
 They compute what :mod:`tinynet.reference` computes, in the same order of operations, so that
 the two backends agree to rounding: a dot product is summed from the first input to the last,
@@ -10,8 +10,10 @@ debugger. Parameters travel as one flat vector ``theta`` with a :class:`tinynet.
 The maths is not here: the functions take the network's activations, loss and optimizer as
 compiled functions, which :mod:`tinynet.compiled.kit` writes from their definitions for each
 network: switches over the network's activations (:func:`activation_rows`,
-:func:`activation_pairs` for each), ``loss`` and ``update``. The step of :func:`fit_network`
-is the kit's ``train_step``, :func:`tinynet.step.train_step` written out for any layout by
+:func:`activation_pairs` for each), ``loss`` and ``update``. Nor is the training: the kit's
+``fit_network`` is :func:`tinynet.step.train`, the epoch loop, written by
+:mod:`tinynet.compiled.epochs` on the scratch of :func:`scratch`, and its step is the kit's
+``train_step``, :func:`tinynet.step.train_step` written out for any layout by
 :mod:`tinynet.compiled.looping` in the words of this module (:func:`affine`, :func:`times`,
 :func:`gradients`, :func:`_matmul_into`, inlined into it). The functions that take a
 function are inlined where they are called (``inline="always"``), which numba caches: passed
@@ -24,11 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .orders import epoch_order_into
-from .verdicts import diverged, finite_mark
-
 __all__ = ["BLAS_MIN_WORK", "activation_rows", "activation_pairs", "affine", "times", "gradients",
-           "forward_network", "fit_network"]
+           "forward_network", "scratch"]
 
 BLAS_MIN_WORK = 32_768
 """Matrix products with at least this many multiply-adds go to BLAS (``np.dot``); smaller ones
@@ -146,69 +145,15 @@ def forward_network(activate, theta, layout, X, Zs, As):
     return inputs
 
 
-@njit(error_model="numpy", inline="always")
-def fit_network(step, per_step, steps, theta, state, hyper, layout, X, Y, seed, settings,
-                record):
-    """Train ``theta`` (P,) and the optimizer's ``state`` (k, P) in place on the network's
-    loss, as :func:`tinynet.reference.train` does for one member: epochs
-    ``settings.first_epoch`` on, written into row 0 of ``record``. ``step`` is the kit's
-    ``train_step``, :func:`tinynet.step.train_step` written for any layout
-    (:mod:`tinynet.compiled.looping`): forward, loss, backward and update of a batch,
-    returning its summed loss and whether an output is on the wrong side of the threshold;
-    ``per_step(state, lr, hyper, steps)`` the optimizer's part per step (the step values into
-    ``steps``, the counters advanced: :mod:`tinynet.compiled.hoisting`); ``hyper`` holds the
-    optimizer's hyperparameters and the loss's parameters
-    (:func:`tinynet.compiled.kit.hyperparameters`).
-
-    Returns the number of epochs run: fewer than ``settings.epochs`` when the loss or a
-    parameter became NaN or infinite (divergence), which ends training.
-    """
-    table = layout.table
-    n, n_in = X.shape
-    n_out = Y.shape[1]
-    layers = table.shape[0]
-    batch_size, lr, threshold, every = (settings.batch_size, settings.lr, settings.threshold,
-                                        settings.record_every)
-    during = settings.update_during_backward
-    width = max(n_in, table[:, 1].max())
-    grad = np.zeros_like(theta)
-    Zs = np.empty((layers, batch_size * width))
-    As = np.empty((layers, batch_size * width))
-    Ds = np.empty((layers, batch_size * width))
-    dZ = np.empty(batch_size * width)
-    delta = np.empty(batch_size * width)
-    back = np.empty(batch_size * width)
-    Xb = np.empty((batch_size, n_in))
-    Yb = np.empty((batch_size, n_out))
-    keys = np.empty(n, dtype=np.uint64)
-    order = np.arange(n)
-    for run in range(settings.epochs):
-        epoch = settings.first_epoch + run
-        if settings.shuffle:
-            epoch_order_into(seed, epoch, keys, order)
-        total = 0.0
-        wrong = False
-        for start in range(0, n, batch_size):
-            rows = min(batch_size, n - start)
-            for r in range(rows):
-                Xb[r, :] = X[order[start + r]]
-                Yb[r, :] = Y[order[start + r]]
-            per_step(state, lr, hyper, steps)
-            batch_loss, wrong_here = step(theta, grad, state, lr, hyper, steps, layout,
-                                          Xb[:rows], Yb[:rows], rows, Zs, As, Ds, dZ, delta,
-                                          back, threshold, during)
-            total += batch_loss
-            wrong |= wrong_here
-        epoch_loss = total / n
-        if wrong:
-            record.last_wrong_epoch[0] = epoch
-        record.final_loss[0] = epoch_loss
-        if every > 0 and (epoch + 1) % every == 0:
-            record.loss[0, (epoch + 1) // every - 1] = epoch_loss
-        marks = finite_mark(epoch_loss)
-        for p in range(theta.shape[0]):
-            marks += finite_mark(theta[p])
-        if diverged(marks):
-            record.diverged_epoch[0] = epoch
-            return run + 1
-    return settings.epochs
+@njit(cache=True, error_model="numpy")
+def scratch(theta, layout, X, Y, batch_size):
+    """One network's scratch for the kit's ``fit_network``: ``grad`` (P,); the rows of each
+    layer's Z, A and φ'(Z) (layers, batch · width); dZ, delta and back (batch · width); a
+    batch's samples and targets, Xb (batch, n_in) and Yb (batch, n_out)."""
+    layers, n_in = layout.table.shape[0], X.shape[1]
+    width = max(n_in, layout.table[:, 1].max())
+    return (np.zeros_like(theta), np.empty((layers, batch_size * width)),
+            np.empty((layers, batch_size * width)), np.empty((layers, batch_size * width)),
+            np.empty(batch_size * width), np.empty(batch_size * width),
+            np.empty(batch_size * width), np.empty((batch_size, n_in)),
+            np.empty((batch_size, Y.shape[1])))

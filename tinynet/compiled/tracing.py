@@ -29,6 +29,8 @@ i, its gradient and its new value, ``t_{r}_{k}`` the targets.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .. import step as description
@@ -39,15 +41,15 @@ from .kit import Maths, loss_lines
 from .render import said_by
 from .sources import escaped
 
-__all__ = ["Words", "LayerWords", "layers", "forward", "step"]
+__all__ = ["Words", "LayerWords", "names", "layers", "forward", "train_step", "step"]
 
 
-def _names(template: str, *shape: int) -> np.ndarray:
+def names(template: str, *shape: int) -> np.ndarray:
     """An array of names ``template.format(*index)`` of the given shape."""
-    names = np.empty(shape, dtype=object)
+    made = np.empty(shape, dtype=object)
     for index in np.ndindex(*shape):
-        names[index] = template.format(*index)
-    return names
+        made[index] = template.format(*index)
+    return made
 
 
 def named(owner: object, method: str) -> str:
@@ -65,10 +67,11 @@ class Words:
 
     def loss(self, loss: object, through: bool, y_hat: np.ndarray, y: np.ndarray) -> tuple:
         """The loss's definition for every output: the batch's summed loss into ``loss``,
-        ``wrong`` if an output is on the wrong side of ``threshold``, and the names of dL/dŷ
-        (dL/dz with ``through``: :func:`tinynet.compiled.kit.loss_lines`)."""
+        ``wrong`` if an output is on the wrong side of ``threshold``; returns the name of the
+        summed loss and the names of dL/dŷ (dL/dz with ``through``:
+        :func:`tinynet.compiled.kit.loss_lines`)."""
         layers = len(self.layout.table)
-        gradient = _names(f"da{layers}_{{}}_{{}}", *y_hat.shape)
+        gradient = names(f"da{layers}_{{}}_{{}}", *y_hat.shape)
         self.lines += [f"# {said_by()}; {named(self.maths.loss, 'value_and_gradient')}"
                        + (" and gradient_through_sigmoid" if through else ""),
                        "loss = 0.0", "wrong = False"]
@@ -77,7 +80,7 @@ class Words:
                                           loss_parameter_names(self.maths), f"_{r}_{k}")
             self.lines += own + [f"loss = loss + {term}", f"{gradient[r, k]} = {slope}",
                                  f"wrong = wrong | wrong_side({name}, {y[r, k]}, threshold)"]
-        return None, gradient
+        return "loss", gradient
 
 
 class LayerWords:
@@ -95,7 +98,7 @@ class LayerWords:
         self.words.lines += [f"# {self.label}, {said_by(3)}{definition}", *lines]
 
     def pre_activation(self, X: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
-        Z = _names(f"z{self.k}_{{}}_{{}}", X.shape[0], W.shape[0])
+        Z = names(f"z{self.k}_{{}}_{{}}", X.shape[0], W.shape[0])
         self._write([f"{Z[r, j]} = " + " + ".join(f"{X[r, i]} * {W[j, i]}"
                                                  for i in range(W.shape[1])) + f" + {b[j]}"
                      for r, j in np.ndindex(*Z.shape)])
@@ -105,8 +108,8 @@ class LayerWords:
         """φ's definition for every unit, its exps (a sigmoid's e = exp(−|z|)) first, as a
         run of lines of their own (:func:`tinynet.compiled.codegen.is_exp`), then the rest."""
         words = self.words
-        A = _names(f"a{self.k + 1}_{{}}_{{}}", *Z.shape)
-        slope = _names(f"d{self.k}_{{}}_{{}}", *Z.shape)
+        A = names(f"a{self.k + 1}_{{}}_{{}}", *Z.shape)
+        slope = names(f"d{self.k}_{{}}_{{}}", *Z.shape)
         parts = [activation_parts(words.layout, words.maths, self.k, f"{r}_{j}",
                                   self.derivatives) for r, j in np.ndindex(*Z.shape)]
         self._write([line for exps, _ in parts for line in exps]
@@ -115,7 +118,7 @@ class LayerWords:
         return A, slope if self.derivatives else None
 
     def backward_activation(self, dA: np.ndarray, slope: np.ndarray) -> np.ndarray:
-        dZ = _names(f"dz{self.k}_{{}}_{{}}", *dA.shape)
+        dZ = names(f"dz{self.k}_{{}}_{{}}", *dA.shape)
         self._write([f"{dZ[index]} = {dA[index]} * {slope[index]}"
                      for index in np.ndindex(*dA.shape)])
         return dZ
@@ -129,7 +132,7 @@ class LayerWords:
                        for j in range(len(db))])
 
     def backward_input(self, dZ: np.ndarray, W: np.ndarray) -> np.ndarray:
-        dX = _names(f"da{self.k}_{{}}_{{}}", dZ.shape[0], W.shape[1])
+        dX = names(f"da{self.k}_{{}}_{{}}", dZ.shape[0], W.shape[1])
         self._write([f"{dX[r, i]} = " + " + ".join(f"{dZ[r, j]} * {W[j, i]}"
                                                   for j in range(W.shape[0]))
                      for r, i in np.ndindex(*dX.shape)])
@@ -159,19 +162,19 @@ def forward(layout: Layout, maths: Maths, rows: int, derivatives: bool) -> list[
     a{k+1}_r_j = φ(z{k}_r_j) for every layer k, row r and unit j, from the inputs a0_r_i and
     the parameters p0, p1, ..."""
     words = Words(layout, maths, rows)
-    description.forward(layers(words, derivatives), _names("a0_{}_{}", rows,
+    description.forward(layers(words, derivatives), names("a0_{}_{}", rows,
                                                           int(layout.table[0, 0])))
     return words.lines
 
 
-def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
-    """:func:`tinynet.step.train_step` written out: one step on a batch of ``rows`` rows,
-    the inputs a0_r_i and targets t_r_k, the parameters p0, p1, ... and their optimizer state
-    s{slot}_{p} in; the new parameters q0, q1, ..., the new state r{slot}_{p}, the batch's
-    summed loss ``loss`` and ``wrong`` (some output on the wrong side of ``threshold``) out.
-    ``during``: each layer steps before passing dX = dZ W back
-    (``update="during_backward"``)."""
-    words = Words(layout, maths, rows)
+def train_step(words: Words, during: bool) -> Callable[[np.ndarray, np.ndarray], tuple]:
+    """:func:`tinynet.step.train_step` on names, as a function of the batch's inputs and
+    targets (arrays of names), which writes the step into ``words.lines``: the parameters
+    p0, p1, ... and their optimizer state s{slot}_{p} in; the new parameters q0, q1, ..., the
+    new state r{slot}_{p}, the batch's summed loss ``loss`` and ``wrong`` (some output on the
+    wrong side of ``threshold``) out. ``during``: each layer steps before passing dX = dZ W
+    back (``update="during_backward"``)."""
+    layout, maths = words.layout, words.maths
     made = layers(words)
 
     def update_layer(layer: description.Dense) -> None:   # the layer's W and b are q now
@@ -184,8 +187,16 @@ def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
         words.lines += [f"# every layer, {said_by()}; {named(maths.optimizer, 'update')}",
                         *updates(maths, list(range(n_params(layout))))]
 
+    def step(x: np.ndarray, y: np.ndarray) -> tuple:
+        return description.train_step(words, made, maths.loss, maths.output is not None, x, y,
+                                      update_layer if during else None, update_all)
+    return step
+
+
+def step(layout: Layout, maths: Maths, rows: int, during: bool) -> list[str]:
+    """:func:`train_step` written out on a batch of ``rows`` rows, the inputs a0_r_i and
+    targets t_r_k: its lines."""
+    words = Words(layout, maths, rows)
     n_in, n_out = int(layout.table[0, 0]), int(layout.table[-1, 1])
-    description.train_step(words, made, maths.loss, maths.output is not None,
-                           _names("a0_{}_{}", rows, n_in), _names("t_{}_{}", rows, n_out),
-                           update_layer if during else None, update_all)
+    train_step(words, during)(names("a0_{}_{}", rows, n_in), names("t_{}_{}", rows, n_out))
     return words.lines

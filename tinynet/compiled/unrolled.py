@@ -3,7 +3,7 @@
 The generic lane kernel (:mod:`tinynet.compiled.lanes`) loops over a layout table and keeps
 activations, derivatives and gradients in 4-D scratch arrays, so every SGD step stores and
 reloads them. For a small network this module writes the source of a kernel for its exact
-layout instead, from the straight-line step of :mod:`tinynet.compiled.codegen`: one lane's
+layout instead, from the straight-line step of :mod:`tinynet.compiled.tracing`: one lane's
 parameters are loaded into locals, the forward pass, loss, backward pass and update run on
 locals, and the new parameters are stored back. That code sits inside a loop over the lanes of
 a block, which the compiler turns into SIMD instructions, so each local lives in a vector
@@ -27,19 +27,23 @@ from __future__ import annotations
 import functools
 import os
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
+from .. import step as description
 from ..packing import Layout
 from . import codegen
 from .codegen import (hyperparameter_names, indent, is_comment, is_exp, n_params,
                       name_defined, names_used, parameter_loads, state_names, state_slots,
                       step_value_names)
+from .epochs import Lanes
 from .kit import Maths, per_step_lanes
-from .tracing import forward, step
+from .render import Writer, said_by
 from .sources import kernel_dir
+from .tracing import Words, forward, names, train_step
 
 __all__ = ["LANES", "CUT_AT_EXPS", "source", "fit_lanes"]
 
@@ -83,7 +87,7 @@ def _segments(lines: list[str], cut: bool) -> list[list[str]]:
 
 
 _FLAGS = {"wrong"}
-"""The step's booleans (:func:`tinynet.compiled.codegen.step`): spilled as 1.0 or 0.0, read
+"""The step's booleans (:func:`tinynet.compiled.tracing.train_step`): spilled as 1.0 or 0.0, read
 back as booleans."""
 
 
@@ -145,34 +149,71 @@ def buffer_rows(layout: Layout, maths: Maths) -> dict[str, int]:
     return rows
 
 
-def _lane_step(layout: Layout, maths: Maths, during: bool, lanes: int,
-               slots: dict[str, int], cut: bool) -> list[str]:
-    """One step of every lane on its sample, in the work buffer (:func:`buffer_rows`): the
-    lane innermost and ``lanes`` a constant, so that the compiler can see that lane ``l``'s
-    loads and stores never touch another lane's: parameter p at ``work[p·lanes + l]``, and so
-    on."""
-    table = layout.table
-    n_in, n_out, count = int(table[0, 0]), int(table[-1, 1]), n_params(layout)
-    rows = buffer_rows(layout, maths)
+class _Words(Lanes):
+    """The epoch loop's words of an ensemble kernel generated for one layout: a sample of each
+    lane's order gathered into the work buffer (:func:`buffer_rows`), and the step of every
+    lane on it, with the epoch's summed loss and last wrong epoch of the lane, as loops over
+    the lanes (:func:`_lane_loops`): the lane innermost and ``lanes`` a constant, so that the
+    compiler can see that lane ``l``'s loads and stores never touch another lane's:
+    parameter p at ``work[p·lanes + l]``, and so on. ``slots``: the spill rows' names, by
+    slot."""
 
-    def at(part: str, row: int) -> str:
-        return f"work[{(rows[part] + row) * lanes} + l]"
+    def __init__(self, writer: Writer, layout: Layout, maths: Maths, during: bool, lanes: int,
+                 cut: bool) -> None:
+        super().__init__(writer, "by_lane", "state_by_lane")
+        self.layout, self.maths, self.lanes, self.cut = layout, maths, lanes, cut
+        self.rows = buffer_rows(layout, maths)
+        self.slots: dict[str, int] = {}
+        self.before_record = ["for l in range(lanes):",   # the lanes' last wrong epochs,
+                              "    last_wrong_epoch[l] = np.int64(wrong_epochs[l])"]  # floats
+        words = Words(layout, maths, 1)
+        words.lines = self.body                  # the step's lines are the batch's
+        self.step = self.written_out(train_step(words, during))
 
-    loads = {f"p{p}": f"p{p} = {at('theta', p)}" for p in range(count)}
-    stores = [f"{at('theta', p)} = q{p}" for p in range(count)]
-    for p in range(count):
-        for slot, old, new in zip(state_slots(maths), state_names(maths, p),
-                                  state_names(maths, p, new=True)):
-            loads[old] = f"{old} = {at('state', slot * count + p)}"
-            stores.append(f"{at('state', slot * count + p)} = {new}")
-    loads |= {name: f"{name} = {at('steps', k)}"
-              for k, name in enumerate(step_value_names(maths))}
-    loads |= {f"a0_0_{i}": f"a0_0_{i} = {at('inputs', i)}" for i in range(n_in)}
-    loads |= {f"t_0_{k}": f"t_0_{k} = {at('targets', k)}" for k in range(n_out)}
-    stores += [f"{at('total', 0)} = {at('total', 0)} + loss",
-               f"{at('wrong', 0)} = epoch if wrong else {at('wrong', 0)}"]
-    return _lane_loops(step(layout, maths, 1, during) + stores, loads, lanes, slots, cut,
-                       rows["spill"] * lanes)
+    def _at(self, part: str, row: int) -> str:
+        return f"work[{(self.rows[part] + row) * self.lanes} + l]"
+
+    def batches(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        n_in, n_out = int(self.layout.table[0, 0]), int(self.layout.table[-1, 1])
+        self.writer.write(f"# {said_by()}", "for l in range(lanes):", "    total[l] = 0.0")
+        self.writer.open("for start in range(n):")
+        self.writer.write(*_per_step(self.layout, self.maths, self.lanes),
+                          *_gather(self.layout, self.maths, self.lanes))
+        yield names("a0_{}_{}", 1, n_in), names("t_{}_{}", 1, n_out)
+        loads, stores = self._loads_and_stores()
+        self.writer.write(*_lane_loops(self.body + stores, loads, self.lanes, self.slots,
+                                       self.cut, self.rows["spill"] * self.lanes))
+        self.body.clear()
+        self.writer.close()
+
+    def add_loss(self, terms: str, y: object) -> None:
+        total = self._at("total", 0)
+        self.body += [f"# {said_by()}", f"{total} = {total} + {terms}"]
+
+    def saw(self, y_hat: object, y: object, epoch: str) -> None:
+        wrong = self._at("wrong", 0)
+        self.body += [f"# {said_by()}; the step's loss tested each output (wrong_side)",
+                      f"{wrong} = {epoch} if wrong else {wrong}"]
+
+    def _loads_and_stores(self) -> tuple[dict[str, str], list[str]]:
+        """Where the step's loops read each parameter, state value, step value, input and
+        target (by name), and the stores of the new parameters and state."""
+        maths, at = self.maths, self._at
+        count = n_params(self.layout)
+        loads = {f"p{p}": f"p{p} = {at('theta', p)}" for p in range(count)}
+        stores = [f"{at('theta', p)} = q{p}" for p in range(count)]
+        for p in range(count):
+            for slot, old, new in zip(state_slots(maths), state_names(maths, p),
+                                      state_names(maths, p, new=True)):
+                loads[old] = f"{old} = {at('state', slot * count + p)}"
+                stores.append(f"{at('state', slot * count + p)} = {new}")
+        loads |= {name: f"{name} = {at('steps', k)}"
+                  for k, name in enumerate(step_value_names(maths))}
+        loads |= {f"a0_0_{i}": f"a0_0_{i} = {at('inputs', i)}"
+                  for i in range(int(self.layout.table[0, 0]))}
+        loads |= {f"t_0_{k}": f"t_0_{k} = {at('targets', k)}"
+                  for k in range(int(self.layout.table[-1, 1]))}
+        return loads, stores
 
 
 def _per_step(layout: Layout, maths: Maths, lanes: int) -> list[str]:
@@ -221,12 +262,12 @@ def source(layout: Layout, maths: Maths, during: bool, lanes: int, cut: bool = T
     ensembles of 100 seeds ran 2.2 to 2.5x slower (measured, then left)."""
     loads = parameter_loads(layout, maths)
     rows = buffer_rows(layout, maths)
-    slots: dict[str, int] = {}
-    full = _lane_step(layout, maths, during, lanes, slots, cut)
+    words = _Words(Writer(1), layout, maths, during, lanes, cut)
+    description.train(words, words.step)
     header = codegen.module_header("tinynet.compiled.unrolled", layout, maths, during,
                                    ["lane_orders", "order_scratch", "record_scratch",
-                                    "record_epoch", "restore_diverged", "keep_state",
-                                    "restore_state", "spread_counters"])
+                                    "record_lanes", "diverged_lanes", "restore_diverged",
+                                    "keep_state", "restore_state", "spread_counters"])
 
     def part(name: str, size: str) -> str:
         return f"work[{rows[name] * lanes}:{rows[name] * lanes} + {size}]"
@@ -246,7 +287,7 @@ def fit_block(theta, state, hyper, X, Y, seeds, settings, parameters, loss_histo
 {indent(loads, 1)}
     seed_hashes, keys, rank, order = order_scratch(seeds, n)
     # one buffer for all the step reads and writes (buffer_rows), spill rows last
-    work = np.zeros(({rows["spill"]} + {max(len(slots), 1)}) * lanes)
+    work = np.zeros(({rows["spill"]} + {max(len(words.slots), 1)}) * lanes)
     {part("theta", "theta.size")} = theta
     {part("state", "state.size")} = state
     by_lane = {part("theta", "theta.size")}.reshape(n_params, lanes)  # views, for the record
@@ -258,23 +299,7 @@ def fit_block(theta, state, hyper, X, Y, seeds, settings, parameters, loss_histo
         wrong_epochs[l] = last_wrong_epoch[l]
     kept, kept_wrong, marks = record_scratch(by_lane, last_wrong_epoch)
     kept_state = state_by_lane.copy()
-    for run in range(settings.epochs):
-        epoch = settings.first_epoch + run
-        if settings.shuffle:
-            lane_orders(seed_hashes, epoch, keys, rank, order)
-        for l in range(lanes):
-            total[l] = 0.0
-        for start in range(n):
-{indent(_per_step(layout, maths, lanes), 3)}
-{indent(_gather(layout, maths, lanes), 3)}
-{indent(full, 3)}
-        for l in range(lanes):
-            last_wrong_epoch[l] = np.int64(wrong_epochs[l])
-        alive = record_epoch(by_lane, total, n, epoch, every, loss_history, final_loss,
-                             diverged_epoch, last_wrong_epoch, kept, kept_wrong, marks)
-        keep_state(state_by_lane, kept_state, diverged_epoch, epoch)
-        if alive == 0:
-            break
+{chr(10).join(words.writer.lines)}
     restore_diverged(by_lane, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
     restore_state(state_by_lane, kept_state, diverged_epoch)
     spread_counters(state_by_lane, COUNTERS)

@@ -1,0 +1,248 @@
+"""The compiled kernels' epoch loop, written by running :func:`tinynet.step.train` on words.
+
+:func:`tinynet.step.train` is the epoch loop, written once; NumPy runs it on arrays
+(:class:`tinynet.reference.Epochs`). Run on the words here, it writes the loop of every
+compiled kernel: its ``for`` loops open blocks of code, its calls write lines, each group
+under a comment that names the line of ``tinynet/step.py`` that said it. Two kinds of kernel
+keep two kinds of record:
+
+* one network (:class:`OneNetwork`): the kernels generated for a small layout
+  (:mod:`tinynet.compiled.fused`) and the kit's ``fit_network`` (:class:`NetworkWords`); its
+  record is row 0 of the record's arrays, its last wrong epoch a local until the end;
+* a block of networks side by side, one per SIMD lane (:class:`Lanes`): the generated
+  ensemble kernels (:mod:`tinynet.compiled.unrolled`) and the kit's ``train_block``
+  (:class:`BlockWords`); every lane's record is written by :func:`tinynet.compiled.lanes.
+  record_lanes` and :func:`~tinynet.compiled.lanes.diverged_lanes`, loops over the lanes.
+
+Each kernel's words say how its batch's samples are read and where its step's lines go
+(``batches``, ``add_loss``, ``saw``). A batch's lines (the step's, then ``add_loss``'s and
+``saw``'s) are kept in ``body`` and written where the batch's loop ends, so that a kernel can
+write them otherwise: :mod:`tinynet.compiled.unrolled` cuts them into loops over the lanes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from .. import step as description
+from .render import Writer, said_by
+
+__all__ = ["Epochs", "OneNetwork", "Lanes", "NetworkWords", "BlockWords", "network_source",
+           "block_source"]
+
+
+class Epochs:
+    """The words every kernel's loop shares: the loop over the epochs. Lines go to
+    ``writer``, a batch's to ``body`` first (see the module's docstring)."""
+
+    def __init__(self, writer: Writer) -> None:
+        self.writer = writer
+        self.body: list[str] = []
+
+    def epochs(self) -> Iterator[str]:
+        self.writer.write(f"# {said_by()}")
+        self.writer.open("for run in range(settings.epochs):")
+        self.writer.write("epoch = settings.first_epoch + run")
+        yield "epoch"
+        self.writer.close()
+
+    def written_out(self, step: Callable[[object, object], tuple]) -> Callable[[object, object],
+                                                                            tuple]:
+        """``step``, which writes the step's lines into ``body``, after a comment naming the
+        line of :func:`tinynet.step.train` that calls it."""
+        def said(x: object, y: object) -> tuple:
+            self.body.append(f"# {said_by()}: tinynet.step.train_step, written out below")
+            return step(x, y)
+        return said
+
+    def end_batch(self) -> None:
+        """The batch's lines, where its loop ends."""
+        self.writer.write(*self.body)
+        self.body.clear()
+
+
+class OneNetwork(Epochs):
+    """The epoch loop's words for one network, ``marks`` the lines that sum
+    :func:`~tinynet.verdicts.finite_mark` of ``epoch_loss`` and of every parameter into
+    ``marks``. The kernel keeps ``total`` (the epoch's summed loss) and ``wrong_epoch`` (the
+    last wrong epoch); its step sets ``wrong`` if an output is on the wrong side."""
+
+    def __init__(self, writer: Writer, marks: list[str]) -> None:
+        super().__init__(writer)
+        self.marks = marks
+
+    def add_loss(self, terms: str, y: object) -> None:
+        self.body += [f"# {said_by()}", f"total = total + {terms}"]
+
+    def saw(self, y_hat: object, y: object, epoch: str) -> None:
+        self.body += [f"# {said_by()}; the step's loss tested each output (wrong_side)",
+                      f"wrong_epoch = {epoch} if wrong else wrong_epoch"]
+
+    def record(self, epoch: str) -> None:
+        self.writer.write(f"# {said_by()}", "epoch_loss = total / n",
+                          "final_loss[0] = epoch_loss", f"slot = history_slot({epoch}, every)",
+                          "if slot >= 0:", "    loss_history[0, slot] = epoch_loss")
+
+    def diverged(self, epoch: str) -> bool:
+        self.writer.write(f"# {said_by()}", *self.marks, "if diverged(marks):",
+                          f"    diverged_epoch[0] = {epoch}", "    break")
+        return False
+
+
+class Lanes(Epochs):
+    """The epoch loop's words for a block of networks, one per lane, ``theta`` (P, lanes) and
+    ``state`` (k, P, lanes) the names of the block's parameters and optimizer state. The
+    kernel keeps ``total`` (lanes,), each lane's summed loss, the order's scratch (``order``:
+    :func:`tinynet.compiled.lanes.order_scratch`) and the record's (``kept``, ``kept_wrong``,
+    ``marks``: :func:`~tinynet.compiled.lanes.record_scratch`; ``kept_state``)."""
+
+    def __init__(self, writer: Writer, theta: str, state: str) -> None:
+        super().__init__(writer)
+        self.theta, self.state = theta, state
+        self.before_record: list[str] = []   # a kernel's lines before the record's
+
+    def visit(self, epoch: str) -> None:
+        self.writer.write(f"# {said_by()}", "if settings.shuffle:",
+                          f"    lane_orders(seed_hashes, {epoch}, keys, rank, order)")
+
+    def record(self, epoch: str) -> None:
+        self.writer.write(f"# {said_by()}", *self.before_record,
+                          f"record_lanes(total, n, {epoch}, every, loss_history, final_loss, "
+                          "diverged_epoch)")
+
+    def diverged(self, epoch: str) -> bool:
+        self.writer.write(f"# {said_by()}; a lane that diverged keeps computing with its "
+                          "block, its record stopped and its parameters kept",
+                          f"alive = diverged_lanes({self.theta}, total, {epoch}, "
+                          "diverged_epoch, last_wrong_epoch, kept, kept_wrong, marks)",
+                          f"keep_state({self.state}, kept_state, diverged_epoch, {epoch})",
+                          "if alive == 0:", "    break")
+        return False
+
+
+# --- the generic kernels: the kit's fit_network and train_block ---------------------------
+
+class NetworkWords(OneNetwork):
+    """The words of the kit's ``fit_network``, one network of any layout: the epoch's order
+    drawn by :func:`tinynet.compiled.orders.epoch_order_into`, each batch copied into ``Xb``
+    and ``Yb``, its step a call of the kit's ``train_step``."""
+
+    def __init__(self, writer: Writer) -> None:
+        super().__init__(writer, ["marks = finite_mark(epoch_loss)",
+                                  "for p in range(theta.shape[0]):",
+                                  "    marks += finite_mark(theta[p])"])
+
+    def visit(self, epoch: str) -> None:
+        self.writer.write(f"# {said_by()}", "if settings.shuffle:",
+                          f"    epoch_order_into(seed, {epoch}, keys, order)")
+
+    def batches(self) -> Iterator[tuple[str, str]]:
+        self.writer.write(f"# {said_by()}", "total = 0.0")
+        self.writer.open("for start in range(0, n, batch_size):")
+        self.writer.write("rows = min(batch_size, n - start)",
+                          "for r in range(rows):",
+                          "    Xb[r, :] = X[order[start + r]]",
+                          "    Yb[r, :] = Y[order[start + r]]",
+                          "step_rows(state, lr, hyper, steps)  # the optimizer's part per step")
+        yield "Xb[:rows]", "Yb[:rows]"
+        self.end_batch()
+        self.writer.close()
+
+    def step(self, x: str, y: str) -> tuple[None, str]:
+        self.body += [f"# {said_by()}: tinynet.step.train_step, above",
+                      "batch_loss, wrong = train_step(theta, grad, state, lr, hyper, steps, "
+                      f"layout, {x}, {y}, rows, Zs, As, Ds, dZ, delta, back, threshold, during)"]
+        return None, "batch_loss"
+
+
+class BlockWords(Lanes):
+    """The words of the kit's ``train_block``, a block of ``lanes.LANES`` networks of any
+    layout: each batch gathered into ``A[0]`` and ``targets`` (rows, n, lanes), its step a call
+    of the kit's lanes' step ``step_name``."""
+
+    def __init__(self, writer: Writer, step_name: str) -> None:
+        super().__init__(writer, "theta", "state")
+        self.step_name = step_name
+
+    def batches(self) -> Iterator[tuple[str, str]]:
+        self.writer.write(f"# {said_by()}", "for l in range(lanes.LANES):", "    total[l] = 0.0")
+        self.writer.open("for start in range(0, n, batch_size):")
+        self.writer.write("rows = min(batch_size, n - start)",
+                          "lanes.gather(X, Y, order, start, rows, A, targets)",
+                          "per_step(state, lr, hyper, steps)  # the optimizer's part per step")
+        yield "A[0]", "targets"
+        self.end_batch()
+        self.writer.close()
+
+    def step(self, x: str, y: str) -> tuple[None, str]:
+        self.body += [f"# {said_by()}: tinynet.step.train_step, {self.step_name} above",
+                      f"{self.step_name}(theta, state, hyper, steps, lr, layout, A, D, delta, "
+                      "back, targets, rows, acc, batch_loss, threshold, epoch, "
+                      "last_wrong_epoch)"]
+        return None, "batch_loss"
+
+    def add_loss(self, terms: str, y: object) -> None:
+        self.body += [f"# {said_by()}", "for l in range(lanes.LANES):",
+                      f"    total[l] += {terms}[l]"]
+
+    def saw(self, y_hat: object, y: object, epoch: str) -> None:
+        self.body += [f"# {said_by()}: the step's loss_rows set it, in its loop over the "
+                      "outputs"]
+
+
+def _loop(words: Epochs, step: Callable[[str, str], tuple]) -> list[str]:
+    """:func:`tinynet.step.train` in ``words``: the lines of the epoch loop."""
+    description.train(words, step)
+    return words.writer.lines
+
+
+def network_source() -> str:
+    """The kit's ``fit_network``: :func:`tinynet.step.train` for one network of any layout, on
+    the kit's ``train_step``."""
+    words = NetworkWords(Writer(1))
+    return '''@njit(cache=True, error_model="numpy")
+def fit_network(theta, state, hyper, layout, X, Y, seed, settings, record):
+    """tinynet.step.train with this network's maths: theta (P,) and the optimizer's state (k, P)
+    in place, epochs settings.first_epoch on, written into row 0 of record; the counters
+    spread to every parameter's slot at the end."""
+    loss_history, final_loss, diverged_epoch, last_wrong_epoch = record
+    n = X.shape[0]
+    batch_size, lr, threshold, every = (settings.batch_size, settings.lr, settings.threshold,
+                                        settings.record_every)
+    during = settings.update_during_backward
+    grad, Zs, As, Ds, dZ, delta, back, Xb, Yb = single.scratch(theta, layout, X, Y, batch_size)
+    steps = np.zeros(max(STEP_VALUES, 1))
+    keys, order = np.empty(n, dtype=np.uint64), np.arange(n)
+    wrong_epoch = last_wrong_epoch[0]
+''' + "\n".join(_loop(words, words.step)) + '''
+    last_wrong_epoch[0] = wrong_epoch
+    lanes.spread_counters(state.reshape(state.shape[0], state.shape[1], 1), COUNTERS)
+'''
+
+
+def block_source(name: str, step_name: str) -> str:
+    """The kit's ``train_block`` for one update order, named ``name``:
+    :func:`tinynet.step.train` for a block of networks of any layout, one per lane, on the
+    kit's lanes' step ``step_name``."""
+    words = BlockWords(Writer(1), step_name)
+    return f'''@njit(cache=True, error_model="numpy", inline="always")
+def {name}(theta, state, hyper, layout, X, Y, seeds, settings, loss_history, final_loss,
+        diverged_epoch, last_wrong_epoch):
+    """tinynet.step.train with this network's maths for lanes.LANES networks, theta (P, LANES)
+    and the optimizer's state (k, P, LANES) in place, epochs settings.first_epoch on, each
+    lane's record continued; a diverged lane's parameters and state put back as they were at
+    the end of the epoch it diverged in, where a single fit stops."""
+    n = X.shape[0]
+    batch_size, lr, threshold, every = (settings.batch_size, settings.lr, settings.threshold,
+                                        settings.record_every)
+    A, D, delta, back, targets, acc, total, batch_loss = lanes.block_scratch(layout, X, Y,
+                                                                             batch_size)
+    steps = np.zeros((max(STEP_VALUES, 1), lanes.LANES))
+    seed_hashes, keys, rank, order = order_scratch(seeds, n)
+    kept, kept_wrong, marks = record_scratch(theta, last_wrong_epoch)
+    kept_state = state.copy()
+''' + "\n".join(_loop(words, words.step)) + '''
+    restore_diverged(theta, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
+    restore_state(state, kept_state, diverged_epoch)
+    spread_counters(state, COUNTERS)
+'''
