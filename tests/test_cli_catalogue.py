@@ -544,6 +544,7 @@ FIT_INTERRUPTED = textwrap.dedent("""\
     """)
 
 
+@pytest.mark.slow  # a Python of its own, interrupted after 1.5 s of fitting
 def test_ctrl_c_stops_fit_and_leaves_the_network_as_it_was(tmp_path):
     run = subprocess.Popen([sys.executable, "-c", FIT_INTERRUPTED], cwd=tmp_path,
                            env=checkout_environment(), stdout=subprocess.PIPE,

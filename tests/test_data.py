@@ -98,6 +98,7 @@ def test_bad_arguments_name_themselves(call, error, message):
         call()
 
 
+@pytest.mark.slow  # runs the example in a Python of its own (test_example_outputs: its quick run)
 def test_the_example_draws_every_data_set_for_the_readme(tmp_path):
     root = Path(__file__).resolve().parents[1]
     subprocess.run([sys.executable, str(root / "examples" / "datasets.py"), "--epochs", "20",

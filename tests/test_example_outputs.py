@@ -41,7 +41,10 @@ def snapshot(folder: Path) -> dict[Path, tuple[int, int]]:
             for path in folder.rglob("*") if path.is_file() and "__pycache__" not in path.parts}
 
 
-@pytest.mark.parametrize("name", QUICK_RUNS)
+@pytest.mark.parametrize("name", [
+    # signal_propagation draws six figures, about 3 s even at its smallest: with the slow tests
+    pytest.param(name, marks=pytest.mark.slow) if name == "signal_propagation" else name
+    for name in QUICK_RUNS])
 def test_an_example_writes_into_its_own_folder_under_the_working_folder(name, tmp_path,
                                                                         monkeypatch, capsys):
     module, argv = QUICK_RUNS[name]

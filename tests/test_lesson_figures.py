@@ -6,6 +6,7 @@ both ways.)"""
 import copy
 
 import numpy as np
+import pytest
 
 import make_notebooks  # tutorial/ is on the path (tests/conftest.py)
 import tinynet
@@ -44,6 +45,7 @@ def test_lesson_1_titles_the_trained_network_with_the_epochs_it_trained(tmp_path
     assert (tmp_path / "01_boundaries.png").is_file()
 
 
+@pytest.mark.slow  # trains 100 seeds for 2,000 epochs and draws 100 panels
 def test_lesson_2_shows_100_seeds_in_a_square_and_the_failed_seeds_losses(tmp_path,
                                                                           monkeypatch):
     """Catches lesson 2 without its gallery of 100 seeds (a 10 x 10 grid, one colour bar) or

@@ -388,6 +388,7 @@ def test_the_trainer_reports_a_study_as_the_page_reads_it():
     assert trained_in_this_process(SMALL, cancelled=1) == [("cancelled", 1, None)]
 
 
+@pytest.mark.slow  # starts two trainer processes
 def test_a_trainer_that_died_fails_its_study_and_the_next_train_starts_another():
     served = Served()
     try:

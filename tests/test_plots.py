@@ -183,6 +183,7 @@ def test_a_study_keeps_its_trained_networks(study):
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # runs the example in a Python of its own (test_example_outputs: its quick run)
 def test_the_example_writes_the_figures_the_docs_show(tmp_path):
     """examples/look_inside.py (smaller here) writes every figure of the page "Look inside
     the seeds" (docs/look-inside.md), and each one the page shows is committed."""
@@ -305,6 +306,7 @@ def hundred():
                      record_every=50)
 
 
+@pytest.mark.slow  # draws 100 panels
 def test_a_gallery_of_100_seeds_wraps_into_a_10_by_10_grid(hundred):
     fig = figures.seed_gallery(hundred, seeds=100)
     panels = [ax for ax in fig.axes if ax.get_title().startswith("seed ")]
@@ -318,7 +320,7 @@ def test_a_gallery_of_100_seeds_wraps_into_a_10_by_10_grid(hundred):
     assert small.get_size_inches()[0] == 5 * 1.6 + 1.0  # 1.6 inches a column, 1 for the bar
 
 
-@pytest.mark.parametrize("seeds", [4, 10, 100])
+@pytest.mark.parametrize("seeds", [4, 10, pytest.param(100, marks=pytest.mark.slow)])
 def test_the_gallerys_title_and_legend_overlap_no_panel(hundred, seeds):
     fig = figures.seed_gallery(hundred, seeds=seeds)
     renderer = _drawn(fig)
@@ -396,7 +398,7 @@ def test_a_boundary_has_a_colour_bar_saying_what_its_colours_are(study):
     assert not _colour_bars(plots.decision_boundary(study.network(0, 0), colorbar=False))
 
 
-@pytest.mark.parametrize("seeds", [2, 100])
+@pytest.mark.parametrize("seeds", [2, pytest.param(100, marks=pytest.mark.slow)])
 def test_a_gallery_shares_one_colour_bar_beside_its_panels(hundred, seeds):
     """Catches a gallery without a colour bar, one bar per panel, or a bar over a panel, the
     title or the legend."""

@@ -79,6 +79,7 @@ def test_ctrl_c_between_chunks_leaves_the_networks_as_they_were(monkeypatch):
 
 
 @pytest.mark.unrolled
+@pytest.mark.slow  # compiles a generated kernel of its own, in a folder of its own
 def test_a_cold_kernel_is_announced_once_before_it_compiles(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path))
     X, y = tinynet.data.xor()
@@ -96,10 +97,13 @@ def test_a_cold_kernel_is_announced_once_before_it_compiles(tmp_path, monkeypatc
 
 @pytest.mark.skipif(not hasattr(signal, "SIGHUP") or os.name != "posix", reason="POSIX signals")
 @pytest.mark.parametrize("epochs,stop,status,word", [
-    (5_000_000, signal.SIGINT, 130, "interrupted"),
+    # Two Pythons a case, about 2 s: Ctrl-C on 10**12 epochs in the fast suite, the rest slow.
+    pytest.param(5_000_000, signal.SIGINT, 130, "interrupted", marks=pytest.mark.slow),
     (10**12, signal.SIGINT, 130, "interrupted"),   # 10**12: any length stops at Ctrl-C
-    (10**12, signal.SIGTERM, 143, "terminated"),   # kill, a batch system's time limit
-    (10**12, getattr(signal, "SIGHUP", None), 129, "terminated"),  # the terminal closed
+    pytest.param(10**12, signal.SIGTERM, 143, "terminated",  # kill, a batch system's time limit
+                 marks=pytest.mark.slow),
+    pytest.param(10**12, getattr(signal, "SIGHUP", None), 129, "terminated",  # the terminal closed
+                 marks=pytest.mark.slow),
 ])
 def test_ctrl_c_stops_the_cli_with_one_line_and_no_partial_files(tmp_path, epochs, stop, status,
                                                                  word):

@@ -73,10 +73,15 @@ def check(block: Block, folder: Path, name: str = "README.md") -> None:
         f"{name} line {block.line} prints, but the page shows no output after it")
 
 
+def slow(name: str, block: Block) -> bool:
+    """The README's blocks run in the fast suite, except a study (the first block's 2 x 1,000
+    seeds take about 3 s); the docs pages' run with the slow tests."""
+    return name != "README.md" or "run_study(" in block.code
+
+
 @pytest.mark.parametrize("name,block", [
-    # The README's blocks run in the fast suite, the docs pages' with the slow tests.
     pytest.param(name, block, id=f"{name} line {block.line}",
-                 marks=() if name == "README.md" else pytest.mark.slow)
+                 marks=pytest.mark.slow if slow(name, block) else ())
     for name, block in BLOCKS])
 def test_the_block_runs_alone_and_prints_what_the_page_shows(name, block, tmp_path):
     check(block, tmp_path, name)
@@ -89,6 +94,7 @@ def test_the_pages_have_python_blocks_of_both_kinds_with_outputs():
     assert any(block.doctest for block in blocks)
     assert sum(block.shown is not None for block in blocks) >= 3
     assert [block for block in python_blocks(page("README.md")) if block.shown]
+    assert not all(slow("README.md", block) for block in python_blocks(page("README.md")))
 
 
 def changed(text: str) -> str:

@@ -76,6 +76,7 @@ def test_the_users_own_target_is_left_alone(tmp_path, env):
         assert "+avx512f" not in seen["tuple"][2].split(",")
 
 
+@pytest.mark.slow  # three fresh Pythons, two of them compiling
 @pytest.mark.skipif(platform.machine().lower() not in ("x86_64", "amd64"),
                     reason="the other CPU below is described by x86 feature names")
 def test_a_cache_built_for_other_cpu_features_is_compiled_again(tmp_path):
