@@ -12,8 +12,6 @@ Shapes (B = batch size; every array may carry a leading members axis, S networks
                          dX = dZ W                           the layer before's dA
     a step:              ŷ = forward(x);   ℓ, dL/dŷ = loss(ŷ, y);   backward(dL/dŷ);
                          [every W and b takes its step]      update="after_backward"
-    training:            for every epoch: the samples in its order, a step on each batch,
-                         the epoch's loss Σ ℓ / N and its verdicts; stop if it diverged
 
 Every backend runs or renders this code, and this code only. It is written in the words of a
 backend, ``ops`` (a layer's ``self.ops``): :mod:`tinynet.dense`'s array functions for the NumPy
@@ -23,13 +21,10 @@ backend, which runs it (:meth:`tinynet.Network.forward`, :meth:`tinynet.Layer.ba
 and whose words write lines of code: running this step with them writes the straight-line
 step of the kernels generated for a small layout (print one with :func:`tinynet.kernel_source`),
 each line under a comment that names the layer and the line of this module it comes from.
-The epoch loop around the step, :func:`train`, is written once in the same way: NumPy runs it
-(:func:`tinynet.reference.train`), and every compiled kernel's loop is written by running it
-on words that write lines (:mod:`tinynet.compiled.epochs`).
 
-The maths of each activation, loss and optimizer is not here: it is their one definition
-(:mod:`tinynet.activations`, :mod:`tinynet.losses`, :mod:`tinynet.optimizers`), which ``ops``
-applies (``ops.activate``, ``ops.loss``, the ``update`` functions).
+The maths of each activation, loss and optimizer is not here: it is their one definition,
+which ``ops`` applies. The epoch loop around the step, :func:`train`, is here, written once:
+NumPy runs it, and :mod:`tinynet.compiled.epochs` writes every kernel's loop from it.
 """
 
 from __future__ import annotations
