@@ -124,10 +124,12 @@ def test_kernel_source_is_the_text_of_the_kernel_that_runs(ensemble):
 def test_kernel_source_of_the_generic_kernels_is_their_kit():
     net = tinynet.mlp([2, 64, 1])
     text = kernel_source(net, ensemble=True)
-    assert text.startswith("# tinynet.compiled.lanes trains this network")
-    assert "def activation_0(z, parameters):" in text
-    assert kernel_source(tinynet.mlp([2, 2, 1]), batch_size=2).startswith(
-        "# tinynet.compiled.single trains")
+    assert text.startswith("# This kit's fit_lanes (its blocks: train_block) trains")
+    assert "def activation_0(z, parameters):" in text and "\ndef train_block(" in text
+    assert kernel_source(net, ensemble=True, update="during_backward").startswith(
+        "# This kit's fit_lanes_during (its blocks: train_block_during) trains")
+    single = kernel_source(tinynet.mlp([2, 2, 1]), batch_size=2)
+    assert single.startswith("# This kit's fit_network trains") and "\ndef fit_network(" in single
 
 
 def test_kernel_source_is_tinynet_kernel_source():

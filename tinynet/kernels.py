@@ -10,12 +10,12 @@ what runs::
 
     >>> print(tinynet.kernel_source(tinynet.mlp([2, 2, 1]), loss="bce"))
 
-Other layouts (minibatches, wider layers) train on the generic kernels
-(:mod:`tinynet.compiled.single` and :mod:`tinynet.compiled.lanes`, library code that loops
-over a layout's table), which call the network's activations, loss, optimizer and step
-(:mod:`tinynet.compiled.looping`, for one network) from a module generated for them, its
-*kit*: :func:`kernel_source` returns the kit's text then, after a comment saying which library
-function runs it.
+Other layouts (minibatches, wider layers) train on the generic kernels, which loop over a
+layout's table with the words of :mod:`tinynet.compiled.single` and
+:mod:`tinynet.compiled.lanes`. Their epoch loop (:mod:`tinynet.compiled.epochs`), step
+(:mod:`tinynet.compiled.looping`) and the network's activations, loss and optimizer are
+written into a module generated for the network's maths, its *kit*: :func:`kernel_source`
+returns the kit's text then, after a comment saying which of its functions trains.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def kernel_source(net: Network, *, loss: str | Loss = "mse", optimizer: str | Op
             return unrolled.source(net_layout, maths, during, unrolled.LANES,
                                    unrolled.CUT_AT_EXPS)
         return fused.source(net_layout, maths, during)
-    runner = "tinynet.compiled.lanes" if ensemble else "tinynet.compiled.single"
-    return (f"# {runner} trains this network (a layout or batch size the generated kernels "
-            f"do not take: tinynet.compiled.codegen.supports), with the functions of its "
-            f"kit, this module:\n" + kit.source(maths))
+    runner = (f"{kit.lane_entry(during)} (its blocks: train_block"
+              f"{'_during' if during else ''})" if ensemble else "fit_network")
+    return (f"# This kit's {runner} trains this network (a layout or batch size the generated "
+            f"kernels do not take: tinynet.compiled.codegen.supports):\n" + kit.source(maths))

@@ -137,6 +137,7 @@ class Epochs:
         self._batch = 0
 
     def epochs(self) -> range:
+        """Epochs ``settings.first_epoch`` on."""
         first = self.settings.first_epoch
         return range(first, first + self.settings.epochs)
 

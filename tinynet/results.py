@@ -10,7 +10,8 @@ fit. Users see a record as a :class:`History` (one network) or an :class:`Ensemb
 Per run:
 
 * ``loss``: the loss every ``record_every`` epochs, epoch ``e``'s at index
-  ``(e + 1) // record_every - 1`` (epochs record_every − 1, 2·record_every − 1, ...). An
+  :func:`tinynet.verdicts.history_slot` (e, record_every) (epochs record_every − 1,
+  2·record_every − 1, ...). An
   epoch's loss is the mean over samples of Σ_k (ŷ_k − y_k)², each prediction taken when
   training visited the sample (before its update), as Keras reports it.
 * ``final_loss``: the loss of the last epoch that ran.

@@ -13,9 +13,9 @@ Shapes (B = batch size; every array may carry a leading members axis, S networks
     a step:              ŷ = forward(x);   ℓ, dL/dŷ = loss(ŷ, y);   backward(dL/dŷ);
                          [every W and b takes its step]      update="after_backward"
 
-Every backend runs or renders this code, and this code only. It is written in the words of a
-backend, ``ops`` (a layer's ``self.ops``): :mod:`tinynet.dense`'s array functions for the NumPy
-backend, which runs it (:meth:`tinynet.Network.forward`, :meth:`tinynet.Layer.backward`,
+Every backend runs or renders this code, and this code only, in the words of a backend,
+``ops`` (a layer's ``self.ops``; :func:`train`'s: :class:`EpochWords`): :mod:`tinynet.dense`'s
+array functions for the NumPy backend, which runs it (:meth:`tinynet.Layer.backward`,
 :func:`tinynet.fit` and :func:`tinynet.fit_ensemble` with ``backend="numpy"``), and
 :mod:`tinynet.compiled.tracing`'s for the compiled one, whose arrays hold the names of values
 and whose words write lines of code: running this step with them writes the straight-line
@@ -29,13 +29,13 @@ NumPy runs it, and :mod:`tinynet.compiled.epochs` writes every kernel's loop fro
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from . import dense
 
-__all__ = ["Dense", "forward", "backward", "train_step", "train"]
+__all__ = ["Dense", "forward", "backward", "train_step", "EpochWords", "train"]
 
 
 class Dense:
@@ -101,8 +101,9 @@ def train_step(ops: ModuleType | Any, layers: Sequence[Dense], loss: Any, throug
     """One step on a batch: forward, the loss and its gradient, backward, the update. Each
     layer steps inside the backward pass (``update_layer``: ``update="during_backward"``),
     or every layer after it (``update_all``). ``through``: the loss gives dL/dz of the
-    output sigmoid (:meth:`tinynet.losses.Loss.through_output`). Returns ŷ and the loss's
-    terms ℓ, one per output."""
+    output sigmoid (:meth:`tinynet.losses.Loss.through_output`). Returns ŷ and what
+    ``ops.loss`` gave for ℓ: NumPy's terms, one per output; the name of the batch's summed
+    loss in the compiled words."""
     y_hat = forward(layers, x)
     terms, gradient = ops.loss(loss, through, y_hat, y)           # ℓ, dL/dŷ (dL/dz through σ)
     backward(layers, gradient, given_dZ=through, update=update_layer, input_gradient=False)
@@ -111,13 +112,49 @@ def train_step(ops: ModuleType | Any, layers: Sequence[Dense], loss: Any, throug
     return y_hat, terms
 
 
-def train(ops: Any, step: Callable[[Any, Any], tuple[Any, Any]]) -> None:
+class EpochWords(Protocol):
+    """The words :func:`train` says, which a backend gives: NumPy's run the loop
+    (:class:`tinynet.reference.Epochs`), the compiled backend's write it as a kernel's lines
+    (:mod:`tinynet.compiled.epochs`), and then ``epochs`` and ``batches`` yield once, the
+    names of what their loop makes, and ``diverged`` writes the stop and returns False."""
+
+    def epochs(self) -> Iterable[Any]:
+        """Each epoch, ``settings.first_epoch`` on."""
+
+    def visit(self, epoch: Any) -> None:
+        """The epoch's order of the samples: :func:`tinynet.shuffle.epoch_order`, or the
+        data's."""
+
+    def batches(self) -> Iterable[tuple[Any, Any]]:
+        """Each batch's samples and targets, in that order; the epoch's summed loss starts at
+        0 here."""
+
+    def add_loss(self, terms: Any, y: Any) -> None:
+        """The batch's loss into the epoch's sum, batch after batch."""
+
+    def saw(self, y_hat: Any, y: Any, epoch: Any) -> None:
+        """The epoch is the last wrong one if an output was on the wrong side
+        (:func:`tinynet.verdicts.wrong_side`)."""
+
+    def record(self, epoch: Any) -> None:
+        """The epoch's loss, the sum / N, as the final loss and, in its slot
+        (:func:`tinynet.verdicts.history_slot`), in the history."""
+
+    def diverged(self, epoch: Any) -> bool:
+        """Whether the run diverged (:func:`tinynet.verdicts.diverged` of the loss's and
+        every parameter's :func:`~tinynet.verdicts.finite_mark`): its diverged epoch is set
+        and its parameters are kept as they are; for many members, whether every one has."""
+
+
+def train(ops: EpochWords, step: Callable[[Any, Any], tuple[Any, Any]]) -> None:
     """The epoch loop: every epoch, the samples in its order, ``step(x, y) = (ŷ, ℓ)`` on each
     batch (:func:`train_step` on the network's layers), the epoch's loss and its verdicts
     (:mod:`tinynet.verdicts`); training stops once the run has diverged. In the words of a
-    backend, ``ops``: :func:`tinynet.reference.train`'s run it on arrays of every member at
-    once (a member that diverges stops there, the others go on: ``diverged`` says whether
-    every one has); :mod:`tinynet.compiled.epochs`' write it as a kernel's loop."""
+    backend, ``ops`` (:class:`EpochWords`): :class:`tinynet.reference.Epochs` runs it on
+    arrays of every member at once (a member that diverges stops there, the others go on);
+    :mod:`tinynet.compiled.epochs` writes it as a kernel's loop. Before it and after it, each
+    backend sets up and puts back its own arrays: a diverged member's parameters are put back
+    as they were at the end of the epoch it diverged in."""
     for epoch in ops.epochs():                  # first_epoch, first_epoch + 1, ... (epochs of them)
         ops.visit(epoch)                        # the order: epoch_order(seed, epoch, N) if shuffled
         for x, y in ops.batches():              # batch_size samples at a time, in that order

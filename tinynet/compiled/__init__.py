@@ -35,21 +35,23 @@ training and where it is written (modules within ``tinynet``, those of the compi
   ``tracing.Words.loss``; the kit's ``loss`` in the generic kernels.
 * **the optimizer's step**: its definition, by ``Optimizer.step``; its lines
   (``kit.update_lines``, its part per step ``kit.step_lines``) in every kernel.
-* **an output on the wrong side, a run diverged**: their one definition each,
-  :mod:`tinynet.verdicts` (``wrong_side``; ``diverged`` of the summed ``finite_mark``), run
-  on arrays by ``reference.train`` and compiled for every kernel (``compiled.verdicts``).
+* **an output on the wrong side, a run diverged, the history's slot**: their one definition
+  each, :mod:`tinynet.verdicts` (``wrong_side``; ``diverged`` of the summed ``finite_mark``;
+  ``history_slot``), run on arrays by ``reference.Epochs`` and compiled for every kernel
+  (``compiled.verdicts``).
 * **the epoch loop** (the epochs, their orders, the batches, the step, the epoch's loss, its
   record, the verdicts, the stop at divergence): ``step.train``. NumPy runs it in the words of
   ``reference.Epochs``; ``epochs`` writes it out for every kernel, one network's record in the
   words of ``epochs.OneNetwork`` (``fused``, the kit's ``fit_network``) and a block of
   lanes' in those of ``epochs.Lanes`` (``unrolled``, the kit's ``train_block``, with
   ``lanes.record_lanes`` and ``diverged_lanes``).
-* **epoch orders**: ``shuffle``; ``orders`` (``single``) and ``lanes.lane_orders`` (the
-  others), the same orders.
+* **epoch orders**: ``shuffle``; ``orders`` (the kit's ``fit_network``) and
+  ``lanes.lane_orders`` (the others), the same orders.
 
 The kit (:mod:`~tinynet.compiled.kit`) is a module written for each network's maths: its
-activations and loss as scalar functions, the optimizer's step as loops over parameters, and
-the generic kernels' entry points, which hand them to ``single`` and ``lanes``. The state of
+activations and loss as scalar functions, the optimizer's step as loops over parameters, the
+generic kernels' step and epoch loop in the words of ``single`` and ``lanes``, and their entry
+points. The state of
 an optimizer (velocities, moments) travels beside the parameters: ``state`` (k, P), or
 (k, P, lanes) in the lanes; the hyperparameters, and after them the loss's parameters, in one
 array read at run time (``kit.hyperparameters``).
@@ -83,6 +85,8 @@ Modules: :mod:`~tinynet.compiled.scalars` (the exp, log and log1p that vectorise
 loop),
 :mod:`~tinynet.compiled.kit` (a network's maths, and the generic kernels' entry points),
 :mod:`~tinynet.compiled.tracing` (the words :mod:`tinynet.step` writes code in),
+:mod:`~tinynet.compiled.looping` (the generic kernels' step, on runtime layers),
+:mod:`~tinynet.compiled.epochs` (every kernel's epoch loop, from :func:`tinynet.step.train`),
 :mod:`~tinynet.compiled.sources` (where generated modules are written and loaded),
 :mod:`~tinynet.compiled.orders` (epoch orders), :mod:`~tinynet.compiled.single` (one network,
 BLAS for big layers), :mod:`~tinynet.compiled.lanes` (many networks side by side, any

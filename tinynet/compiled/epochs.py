@@ -11,10 +11,12 @@ keep two kinds of record:
   record is row 0 of the record's arrays, its last wrong epoch a local until the end;
 * a block of networks side by side, one per SIMD lane (:class:`Lanes`): the generated
   ensemble kernels (:mod:`tinynet.compiled.unrolled`) and the kit's ``train_block``
-  (:class:`BlockWords`); every lane's record is written by :func:`tinynet.compiled.lanes.
-  record_lanes` and :func:`~tinynet.compiled.lanes.diverged_lanes`, loops over the lanes.
+  (:class:`BlockWords`); every lane's record is written by
+  :func:`~tinynet.compiled.lanes.record_lanes` and
+  :func:`~tinynet.compiled.lanes.diverged_lanes`, loops over the lanes.
 
-Each kernel's words say how its batch's samples are read and where its step's lines go
+Each word is :class:`tinynet.step.EpochWords`' (its docstrings say what each does); here each
+writes lines. Each kernel's words say how its batch's samples are read and where its step's lines go
 (``batches``, ``add_loss``, ``saw``). A batch's lines (the step's, then ``add_loss``'s and
 ``saw``'s) are kept in ``body`` and written where the batch's loop ends, so that a kernel can
 write them otherwise: :mod:`tinynet.compiled.unrolled` cuts them into loops over the lanes.
@@ -40,6 +42,7 @@ class Epochs:
         self.body: list[str] = []
 
     def epochs(self) -> Iterator[str]:
+        """``for run in range(settings.epochs)``, ``epoch`` the loop's epoch."""
         self.writer.write(f"# {said_by()}")
         self.writer.open("for run in range(settings.epochs):")
         self.writer.write("epoch = settings.first_epoch + run")
@@ -72,18 +75,22 @@ class OneNetwork(Epochs):
         self.marks = marks
 
     def add_loss(self, terms: str, y: object) -> None:
+        """``total = total + ℓ`` (``terms``: the name of the batch's summed loss)."""
         self.body += [f"# {said_by()}", f"total = total + {terms}"]
 
     def saw(self, y_hat: object, y: object, epoch: str) -> None:
+        """``wrong_epoch = epoch`` if the step's ``wrong`` is set."""
         self.body += [f"# {said_by()}; the step's loss tested each output (wrong_side)",
                       f"wrong_epoch = {epoch} if wrong else wrong_epoch"]
 
     def record(self, epoch: str) -> None:
+        """The epoch's loss into ``final_loss[0]`` and its slot of ``loss_history[0]``."""
         self.writer.write(f"# {said_by()}", "epoch_loss = total / n",
                           "final_loss[0] = epoch_loss", f"slot = history_slot({epoch}, every)",
                           "if slot >= 0:", "    loss_history[0, slot] = epoch_loss")
 
     def diverged(self, epoch: str) -> bool:
+        """The summed marks, and the stop: ``diverged_epoch[0] = epoch`` and ``break``."""
         self.writer.write(f"# {said_by()}", *self.marks, "if diverged(marks):",
                           f"    diverged_epoch[0] = {epoch}", "    break")
         return False
@@ -102,15 +109,20 @@ class Lanes(Epochs):
         self.before_record: list[str] = []   # a kernel's lines before the record's
 
     def visit(self, epoch: str) -> None:
+        """Each lane's order (:func:`tinynet.compiled.lanes.lane_orders`), if shuffled."""
         self.writer.write(f"# {said_by()}", "if settings.shuffle:",
                           f"    lane_orders(seed_hashes, {epoch}, keys, rank, order)")
 
     def record(self, epoch: str) -> None:
+        """The kernel's ``before_record`` lines, then :func:`tinynet.compiled.lanes.
+        record_lanes`."""
         self.writer.write(f"# {said_by()}", *self.before_record,
                           f"record_lanes(total, n, {epoch}, every, loss_history, final_loss, "
                           "diverged_epoch)")
 
     def diverged(self, epoch: str) -> bool:
+        """:func:`tinynet.compiled.lanes.diverged_lanes` and ``keep_state``; the stop when
+        no lane is running."""
         self.writer.write(f"# {said_by()}; a lane that diverged keeps computing with its "
                           "block, its record stopped and its parameters kept",
                           f"alive = diverged_lanes({self.theta}, total, {epoch}, "
@@ -133,10 +145,13 @@ class NetworkWords(OneNetwork):
                                   "    marks += finite_mark(theta[p])"])
 
     def visit(self, epoch: str) -> None:
+        """The network's order (:func:`tinynet.compiled.orders.epoch_order_into`), if
+        shuffled."""
         self.writer.write(f"# {said_by()}", "if settings.shuffle:",
                           f"    epoch_order_into(seed, {epoch}, keys, order)")
 
     def batches(self) -> Iterator[tuple[str, str]]:
+        """``total = 0.0``, then the loop over the batches, each copied into Xb and Yb."""
         self.writer.write(f"# {said_by()}", "total = 0.0")
         self.writer.open("for start in range(0, n, batch_size):")
         self.writer.write("rows = min(batch_size, n - start)",
@@ -149,6 +164,7 @@ class NetworkWords(OneNetwork):
         self.writer.close()
 
     def step(self, x: str, y: str) -> tuple[None, str]:
+        """A call of the kit's ``train_step`` on the batch."""
         self.body += [f"# {said_by()}: tinynet.step.train_step, above",
                       "batch_loss, wrong = train_step(theta, grad, state, lr, hyper, steps, "
                       f"layout, {x}, {y}, rows, Zs, As, Ds, dZ, delta, back, threshold, during)"]
@@ -165,6 +181,8 @@ class BlockWords(Lanes):
         self.step_name = step_name
 
     def batches(self) -> Iterator[tuple[str, str]]:
+        """Each lane's ``total`` at 0, then the loop over the batches, each gathered into
+        ``A[0]`` and ``targets``."""
         self.writer.write(f"# {said_by()}", "for l in range(lanes.LANES):", "    total[l] = 0.0")
         self.writer.open("for start in range(0, n, batch_size):")
         self.writer.write("rows = min(batch_size, n - start)",
@@ -175,6 +193,7 @@ class BlockWords(Lanes):
         self.writer.close()
 
     def step(self, x: str, y: str) -> tuple[None, str]:
+        """A call of the kit's lanes' step on the batch."""
         self.body += [f"# {said_by()}: tinynet.step.train_step, {self.step_name} above",
                       f"{self.step_name}(theta, state, hyper, steps, lr, layout, A, D, delta, "
                       "back, targets, rows, acc, batch_loss, threshold, epoch, "
@@ -182,10 +201,14 @@ class BlockWords(Lanes):
         return None, "batch_loss"
 
     def add_loss(self, terms: str, y: object) -> None:
+        """Each lane's batch loss into its ``total``."""
         self.body += [f"# {said_by()}", "for l in range(lanes.LANES):",
                       f"    total[l] += {terms}[l]"]
 
     def saw(self, y_hat: object, y: object, epoch: str) -> None:
+        """Nothing but a comment: the one exception to a word writing its own code. The
+        lanes' step sets each lane's last wrong epoch in :func:`tinynet.compiled.lanes.
+        loss_rows`, in its loop over the outputs, which a loop of its own would repeat."""
         self.body += [f"# {said_by()}: the step's loss_rows set it, in its loop over the "
                       "outputs"]
 

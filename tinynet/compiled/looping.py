@@ -9,8 +9,8 @@ arrays are names, and whose words write calls of a loop module's functions:
   single`'s (``affine``, ``activation_pairs`` through the kit's switch, ``times``,
   ``gradients``, ``_matmul_into``, which calls BLAS for big products), on views of the
   kernel's scratch rows: the kit's ``train_step``;
-* for many networks side by side, one per SIMD lane (:func:`tinynet.compiled.lanes.
-  fit_block_of_members`), :mod:`~tinynet.compiled.lanes`' (``dense_forward`` through the
+* for many networks side by side, one per SIMD lane (the kit's ``train_block``),
+  :mod:`~tinynet.compiled.lanes`' (``dense_forward`` through the
   kit's switch ``forward_layer``, ``loss_rows``, ``times``, ``gradients_and_step``,
   ``backward_input``, ``backward_input_then_step``), on the block's arrays with the lanes
   innermost: the kit's ``train_step_lanes``, ``train_step_lanes_during`` and
@@ -75,7 +75,7 @@ class StepWords:
     def __init__(self, writer: Writer, maths: object) -> None:
         self.writer, self.maths = writer, maths
 
-    def loss(self, loss: object, through: bool, y_hat: str, y: str) -> tuple[None, str]:
+    def loss(self, loss: object, through: bool, y_hat: str, y: str) -> tuple[str, str]:
         self.writer.write(_loss_said(self.maths, through),
                           "n_out = table[layers - 1, 1]",
                           "gradient = _rows(delta, rows, n_out)",
@@ -87,7 +87,7 @@ class StepWords:
                           "        batch_loss += term",
                           "        gradient[r, k] = slope",
                           f"        wrong |= wrong_side({y_hat}[r, k], {y}[r, k], threshold)")
-        return None, "gradient"
+        return "batch_loss", "gradient"
 
     def update_all(self) -> None:
         self.writer.write(f"# every layer, {said_by()}; {_optimizer_said(self.maths)}",
@@ -156,12 +156,12 @@ class LaneStepWords(StepWords):
     """The lanes' step words that are not a layer's: the loss (:func:`tinynet.compiled.lanes.
     loss_rows`), and nothing after the backward pass, where every layer has stepped."""
 
-    def loss(self, loss: object, through: bool, y_hat: str, y: str) -> tuple[None, str]:
+    def loss(self, loss: object, through: bool, y_hat: str, y: str) -> tuple[str, str]:
         self.writer.write(_loss_said(self.maths, through),
                           "loss_rows(hyper, A, layers, targets, delta, rows, "
                           "table[layers - 1, 1], batch_loss, threshold, epoch, "
                           "last_wrong_epoch)")
-        return None, "delta"
+        return "batch_loss", "delta"
 
     def update_all(self) -> None:
         self.writer.write(f"# every layer, {said_by()}: each layer took its step after its "
@@ -339,7 +339,7 @@ def source(maths: object, loss: str, optimizer: str) -> str:
 def source_lanes(maths: object, loss: str, optimizer: str, names: dict[bool, str]) -> str:
     """The kit's lanes' step for ``maths``, one function for each update order, named
     ``names[during]`` (``during``: update during the backward pass): one step of every lane
-    of a block (:func:`tinynet.compiled.lanes.fit_block_of_members`) on its batch of ``rows``
+    of a block (the kit's ``train_block``, :mod:`tinynet.compiled.epochs`) on its batch of ``rows``
     rows, ``A[0]`` and ``targets`` (rows, n, lanes), each lane's summed loss into
     ``batch_loss`` and ``epoch`` as its last wrong epoch where an output was on the wrong
     side of ``threshold``; and ``forward_lanes``, the forward pass alone. Each is a function
