@@ -74,7 +74,8 @@ def test_each_word_writes_code_inside_its_block(kernel):
     step's own commented lines), not only the comment; the step,
     the sum of the loss and the wrong-side test sit inside the loop over the batches, which
     sits inside the loop over the epochs (each line indented deeper than its block's
-    header); the record and the divergence test inside the loop over the epochs only."""
+    header); the record and the divergence test inside the loop over the epochs only; the
+    finish after it."""
     sizes, ensemble = KERNELS[kernel]
     lines = kernel_source(tinynet.mlp(sizes), ensemble=ensemble).splitlines()
     said = _said_lines()
@@ -101,6 +102,9 @@ def test_each_word_writes_code_inside_its_block(kernel):
         assert code or step_said, (number, k)                  # own lines, under their comments
         if "ops.epochs(" in said[number] or "ops.batches(" in said[number]:
             continue     # said just before the block it opens
+        if "ops.finish(" in said[number]:
+            assert indent == depth["epochs"], number      # after the loop over the epochs
+            continue
         assert indent > depth["epochs"], number
         if number in in_batch:
             assert indent > depth["batches"], number

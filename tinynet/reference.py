@@ -95,7 +95,6 @@ def train(theta: np.ndarray, state: np.ndarray, table: np.ndarray,
         during = update_layer if settings.update_during_backward else None
         step.train(words, lambda x, y: step.train_step(dense, layers, loss, through, x, y,
                                                        during, update_all))
-    words.finish(theta, state)
 
 
 class Epochs:
@@ -119,6 +118,7 @@ class Epochs:
         self.stepped = [(self.params[:, span], self.grad[:, span],
                          [slot[:, span] for slot in self.slots])
                         for span in _spans(table, self.params.shape[1])]
+        self.theta, self.state = theta, state    # where the trained values go
         self.X, self.y, self.settings, self.results = X, y, settings, record
         self.X_epoch = np.empty((members, *X.shape), order=order)  # the samples in visiting
         self.y_epoch = np.empty((members, *y.shape), order=order)  # order
@@ -189,9 +189,10 @@ class Epochs:
             self.alive &= ~diverging
         return not self.alive.any()
 
-    def finish(self, theta: np.ndarray, state: np.ndarray) -> None:
+    def finish(self) -> None:
         """The trained parameters and state into ``theta`` and ``state``: as they were when
         it stopped, for a diverged member."""
+        theta, state = self.theta, self.state
         stopped = self.results.diverged_epoch >= 0
         for keep, now in zip(self.kept, (self.params, *self.slots)):
             now[stopped] = keep[stopped]

@@ -145,6 +145,10 @@ class EpochWords(Protocol):
         every parameter's :func:`~tinynet.verdicts.finite_mark`): its diverged epoch is set
         and its parameters are kept as they are; for many members, whether every one has."""
 
+    def finish(self) -> None:
+        """The trained parameters and state where the caller reads them; a diverged run's as
+        they were at the end of the epoch it diverged in."""
+
 
 def train(ops: EpochWords, step: Callable[[Any, Any], tuple[Any, Any]]) -> None:
     """The epoch loop: every epoch, the samples in its order, ``step(x, y) = (ŷ, ℓ)`` on each
@@ -152,9 +156,7 @@ def train(ops: EpochWords, step: Callable[[Any, Any], tuple[Any, Any]]) -> None:
     (:mod:`tinynet.verdicts`); training stops once the run has diverged. In the words of a
     backend, ``ops`` (:class:`EpochWords`): :class:`tinynet.reference.Epochs` runs it on
     arrays of every member at once (a member that diverges stops there, the others go on);
-    :mod:`tinynet.compiled.epochs` writes it as a kernel's loop. Before it and after it, each
-    backend sets up and puts back its own arrays: a diverged member's parameters are put back
-    as they were at the end of the epoch it diverged in."""
+    :mod:`tinynet.compiled.epochs` writes it as a kernel's loop."""
     for epoch in ops.epochs():                  # first_epoch, first_epoch + 1, ... (epochs of them)
         ops.visit(epoch)                        # the order: epoch_order(seed, epoch, N) if shuffled
         for x, y in ops.batches():              # batch_size samples at a time, in that order
@@ -164,3 +166,4 @@ def train(ops: EpochWords, step: Callable[[Any, Any], tuple[Any, Any]]) -> None:
         ops.record(epoch)                       # final_loss ← total / N; history[slot] ← it
         if ops.diverged(epoch):                 # diverged(finite_mark(loss) + Σ finite_mark(θ)):
             break                               # diverged_epoch ← epoch, and training stops
+    ops.finish()                                # θ out; a diverged run's as it stopped

@@ -67,12 +67,14 @@ class Epochs:
 class OneNetwork(Epochs):
     """The epoch loop's words for one network, ``marks`` the lines that sum
     :func:`~tinynet.verdicts.finite_mark` of ``epoch_loss`` and of every parameter into
-    ``marks``. The kernel keeps ``total`` (the epoch's summed loss) and ``wrong_epoch`` (the
-    last wrong epoch); its step sets ``wrong`` if an output is on the wrong side."""
+    ``marks``, ``write_back`` the lines that put the trained parameters and state where the
+    caller reads them. The kernel keeps ``total`` (the epoch's summed loss) and
+    ``wrong_epoch`` (the last wrong epoch); its step sets ``wrong`` if an output is on the
+    wrong side. Training stops at divergence, so the parameters are as they stopped."""
 
-    def __init__(self, writer: Writer, marks: list[str]) -> None:
+    def __init__(self, writer: Writer, marks: list[str], write_back: list[str]) -> None:
         super().__init__(writer)
-        self.marks = marks
+        self.marks, self.write_back = marks, write_back
 
     def add_loss(self, terms: str, y: object) -> None:
         """``total = total + ℓ`` (``terms``: the name of the batch's summed loss)."""
@@ -95,6 +97,11 @@ class OneNetwork(Epochs):
                           f"    diverged_epoch[0] = {epoch}", "    break")
         return False
 
+    def finish(self) -> None:
+        """The kernel's ``write_back`` lines and the last wrong epoch."""
+        self.writer.write(f"# {said_by()}", *self.write_back,
+                          "last_wrong_epoch[0] = wrong_epoch")
+
 
 class Lanes(Epochs):
     """The epoch loop's words for a block of networks, one per lane, ``theta`` (P, lanes) and
@@ -107,6 +114,7 @@ class Lanes(Epochs):
         super().__init__(writer)
         self.theta, self.state = theta, state
         self.before_record: list[str] = []   # a kernel's lines before the record's
+        self.after_finish: list[str] = []    # and after finish's
 
     def visit(self, epoch: str) -> None:
         """Each lane's order (:func:`tinynet.compiled.lanes.lane_orders`), if shuffled."""
@@ -131,6 +139,16 @@ class Lanes(Epochs):
                           "if alive == 0:", "    break")
         return False
 
+    def finish(self) -> None:
+        """Every diverged lane's parameters, last wrong epoch and state put back as they were
+        kept, the optimizer's counters spread to every parameter's slot, then the kernel's
+        ``after_finish`` lines."""
+        self.writer.write(f"# {said_by()}",
+                          f"restore_diverged({self.theta}, diverged_epoch, last_wrong_epoch, "
+                          "kept, kept_wrong)",
+                          f"restore_state({self.state}, kept_state, diverged_epoch)",
+                          f"spread_counters({self.state}, COUNTERS)", *self.after_finish)
+
 
 # --- the generic kernels: the kit's fit_network and train_block ---------------------------
 
@@ -142,7 +160,9 @@ class NetworkWords(OneNetwork):
     def __init__(self, writer: Writer) -> None:
         super().__init__(writer, ["marks = finite_mark(epoch_loss)",
                                   "for p in range(theta.shape[0]):",
-                                  "    marks += finite_mark(theta[p])"])
+                                  "    marks += finite_mark(theta[p])"],
+                         ["lanes.spread_counters(state.reshape(state.shape[0], state.shape[1], "
+                          "1), COUNTERS)"])
 
     def visit(self, epoch: str) -> None:
         """The network's order (:func:`tinynet.compiled.orders.epoch_order_into`), if
@@ -237,10 +257,7 @@ def fit_network(theta, state, hyper, layout, X, Y, seed, settings, record):
     steps = np.zeros(max(STEP_VALUES, 1))
     keys, order = np.empty(n, dtype=np.uint64), np.arange(n)
     wrong_epoch = last_wrong_epoch[0]
-''' + "\n".join(_loop(words, words.step)) + '''
-    last_wrong_epoch[0] = wrong_epoch
-    lanes.spread_counters(state.reshape(state.shape[0], state.shape[1], 1), COUNTERS)
-'''
+''' + "\n".join(_loop(words, words.step)) + "\n"
 
 
 def block_source(name: str, step_name: str) -> str:
@@ -264,8 +281,4 @@ def {name}(theta, state, hyper, layout, X, Y, seeds, settings, loss_history, fin
     seed_hashes, keys, rank, order = order_scratch(seeds, n)
     kept, kept_wrong, marks = record_scratch(theta, last_wrong_epoch)
     kept_state = state.copy()
-''' + "\n".join(_loop(words, words.step)) + '''
-    restore_diverged(theta, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
-    restore_state(state, kept_state, diverged_epoch)
-    spread_counters(state, COUNTERS)
-'''
+''' + "\n".join(_loop(words, words.step)) + "\n"

@@ -57,7 +57,12 @@ class _Words(OneNetwork):
         count = n_params(layout)
         marks = _pairwise_sum(["finite_mark(epoch_loss)"]
                               + [f"finite_mark(p{p})" for p in range(count)])
-        super().__init__(writer, [f"marks = {marks}"])
+        state, counters = _state(maths, count), maths.split().counters
+        super().__init__(writer, [f"marks = {marks}"],
+                         [*(f"theta[{p}] = p{p}" for p in range(count)),
+                          *(f"{element} = {name}" for name, element in state),
+                          *(f"state[{slot}, {p}] = counter{slot}" for slot in counters
+                            for p in range(count))])
         self.layout, self.maths, self.count = layout, maths, count
         self.counters = [f"counter{slot}" for slot in maths.split().counters]
         words = Words(layout, maths, 1)
@@ -142,10 +147,6 @@ def fit_network(theta, state, hyper, X, Y, seed, settings, parameters, loss_hist
     wrong_epoch = last_wrong_epoch[0]
     column = block - 1
 {chr(10).join(words.writer.lines)}
-{indent([f"theta[{p}] = p{p}" for p in range(count)], 1)}
-{indent([f"{element} = {name}" for name, element in state], 1)}
-{indent([f"state[{slot}, {p}] = counter{slot}" for slot in counters for p in range(count)], 1)}
-    last_wrong_epoch[0] = wrong_epoch
 '''
 
 

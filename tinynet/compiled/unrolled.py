@@ -166,6 +166,9 @@ class _Words(Lanes):
         self.slots: dict[str, int] = {}
         self.before_record = ["for l in range(lanes):",   # the lanes' last wrong epochs,
                               "    last_wrong_epoch[l] = np.int64(wrong_epochs[l])"]  # floats
+        theta_rows = f"work[{self.rows['theta'] * lanes}:{self.rows['theta'] * lanes} + theta.size]"
+        state_rows = f"work[{self.rows['state'] * lanes}:{self.rows['state'] * lanes} + state.size]"
+        self.after_finish = [f"theta[:] = {theta_rows}", f"state[:] = {state_rows}"]
         words = Words(layout, maths, 1)
         words.lines = self.body                  # the step's lines are the batch's
         self.step = self.written_out(train_step(words, during))
@@ -300,11 +303,6 @@ def fit_block(theta, state, hyper, X, Y, seeds, settings, parameters, loss_histo
     kept, kept_wrong, marks = record_scratch(by_lane, last_wrong_epoch)
     kept_state = state_by_lane.copy()
 {chr(10).join(words.writer.lines)}
-    restore_diverged(by_lane, diverged_epoch, last_wrong_epoch, kept, kept_wrong)
-    restore_state(state_by_lane, kept_state, diverged_epoch)
-    spread_counters(state_by_lane, COUNTERS)
-    theta[:] = {part("theta", "theta.size")}
-    state[:] = {part("state", "state.size")}
     for t in range(n):
         for l in range({lanes}):
 {indent(_outputs(layout, maths, lanes), 3)}
