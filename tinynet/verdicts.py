@@ -1,4 +1,4 @@
-"""An epoch's two verdicts on a run besides its loss, one definition each: whether an output
+"""An epoch's verdicts on a run besides its loss, one definition each: whether an output
 fell on the wrong side of the threshold (:func:`wrong_side`), and whether the run diverged
 (:func:`diverged` of the summed :func:`finite_mark`); and where its loss goes in the run's
 history, if it is kept there (:func:`history_slot`).

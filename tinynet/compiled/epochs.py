@@ -24,7 +24,7 @@ write them otherwise: :mod:`tinynet.compiled.unrolled` cuts them into loops over
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from .. import step as description
 from .render import Writer, said_by
@@ -57,6 +57,21 @@ class Epochs:
             self.body.append(f"# {said_by()}: tinynet.step.train_step, written out below")
             return step(x, y)
         return said
+
+    def batch_loop(self, start: list[str], header: str, gather: list[str], names: tuple,
+                   after: Sequence[str] = ()) -> Iterator[tuple]:
+        """A kernel's ``batches``: the ``start`` lines (the epoch's sum at 0), the loop
+        ``header``, the lines that read the batch (``gather``); the batch's ``names`` yielded
+        for the step; then the batch's lines (:meth:`end_batch`) and ``after``. A kernel's
+        ``batches`` returns it (not a generator itself), so that :func:`tinynet.step.train`
+        resumes it and the comment names train's line."""
+        self.writer.write(f"# {said_by()}", *start)
+        self.writer.open(header)
+        self.writer.write(*gather)
+        yield names
+        self.end_batch()
+        self.writer.write(*after)
+        self.writer.close()
 
     def end_batch(self) -> None:
         """The batch's lines, where its loop ends."""
@@ -172,16 +187,12 @@ class NetworkWords(OneNetwork):
 
     def batches(self) -> Iterator[tuple[str, str]]:
         """``total = 0.0``, then the loop over the batches, each copied into Xb and Yb."""
-        self.writer.write(f"# {said_by()}", "total = 0.0")
-        self.writer.open("for start in range(0, n, batch_size):")
-        self.writer.write("rows = min(batch_size, n - start)",
-                          "for r in range(rows):",
-                          "    Xb[r, :] = X[order[start + r]]",
-                          "    Yb[r, :] = Y[order[start + r]]",
-                          "step_rows(state, lr, hyper, steps)  # the optimizer's part per step")
-        yield "Xb[:rows]", "Yb[:rows]"
-        self.end_batch()
-        self.writer.close()
+        return self.batch_loop(
+            ["total = 0.0"], "for start in range(0, n, batch_size):",
+            ["rows = min(batch_size, n - start)", "for r in range(rows):",
+             "    Xb[r, :] = X[order[start + r]]", "    Yb[r, :] = Y[order[start + r]]",
+             "step_rows(state, lr, hyper, steps)  # the optimizer's part per step"],
+            ("Xb[:rows]", "Yb[:rows]"))
 
     def step(self, x: str, y: str) -> tuple[None, str]:
         """A call of the kit's ``train_step`` on the batch."""
@@ -203,14 +214,13 @@ class BlockWords(Lanes):
     def batches(self) -> Iterator[tuple[str, str]]:
         """Each lane's ``total`` at 0, then the loop over the batches, each gathered into
         ``A[0]`` and ``targets``."""
-        self.writer.write(f"# {said_by()}", "for l in range(lanes.LANES):", "    total[l] = 0.0")
-        self.writer.open("for start in range(0, n, batch_size):")
-        self.writer.write("rows = min(batch_size, n - start)",
-                          "lanes.gather(X, Y, order, start, rows, A, targets)",
-                          "per_step(state, lr, hyper, steps)  # the optimizer's part per step")
-        yield "A[0]", "targets"
-        self.end_batch()
-        self.writer.close()
+        return self.batch_loop(
+            ["for l in range(lanes.LANES):", "    total[l] = 0.0"],
+            "for start in range(0, n, batch_size):",
+            ["rows = min(batch_size, n - start)",
+             "lanes.gather(X, Y, order, start, rows, A, targets)",
+             "per_step(state, lr, hyper, steps)  # the optimizer's part per step"],
+            ("A[0]", "targets"))
 
     def step(self, x: str, y: str) -> tuple[None, str]:
         """A call of the kit's lanes' step on the batch."""

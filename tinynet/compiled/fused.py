@@ -64,10 +64,8 @@ class _Words(OneNetwork):
                           *(f"state[{slot}, {p}] = counter{slot}" for slot in counters
                             for p in range(count))])
         self.layout, self.maths, self.count = layout, maths, count
-        self.counters = [f"counter{slot}" for slot in maths.split().counters]
-        words = Words(layout, maths, 1)
-        words.lines = self.body                  # the step's lines are the batch's
-        self.step = self.written_out(train_step(words, during))
+        self.counters = [f"counter{slot}" for slot in counters]
+        self.step = self.written_out(train_step(Words(layout, maths, 1, self.body), during))
 
     def visit(self, epoch: str) -> None:
         self.writer.write(f"# {said_by()}",
@@ -77,22 +75,23 @@ class _Words(OneNetwork):
                           f"    lane_orders(seed_hashes, {epoch}, keys, rank, order)")
 
     def batches(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """``total = 0.0``, then the loop over the samples: each one's inputs and targets
+        read into locals and the optimizer's part per step, before the step; the counters, θ
+        and the state renamed to their new values after it."""
         n_in, n_out = int(self.layout.table[0, 0]), int(self.layout.table[-1, 1])
-        self.writer.write(f"# {said_by()}", "total = 0.0")
-        self.writer.open("for start in range(n):")
         own, new = per_step(self.maths, self.counters, "")
-        self.writer.write(*[f"a0_0_{i} = X[order[start, column], {i}]" for i in range(n_in)],
-                          *[f"t_0_{k} = Y[order[start, column], {k}]" for k in range(n_out)],
-                          *own, *[f"next_{counter} = {value}"     # each counter's new value
-                                  for counter, value in zip(self.counters, new)])  # read first
-        yield names("a0_{}_{}", 1, n_in), names("t_{}_{}", 1, n_out)
-        self.end_batch()
-        self.writer.write(*[f"{counter} = next_{counter}" for counter in self.counters],
-                          *[f"p{p} = q{p}" for p in range(self.count)],
-                          *[f"{old} = {new}" for p in range(self.count)
-                            for old, new in zip(state_names(self.maths, p),
-                                                state_names(self.maths, p, new=True))])
-        self.writer.close()
+        return self.batch_loop(
+            ["total = 0.0"], "for start in range(n):",
+            [*(f"a0_0_{i} = X[order[start, column], {i}]" for i in range(n_in)),
+             *(f"t_0_{k} = Y[order[start, column], {k}]" for k in range(n_out)),
+             *own, *(f"next_{counter} = {value}"        # each counter's new value read from
+                     for counter, value in zip(self.counters, new))],  # the old ones first
+            (names("a0_{}_{}", 1, n_in), names("t_{}_{}", 1, n_out)),
+            [*(f"{counter} = next_{counter}" for counter in self.counters),
+             *(f"p{p} = q{p}" for p in range(self.count)),
+             *(f"{old} = {new}" for p in range(self.count)
+               for old, new in zip(state_names(self.maths, p),
+                                   state_names(self.maths, p, new=True)))])
 
 
 def _pairwise_sum(terms: list[str]) -> str:

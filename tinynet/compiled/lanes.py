@@ -51,8 +51,8 @@ from .verdicts import diverged, finite_mark, history_slot, wrong_side
 from .simd import LANES
 
 __all__ = ["LANES", "dense_forward", "loss_rows", "times", "gradients_and_step",
-           "backward_input", "backward_input_then_step", "block_scratch", "gather",
-           "block_outputs", "fit_block_of_members", "lane_orders", "order_scratch",
+           "backward_input", "backward_input_then_step", "forward_scratch", "block_scratch",
+           "gather", "block_outputs", "fit_block_of_members", "lane_orders", "order_scratch",
            "record_scratch", "record_lanes", "diverged_lanes", "restore_diverged", "keep_state",
            "restore_state", "spread_counters"]
 
@@ -341,18 +341,24 @@ def spread_counters(state, counters):
 
 
 @njit(cache=True, error_model="numpy")
-def block_scratch(layout, X, Y, batch_size):
-    """A block's scratch for the kit's ``train_block``: A (layers + 1, batch, width, LANES),
-    A[0] the input batch; D (layers, ...), φ'(Z); ``delta`` and ``back`` (batch, width,
-    LANES), dA or dZ and dX; ``targets`` (batch, n_out, LANES); ``acc``, ``total`` and
-    ``batch_loss`` (LANES,)."""
+def forward_scratch(layout, n_in, batch_size):
+    """A block's forward pass's scratch: A (layers + 1, batch, width, LANES), A[0] the input
+    batch; D (layers, ...), φ'(Z); ``acc`` (LANES,)."""
     layers = layout.table.shape[0]
-    width = max(X.shape[1], layout.table[:, 1].max())
+    width = max(n_in, layout.table[:, 1].max())
     return (np.zeros((layers + 1, batch_size, width, LANES)),
-            np.zeros((layers, batch_size, width, LANES)),
-            np.zeros((batch_size, width, LANES)), np.zeros((batch_size, width, LANES)),
-            np.zeros((batch_size, Y.shape[1], LANES)), np.zeros(LANES), np.zeros(LANES),
-            np.zeros(LANES))
+            np.zeros((layers, batch_size, width, LANES)), np.zeros(LANES))
+
+
+@njit(cache=True, error_model="numpy")
+def block_scratch(layout, X, Y, batch_size):
+    """A block's scratch for the kit's ``train_block``: A, D and ``acc``
+    (:func:`forward_scratch`); ``delta`` and ``back`` (batch, width, LANES), dA or dZ and dX;
+    ``targets`` (batch, n_out, LANES); ``total`` and ``batch_loss`` (LANES,)."""
+    A, D, acc = forward_scratch(layout, X.shape[1], batch_size)
+    width = A.shape[2]
+    return (A, D, np.zeros((batch_size, width, LANES)), np.zeros((batch_size, width, LANES)),
+            np.zeros((batch_size, Y.shape[1], LANES)), acc, np.zeros(LANES), np.zeros(LANES))
 
 
 @njit(error_model="numpy", inline="always")
@@ -375,7 +381,7 @@ def block_outputs(forward, theta, layout, X, batch_size, predictions):
     ``forward_lanes``, :func:`tinynet.step.forward`."""
     n, n_in = X.shape
     layers, n_out = layout.table.shape[0], predictions.shape[2]
-    A, D, _, _, _, acc, _, _ = block_scratch(layout, X, predictions[0], batch_size)
+    A, D, acc = forward_scratch(layout, n_in, batch_size)
     for start in range(0, n, batch_size):
         rows = min(batch_size, n - start)
         for r in range(rows):

@@ -59,11 +59,13 @@ def named(owner: object, method: str) -> str:
 
 
 class Words:
-    """The step's words that are not a layer's: the loss. Lines go to :attr:`lines`."""
+    """The step's words that are not a layer's: the loss. Lines go to :attr:`lines`, ``lines``
+    if given (an epoch loop's batch: :mod:`tinynet.compiled.epochs`)."""
 
-    def __init__(self, layout: Layout, maths: Maths, rows: int) -> None:
+    def __init__(self, layout: Layout, maths: Maths, rows: int,
+                 lines: list[str] | None = None) -> None:
         self.layout, self.maths, self.rows = layout, maths, rows
-        self.lines: list[str] = []
+        self.lines: list[str] = [] if lines is None else lines
 
     def loss(self, loss: object, through: bool, y_hat: np.ndarray, y: np.ndarray) -> tuple:
         """The loss's definition for every output: the batch's summed loss into ``loss``,

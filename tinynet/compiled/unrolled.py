@@ -166,28 +166,30 @@ class _Words(Lanes):
         self.slots: dict[str, int] = {}
         self.before_record = ["for l in range(lanes):",   # the lanes' last wrong epochs,
                               "    last_wrong_epoch[l] = np.int64(wrong_epochs[l])"]  # floats
-        theta_rows = f"work[{self.rows['theta'] * lanes}:{self.rows['theta'] * lanes} + theta.size]"
-        state_rows = f"work[{self.rows['state'] * lanes}:{self.rows['state'] * lanes} + state.size]"
-        self.after_finish = [f"theta[:] = {theta_rows}", f"state[:] = {state_rows}"]
-        words = Words(layout, maths, 1)
-        words.lines = self.body                  # the step's lines are the batch's
-        self.step = self.written_out(train_step(words, during))
+        self.after_finish = [f"theta[:] = {_part(self.rows, lanes, 'theta', 'theta.size')}",
+                             f"state[:] = {_part(self.rows, lanes, 'state', 'state.size')}"]
+        self.step = self.written_out(train_step(Words(layout, maths, 1, self.body), during))
 
     def _at(self, part: str, row: int) -> str:
         return f"work[{(self.rows[part] + row) * self.lanes} + l]"
 
     def batches(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Each lane's ``total`` at 0, then the loop over the samples: the optimizer's part
+        per step, and each lane's sample gathered into the work buffer."""
         n_in, n_out = int(self.layout.table[0, 0]), int(self.layout.table[-1, 1])
-        self.writer.write(f"# {said_by()}", "for l in range(lanes):", "    total[l] = 0.0")
-        self.writer.open("for start in range(n):")
-        self.writer.write(*_per_step(self.layout, self.maths, self.lanes),
-                          *_gather(self.layout, self.maths, self.lanes))
-        yield names("a0_{}_{}", 1, n_in), names("t_{}_{}", 1, n_out)
+        return self.batch_loop(
+            ["for l in range(lanes):", "    total[l] = 0.0"], "for start in range(n):",
+            [*_per_step(self.layout, self.maths, self.lanes),
+             *_gather(self.layout, self.maths, self.lanes)],
+            (names("a0_{}_{}", 1, n_in), names("t_{}_{}", 1, n_out)))
+
+    def end_batch(self) -> None:
+        """The batch's lines, with the stores of the new parameters and state, as loops over
+        the lanes (:func:`_lane_loops`)."""
         loads, stores = self._loads_and_stores()
         self.writer.write(*_lane_loops(self.body + stores, loads, self.lanes, self.slots,
                                        self.cut, self.rows["spill"] * self.lanes))
         self.body.clear()
-        self.writer.close()
 
     def add_loss(self, terms: str, y: object) -> None:
         total = self._at("total", 0)
@@ -217,6 +219,12 @@ class _Words(Lanes):
         loads |= {f"t_0_{k}": f"t_0_{k} = {at('targets', k)}"
                   for k in range(int(self.layout.table[-1, 1]))}
         return loads, stores
+
+
+def _part(rows: dict[str, int], lanes: int, name: str, size: str) -> str:
+    """The slice of the work buffer holding part ``name`` (:func:`buffer_rows`), ``size``
+    long."""
+    return f"work[{rows[name] * lanes}:{rows[name] * lanes} + {size}]"
 
 
 def _per_step(layout: Layout, maths: Maths, lanes: int) -> list[str]:
@@ -273,7 +281,7 @@ def source(layout: Layout, maths: Maths, during: bool, lanes: int, cut: bool = T
                                     "keep_state", "restore_state", "spread_counters"])
 
     def part(name: str, size: str) -> str:
-        return f"work[{rows[name] * lanes}:{rows[name] * lanes} + {size}]"
+        return _part(rows, lanes, name, size)
 
     return f'''{header}
 
