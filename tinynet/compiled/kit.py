@@ -44,7 +44,8 @@ from ..activations import BUILT_IN, Activation
 from ..losses import Loss
 from ..optimizers import SGD, Optimizer
 from ..packing import Layout, activation_kinds
-from . import epochs, hoisting, render
+from . import epochs, hoisting, looping, render
+from .looping import UNCOUNTED
 from .sources import announce_compiling, escaped, fingerprint, kernel_dir, load_module
 
 __all__ = ["Maths", "maths_of", "layout_for", "check", "hyperparameters", "activation_lines",
@@ -378,8 +379,9 @@ def _switch(name: str, loop: str, arguments: str, maths: Maths, passed: str | No
     switch takes ``arguments``, of which it passes ``passed`` (default: all) to the loop. It
     is inlined where it is called (a call per unit, with its arrays' reference counts, cost
     the 2-64-1 ensemble a tenth of its time), unless not ``inline``: a switch called once
-    per layer, compiled once however many steps call it."""
-    lines = ['@njit(cache=True, error_model="numpy"' + (', inline="always")' if inline else ")"),
+    per layer, compiled once however many steps call it, and without reference counts
+    (:data:`tinynet.compiled.looping.UNCOUNTED`)."""
+    lines = ['@njit(cache=True, error_model="numpy", inline="always")' if inline else UNCOUNTED,
              f'def {name}(kind, parameters, {arguments}):']
     last = maths.kinds() - 1
     for kind in range(maths.kinds()):
@@ -436,7 +438,6 @@ def fit_lanes{order}(theta, state, hyper, layout, X, Y, seeds, settings, record,
 
 def source(maths: Maths) -> str:
     """The Python source of the kit for ``maths``."""
-    from . import looping  # which writes with this module's functions
     parts = []
     for kind in range(maths.kinds()):
         activation, through = maths.kind(kind)
@@ -494,7 +495,7 @@ from tinynet.compiled.single import _rows, _weights
 
 ''' + "\n\n".join(parts) + f'''
 
-@njit(cache=True, error_model="numpy")
+{UNCOUNTED}
 def loss_rows(hyper, A, layers, targets, delta, rows, n_out, batch_loss, threshold, epoch,
               last_wrong_epoch):
     """tinynet.compiled.lanes.loss_rows with this network's loss."""
@@ -502,14 +503,14 @@ def loss_rows(hyper, A, layers, targets, delta, rows, n_out, batch_loss, thresho
                     epoch, last_wrong_epoch)
 
 
-@njit(cache=True, error_model="numpy")
+{UNCOUNTED}
 def gradients_and_step(theta, state, hyper, steps, lr, table, layer, A, delta, rows, acc):
     """tinynet.compiled.lanes.gradients_and_step with this network's optimizer."""
     lanes.gradients_and_step(update_lane, theta, state, hyper, steps, lr, table, layer, A,
                              delta, rows, acc)
 
 
-@njit(cache=True, error_model="numpy")
+{UNCOUNTED}
 def backward_input_then_step(theta, state, hyper, steps, lr, table, layer, A, delta, back, rows,
                              acc):
     """tinynet.compiled.lanes.backward_input_then_step with this network's optimizer."""

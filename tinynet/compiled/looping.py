@@ -50,7 +50,17 @@ from .. import step as description
 from .render import Writer, said_by
 from .sources import escaped
 
-__all__ = ["source", "source_lanes"]
+__all__ = ["UNCOUNTED", "source", "source_lanes"]
+
+UNCOUNTED = '@njit(cache=True, error_model="numpy", _nrt=False)'
+"""The decorator of the kit's lane functions that every step calls and that are not inlined
+(the step, the forward pass, and the words that take an activation or the optimizer):
+compiled without Numba's reference counts (``_nrt=False``), which is allowed because they
+allocate nothing. With them, a compiled function counts each array argument in on entry and
+out on exit (an atomic add each), and LLVM's pruning of the pairs gives up wherever an array
+dies inside a branch or before a loop: about 100 atomic adds a step, which made the generic
+lane kernel 1.3-1.5 times slower on width-2 networks (issue 41's note). Only the arrays' owners,
+the block's epoch loop and its callers, count them."""
 
 
 def _loss_said(maths: object, through: bool) -> str:
@@ -344,13 +354,13 @@ def source_lanes(maths: object, loss: str, optimizer: str, names: dict[bool, str
     ``batch_loss`` and ``epoch`` as its last wrong epoch where an output was on the wrong
     side of ``threshold``; and ``forward_lanes``, the forward pass alone. Each is a function
     of its own, compiled once (not inlined where it is called), and only if a run calls it:
-    one update order's step, not both."""
+    one update order's step, not both; none counts references (:data:`UNCOUNTED`)."""
     steps = []
     for during, name in names.items():
         writer = Writer(1)
         _trace(writer, maths, during, lanes=True)
         steps.append(
-            '@njit(cache=True, error_model="numpy")\n'
+            UNCOUNTED + "\n"
             f"def {name}(theta, state, hyper, steps, lr, layout, A, D, delta, back, targets,\n"
             "        rows, acc, batch_loss, threshold, epoch, last_wrong_epoch):\n"
             f'    """tinynet.step.train_step on the layout\'s layers in every lane, with {loss} '
@@ -361,8 +371,7 @@ def source_lanes(maths: object, loss: str, optimizer: str, names: dict[bool, str
     writer = Writer(1)
     description.forward(RuntimeLayers(writer, maths, LaneWords), "A[0]")
     return "\n\n".join(steps) + (
-        "\n\n"
-        '@njit(cache=True, error_model="numpy")\n'
+        "\n\n" + UNCOUNTED + "\n"
         "def forward_lanes(theta, layout, A, D, rows, acc):\n"
         '    """tinynet.step.forward on the layout\'s layers in every lane: A[layers] is '
         'the output."""\n'
