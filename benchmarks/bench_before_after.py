@@ -2,6 +2,8 @@
 
     python benchmarks/bench_before_after.py                  # against 3710c54 (before issue 17)
     python benchmarks/bench_before_after.py --rev 33228e1 --out benchmarks/results/before_after.json
+    python benchmarks/bench_before_after.py --rev 577f9a4 \
+        --out benchmarks/results/before_after_issue41.json
 
 Two benchmark runs one after the other on a shared machine differ by 10-30 % on rows whose
 code did not change. Here both versions are imported side by side (the earlier one, taken
@@ -13,13 +15,18 @@ empty kernel caches, each version once per round. Results go to
 benchmarks/results/before_after_issue17.json and .md (issue 16's, against 33228e1, in
 before_after.json and .md; issue 25's, against ee76111, ``--rev ee76111 --out
 benchmarks/results/before_after_issue25.json``: its "issue 17's targets" lines do not apply
-to it).
+to it). Issue 41's, against 577f9a4, the commit before the step was written once: its rows
+"on the generic kernel" train on the generic lane kernel (:mod:`tinynet.compiled.lanes`, as
+layouts too big to unroll and minibatches do) in both versions.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import io
+import statistics
 import json
 import os
 import subprocess
@@ -35,6 +42,7 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 from learner import learner_loop  # noqa: E402
+from machine import describe  # noqa: E402
 from readme_block import put_between  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,6 +99,33 @@ def cases(X, y, Xm, ym) -> dict:
                                                   batch_size=2))
         return run
 
+    @contextlib.contextmanager
+    def generic_kernel(lib):
+        """Inside the block, ``lib`` trains every layout on its generic lane kernel."""
+        codegen = importlib.import_module(f"{lib.__name__}.compiled.codegen")
+        saved, codegen.MAX_UNROLLED_WORK = codegen.MAX_UNROLLED_WORK, -1
+        try:
+            yield
+        finally:
+            codegen.MAX_UNROLLED_WORK = saved
+
+    def generic(sizes, seeds, epochs, batch_size=1):
+        def run(lib):
+            nets = [lib.mlp(sizes, init="he_leaky", seed=s) for s in range(seeds)]
+            with generic_kernel(lib):
+                return timed(lambda: lib.fit_ensemble(nets, X, y, epochs=epochs, lr=0.01,
+                                                      batch_size=batch_size))
+        return run
+
+    def depth_job(run_epochs):  # benchmarks/bench_depth.py's job at depth 4
+        def run(lib):
+            Xc, yc = lib.data.circles(n=256, seed=0)
+            nets = [lib.mlp([2, 16, 16, 16, 16, 1], activation="relu", init="he_normal",
+                            seed=s) for s in range(128)]
+            return timed(lambda: lib.fit_ensemble(nets, Xc, yc, epochs=run_epochs, lr=0.05,
+                                                  batch_size=32))
+        return run
+
     return {
         "numba ensemble 2-2-1, 100 seeds x 20,000 epochs (the XOR job)":
             ensemble([2, 2, 1], 100, 20_000, "numba"),
@@ -105,6 +140,18 @@ def cases(X, y, Xm, ym) -> dict:
         "numba ensemble 2-2-2-1, 1000 seeds x 2,000 epochs":
             ensemble([2, 2, 2, 1], 1000, 2000, "numba"),
         "numba ensemble 2-16x8-1, batch 2, 100 seeds x 200 epochs": minibatch(100, 200),
+        "numba ensemble 2-2-1 on the generic kernel, 100 seeds x 20,000 epochs":
+            generic([2, 2, 1], 100, 20_000),
+        "numba ensemble 2-2-2-1 on the generic kernel, 100 seeds x 20,000 epochs":
+            generic([2, 2, 2, 1], 100, 20_000),
+        "numba ensemble 2-8-1 on the generic kernel, 100 seeds x 20,000 epochs":
+            generic([2, 8, 1], 100, 20_000),
+        "numba ensemble 2-2-2-1, batch 4 (generic kernel), 100 seeds x 20,000 epochs":
+            generic([2, 2, 2, 1], 100, 20_000, batch_size=4),
+        "numba ensemble 2-32-1 (generic kernel), 100 seeds x 5,000 epochs":
+            generic([2, 32, 1], 100, 5000),
+        "numba ensemble 2-16x4-1 ReLU, circles, batch 32 (generic kernel), 128 seeds x 8 epochs":
+            depth_job(8),
         "numba fit 2-2-1, 3,000 epochs": single([2, 2, 1], 3000, "numba"),
         "numba fit 2-2-2-1, 3,000 epochs": single([2, 2, 2, 1], 3000, "numba"),
         "numba fit 2-8-1, 3,000 epochs": single([2, 8, 1], 3000, "numba"),
@@ -198,7 +245,9 @@ def main() -> None:
                 old.append(run(tinynet_before))
                 new.append(run(tinynet))
             rows.append({"case": name, "before_ms": 1e3 * min(old), "after_ms": 1e3 * min(new),
-                         "before_over_after": min(old) / min(new)})
+                         "before_over_after": min(old) / min(new),
+                         "median_before_over_after": statistics.median(old) /
+                         statistics.median(new)})
             print(f"{name}: {rows[-1]['before_over_after']:.3f}", file=sys.stderr)
         if args.only:
             return
@@ -210,15 +259,20 @@ def main() -> None:
             new.append(cold_start("tinynet", folder))
         rows.append({"case": "cold start: default CLI run, empty caches (new process)",
                      "before_ms": 1e3 * min(old), "after_ms": 1e3 * min(new),
-                     "before_over_after": min(old) / min(new)})
+                     "before_over_after": min(old) / min(new),
+                     "median_before_over_after": statistics.median(old) /
+                     statistics.median(new)})
+        machine = describe()
     load = os.getloadavg()[0]
     lines = [f"tinynet at {args.rev} (before) against this checkout (after), interleaved in one "
              f"process, best of {args.repeats} each (cold starts: best of {args.cold}); BLAS "
-             f"threads 1, {os.cpu_count()} cores, 1-minute load average {load:.1f} at the end. "
+             f"threads 1, {machine}, 1-minute load average {load:.1f} at the end. "
              "Above 1: the checkout is faster.", "",
-             "| case | before (ms) | after (ms) | before / after |", "| --- | --- | --- | --- |"]
+             "| case | before (ms) | after (ms) | before / after | medians' ratio |",
+             "| --- | --- | --- | --- | --- |"]
     lines += [f"| {r['case']} | {r['before_ms']:.1f} | {r['after_ms']:.1f} | "
-              f"{r['before_over_after']:.3f} |" for r in rows]
+              f"{r['before_over_after']:.3f} | {r['median_before_over_after']:.3f} |"
+              for r in rows]
     lines += ["", "The NumPy ensemble (100 seeds) against the learner's loop (one seed, "
               "benchmarks/learner.py), sample-steps/s, 500 epochs each, interleaved in the same "
               "run:", "",
