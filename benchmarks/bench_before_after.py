@@ -16,8 +16,8 @@ benchmarks/results/before_after_issue17.json and .md (issue 16's, against 33228e
 before_after.json and .md; issue 25's, against ee76111, ``--rev ee76111 --out
 benchmarks/results/before_after_issue25.json``: its "issue 17's targets" lines do not apply
 to it). Issue 41's, against 577f9a4, the commit before the step was written once: its rows
-"on the generic kernel" train on the generic lane kernel (:mod:`tinynet.compiled.lanes`, as
-layouts too big to unroll and minibatches do) in both versions.
+"on the generic kernel" train on the generic kernels (the lanes' for ensembles, the one
+network's for fits), as layouts too big to unroll and minibatches do, in both versions.
 """
 
 from __future__ import annotations
@@ -117,6 +117,14 @@ def cases(X, y, Xm, ym) -> dict:
                                                       batch_size=batch_size))
         return run
 
+    def generic_single(sizes, epochs, batch_size=1):
+        def run(lib):
+            net = lib.mlp(sizes, init="he_leaky", seed=0)
+            with generic_kernel(lib):
+                return timed(lambda: net.fit(X, y, epochs=epochs, lr=0.01,
+                                             batch_size=batch_size))
+        return run
+
     def depth_job(run_epochs):  # benchmarks/bench_depth.py's job at depth 4
         def run(lib):
             Xc, yc = lib.data.circles(n=256, seed=0)
@@ -155,6 +163,11 @@ def cases(X, y, Xm, ym) -> dict:
         "numba fit 2-2-1, 3,000 epochs": single([2, 2, 1], 3000, "numba"),
         "numba fit 2-2-2-1, 3,000 epochs": single([2, 2, 2, 1], 3000, "numba"),
         "numba fit 2-8-1, 3,000 epochs": single([2, 8, 1], 3000, "numba"),
+        "numba fit 2-2-2-1 on the generic kernel, 3,000 epochs":
+            generic_single([2, 2, 2, 1], 3000),
+        "numba fit 2-64-1 (generic kernel), 3,000 epochs": single([2, 64, 1], 3000, "numba"),
+        "numba fit 2-8-1, batch 4 (generic kernel), 3,000 epochs":
+            generic_single([2, 8, 1], 3000, batch_size=4),
         "NumPy ensemble 2-2-1, 100 seeds x 100 epochs": ensemble([2, 2, 1], 100, 100, "numpy"),
         "NumPy ensemble 2-2-2-1, 100 seeds x 100 epochs":
             ensemble([2, 2, 2, 1], 100, 100, "numpy"),

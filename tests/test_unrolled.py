@@ -209,34 +209,63 @@ def longest_scalar_run(assembly: str) -> int:
     return longest
 
 
-def test_the_generic_kernels_lane_loops_are_vector_code_that_counts_no_references(
-        tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def generic_kit(tmp_path_factory):
+    """The kit that trained a 2-32-1 ensemble and a 2-32-1 fit on the generic kernels,
+    compiled in a folder of its own, so that its assembly and LLVM IR are at hand."""
+    folder = tmp_path_factory.mktemp("kernels")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TINYNET_KERNEL_DIR", str(folder))
+        X, y = tinynet.data.xor()
+        like = tinynet.mlp([2, 32, 1], seed=0)
+        tinynet.fit_packed(like, draw(like, range(2)), X, y, seeds=range(2),
+                           epochs=2, lr=0.01, shuffle=False)
+        like.fit(X, y, epochs=2, lr=0.01, batch_size=2)
+    (module,) = [module for module in sources._LOADED.values()
+                 if module.__file__.startswith(str(folder))]
+    return module
+
+
+def test_the_generic_kernels_lane_loops_are_vector_code(generic_kit):
     """A lane loop whose trip count is the constant LANES and whose body is small is unrolled
     whole by LLVM before it vectorises, and then stays scalar where it loads from one array
     and stores to another (the backward pass's copy of dX into dA ran as 64 scalar load/store
     pairs per unit). The passes loop over ``theta.shape[1]`` lanes, so every loop is
-    vectorised with a run-time overlap check, as a hand-written loop is.
-
-    And the functions a step calls count no references (looping.UNCOUNTED): counted, their
-    array arguments cost about 100 atomic adds a step, and 1.3-1.5x the time at width 2."""
-    monkeypatch.setenv("TINYNET_KERNEL_DIR", str(tmp_path))  # compiled here, so its assembly
-    X, y = tinynet.data.xor()                                # is at hand
-    like = tinynet.mlp([2, 32, 1], seed=0)
-    tinynet.fit_packed(like, draw(like, range(2)), X, y, seeds=range(2),
-                       epochs=2, lr=0.01, shuffle=False)
-    (module,) = [module for module in sources._LOADED.values()
-                 if module.__file__.startswith(str(tmp_path))]
+    vectorised with a run-time overlap check, as a hand-written loop is."""
     for name in ("train_step_lanes", "forward_layer", "gradients_and_step",
                  "backward_input_then_step"):
-        kernel = getattr(module, name)
+        kernel = getattr(generic_kit, name)
         assembly = kernel.inspect_asm(kernel.signatures[0])
         assert re.search(r"vmulpd\s+.*%[yz]mm", assembly), name  # packed multiplies
         assert longest_scalar_run(assembly) < LANES, (name, longest_scalar_run(assembly))
-    for name in ("train_step_lanes", "forward_lanes", "forward_layer", "loss_rows",
-                 "gradients_and_step", "backward_input_then_step"):
-        kernel = getattr(module, name)
-        for ir in kernel.inspect_llvm().values():  # each with the functions it calls
-            assert not re.findall(r"call void @NRT_(?:incref|decref)", ir), name
+
+
+def reference_counts(kernel) -> int:
+    """The calls of Numba's NRT_incref and NRT_decref in the body of every compiled version
+    of ``kernel`` (its LLVM IR, without the functions it calls, which the IR holds too)."""
+    name, total, bodies = kernel.py_func.__name__, 0, 0
+    for ir in kernel.inspect_llvm().values():
+        for function in re.split(r"\n(?=define )", ir):
+            head = re.match(r"define [^@]*@([^(]*)\(", function)
+            symbol = head.group(1) if head else ""  # mangled: holds len(name) and name
+            if (f"{len(name)}{name}B" in symbol and "cpython" not in symbol
+                    and "cfunc" not in symbol):
+                bodies += 1
+                body = function.split("\n}\n", 1)[0]
+                total += len(re.findall(r"call void @NRT_(?:incref|decref)", body))
+    assert bodies, f"no body of {name} in its IR"
+    return total
+
+
+def test_the_functions_a_generic_step_calls_count_no_references(generic_kit):
+    """Compiled with reference counts (looping.UNCOUNTED), the lanes' step functions counted
+    their array arguments, about 100 atomic adds a step (1.3-1.5x the time at width 2), and
+    the one-network step its views (twice the time of a 2-32-1 fit)."""
+    counts = {name: reference_counts(getattr(generic_kit, name)) for name in
+              ("train_step_lanes", "forward_lanes", "forward_layer", "loss_rows",
+               "gradients_and_step", "backward_input_then_step", "train_step")}
+    assert counts == dict.fromkeys(counts, 0), counts
+    assert reference_counts(generic_kit.fit_network) > 0  # its owner counts: the test can see
 
 
 def test_seed_counts_that_leave_a_block_part_empty(monkeypatch):

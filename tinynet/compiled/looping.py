@@ -53,14 +53,18 @@ from .sources import escaped
 __all__ = ["UNCOUNTED", "source", "source_lanes"]
 
 UNCOUNTED = '@njit(cache=True, error_model="numpy", _nrt=False)'
-"""The decorator of the kit's lane functions that every step calls and that are not inlined
-(the step, the forward pass, and the words that take an activation or the optimizer):
-compiled without Numba's reference counts (``_nrt=False``), which is allowed because they
-allocate nothing. With them, a compiled function counts each array argument in on entry and
-out on exit (an atomic add each), and LLVM's pruning of the pairs gives up wherever an array
-dies inside a branch or before a loop: about 100 atomic adds a step, which made the generic
-lane kernel 1.3-1.5 times slower on width-2 networks (issue 41's note). Only the arrays' owners,
-the block's epoch loop and its callers, count them."""
+"""The decorator of the kit's functions that every step calls and that are not inlined (the
+one-network step; the lanes' step, forward pass, and the words that take an activation or the
+optimizer): compiled without Numba's reference counts (``_nrt=False``), which is allowed
+because they allocate nothing (a view of an array they were given allocates nothing).
+
+With the counts, a compiled function counts each array argument in on entry and out on exit
+(an atomic add each), and each view it makes; LLVM's pruning of the pairs gives up wherever
+an array dies inside a branch or before a loop. About 100 atomic adds a step made the
+generic lane kernel 1.3-1.5 times slower on width-2 networks, and the one-network step's
+views made its fits about twice as slow (issue 41's note). Only the arrays' owners, the
+epoch loops and their callers, count them. A function such a step calls inherits
+``_nrt=False`` unless it says otherwise (:func:`tinynet.compiled.single._blas_into`)."""
 
 
 def _loss_said(maths: object, through: bool) -> str:
@@ -331,11 +335,13 @@ def source(maths: object, loss: str, optimizer: str) -> str:
     module calls this one), its loss and optimizer described as ``loss`` and ``optimizer``:
     one step of the generic one-network kernel on a batch of ``rows`` rows ``x``, ``y``, for
     both update orders; returns the batch's summed loss and whether an output was on the
-    wrong side of ``threshold``. Inlined into the kit's ``fit_network``: called once per
-    batch with its eighteen arguments, it made 2-8-1 fits on batches of 2 about 7 % slower
-    than the loops it replaced; inlined, it compiles in about the same time."""
+    wrong side of ``threshold``. A function of its own, called once per batch by the kit's
+    ``fit_network``, that counts no references (:data:`UNCOUNTED`): its views of the scratch
+    rows and of θ cost no atomic operation (inlined with the counts, as it was, it ran a
+    2-32-1 fit at half the speed; a big product goes to BLAS through
+    :func:`tinynet.compiled.single._blas_into`, which counts)."""
     return (
-        '@njit(cache=True, error_model="numpy", inline="always")\n'
+        UNCOUNTED + "\n"
         "def train_step(theta, grad, state, lr, hyper, steps, layout, x, y, rows, Zs, As, Ds,\n"
         "               dZ_rows, delta, back, threshold, during):\n"
         f'    """tinynet.step.train_step on the layout\'s layers, with {loss} and '

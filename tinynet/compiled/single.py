@@ -34,6 +34,15 @@ BLAS_MIN_WORK = 32_768
 are loops, which win there because a BLAS call costs about a microsecond before it starts."""
 
 
+@njit(cache=True, error_model="numpy", _nrt=True)
+def _blas_into(a, b, out):
+    """out = a b by BLAS (``np.dot``, which allocates its result, so counts references): a
+    function of its own, called from the kit's one-network step, which counts none
+    (:data:`tinynet.compiled.looping.UNCOUNTED`) and whose setting it would inherit without
+    ``_nrt=True``."""
+    out[:, :] = np.dot(a, b)
+
+
 @njit(cache=True, error_model="numpy", inline="always")
 def _matmul_into(a, b, out):
     """out = a b for a (m, k) and b (k, n), either of which may be a transposed view.
@@ -47,7 +56,7 @@ def _matmul_into(a, b, out):
     m, inner = a.shape
     n = b.shape[1]
     if m * inner * n >= BLAS_MIN_WORK:
-        out[:, :] = np.dot(a, b)
+        _blas_into(a, b, out)
         return
     for r in range(m):
         for c in range(n):
@@ -117,13 +126,13 @@ def _dense_forward(activate, X, W, b, kind, parameters, layer, Z, A):
 
 # --- whole networks -----------------------------------------------------------------------
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _weights(theta, table, layer):
     n_in, n_out, w_at, b_at = table[layer, 0], table[layer, 1], table[layer, 2], table[layer, 3]
     return theta[w_at:w_at + n_out * n_in].reshape(n_out, n_in), theta[b_at:b_at + n_out]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _rows(buffer, rows, width):
     return buffer[:rows * width].reshape(rows, width)
 
