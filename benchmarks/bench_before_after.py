@@ -23,8 +23,6 @@ network's for fits), as layouts too big to unroll and minibatches do, in both ve
 from __future__ import annotations
 
 import argparse
-import contextlib
-import importlib
 import io
 import statistics
 import json
@@ -41,6 +39,7 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
+from generic import generic_kernels  # noqa: E402
 from learner import learner_loop  # noqa: E402
 from machine import describe  # noqa: E402
 from readme_block import put_between  # noqa: E402
@@ -99,20 +98,10 @@ def cases(X, y, Xm, ym) -> dict:
                                                   batch_size=2))
         return run
 
-    @contextlib.contextmanager
-    def generic_kernel(lib):
-        """Inside the block, ``lib`` trains every layout on its generic lane kernel."""
-        codegen = importlib.import_module(f"{lib.__name__}.compiled.codegen")
-        saved, codegen.MAX_UNROLLED_WORK = codegen.MAX_UNROLLED_WORK, -1
-        try:
-            yield
-        finally:
-            codegen.MAX_UNROLLED_WORK = saved
-
     def generic(sizes, seeds, epochs, batch_size=1):
         def run(lib):
             nets = [lib.mlp(sizes, init="he_leaky", seed=s) for s in range(seeds)]
-            with generic_kernel(lib):
+            with generic_kernels(lib):
                 return timed(lambda: lib.fit_ensemble(nets, X, y, epochs=epochs, lr=0.01,
                                                       batch_size=batch_size))
         return run
@@ -120,7 +109,7 @@ def cases(X, y, Xm, ym) -> dict:
     def generic_single(sizes, epochs, batch_size=1):
         def run(lib):
             net = lib.mlp(sizes, init="he_leaky", seed=0)
-            with generic_kernel(lib):
+            with generic_kernels(lib):
                 return timed(lambda: net.fit(X, y, epochs=epochs, lr=0.01,
                                              batch_size=batch_size))
         return run

@@ -54,9 +54,10 @@ import numba  # noqa: E402  (after the thread settings)
 import numpy as np  # noqa: E402
 
 import tinynet  # noqa: E402
-from tinynet.compiled import codegen, kit, single, unrolled  # noqa: E402
+from tinynet.compiled import kit, single, unrolled  # noqa: E402
 from tinynet.losses import MSE  # noqa: E402
 
+from generic import generic_kernels  # noqa: E402
 from learner import learner_loop  # noqa: E402
 from readme_block import put_between  # noqa: E402
 
@@ -146,7 +147,7 @@ def bench_xor(sizes: list[int], full: bool) -> list[dict]:
                                     backend=backend)
 
     def generic(count, run_epochs):
-        with generic_kernels():
+        with generic_kernels(tinynet):
             return ensemble(count, run_epochs)
 
     def uncut(count, run_epochs):
@@ -188,18 +189,6 @@ def bench_xor(sizes: list[int], full: bool) -> list[dict]:
     for row in rows:
         row["vs_baseline"] = row["steps_per_s"] / base
     return rows
-
-
-@contextlib.contextmanager
-def generic_kernels():
-    """Train on the generic lane kernels (tinynet.compiled.lanes) inside the block, as every
-    layout did before the kernels generated per layout."""
-    saved = codegen.MAX_UNROLLED_WORK
-    codegen.MAX_UNROLLED_WORK = -1
-    try:
-        yield
-    finally:
-        codegen.MAX_UNROLLED_WORK = saved
 
 
 @contextlib.contextmanager

@@ -30,9 +30,10 @@ The layers' loops are written as loops over the layout's table:
   copies of its loops made 2-16x8-1 ensembles up to 1.2x slower.
 
 The one-network step is one function for both update orders (``during``: each layer steps
-inside the backward pass), inlined into the kernel; the lanes' step is one function per
-order, so that a run compiles its own order alone. ``kernel_source`` prints them, each group
-of lines under a comment naming the line of ``tinynet/step.py`` it comes from.
+inside the backward pass), called once a batch; the lanes' step is one function per order, so
+that a run compiles its own order alone. Neither counts references (:data:`UNCOUNTED`).
+``kernel_source`` prints them, each group of lines under a comment naming the line of
+``tinynet/step.py`` it comes from.
 
 The lanes keep no gradients: each parameter steps in the loop that sums its gradient, so a
 lane's words step a layer where the update order allows it. ``during``: where
