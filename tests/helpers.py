@@ -13,7 +13,12 @@ from pathlib import Path
 
 import numpy as np
 
-from tinynet.activations import Activation
+from tinynet.activations import ACTIVATIONS, Activation
+
+ELEMENT_WISE = sorted(name for name, cls in ACTIVATIONS.items() if not cls.over_units)
+"""The activations applied element by element (all but softmax, which is defined over a
+layer's units and only ever an output layer, with cross-entropy): those a test may put in any
+layer and differentiate alone."""
 
 
 def central_difference(f, array: np.ndarray, h: float = 1e-6) -> np.ndarray:

@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 
 import tinynet
-from tinynet.activations import ACTIVATIONS, Activation, LeakyReLU, evaluate, get_activation
+from tinynet.activations import Activation, LeakyReLU, evaluate, get_activation
 from tinynet.compiled import kit
 from tinynet.losses import get_loss
 from tinynet.packing import layout
 from tinynet.validation import UnknownNameError
 
-from helpers import Scaled, relative_error
+from helpers import ELEMENT_WISE, Scaled, relative_error
 
-ALL = [get_activation(name, alpha=0.1) for name in ACTIVATIONS]
+ALL = [get_activation(name, alpha=0.1) for name in ELEMENT_WISE]
 
 
 @pytest.mark.parametrize("act", ALL, ids=repr)

@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tinynet
-from tinynet.activations import ACTIVATIONS
+from helpers import ELEMENT_WISE
 
-ACTIVATION_NAMES = sorted(ACTIVATIONS)
+ACTIVATION_NAMES = ELEMENT_WISE
 BACKENDS = ["numba", "numpy"]
 
 

@@ -106,3 +106,59 @@ def test_the_example_draws_every_data_set_for_the_readme(tmp_path):
     assert (tmp_path / "datasets.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "(../examples/figures/datasets.png)" in page("datasets.md")
     assert (root / "examples" / "figures" / "datasets.png").is_file()
+
+
+# --- the digits, split once (the extra tinynet[data]) ---------------------------------------
+
+@pytest.mark.parametrize("name,sizes,features", [("digits", (1442, 355), 64),
+                                                 ("mnist1d", (4000, 1000), 40)])
+def test_the_digit_sets_are_split_once_and_the_same_every_time(name, sizes, features):
+    pytest.importorskip("sklearn" if name == "digits" else "mnist1d",
+                        reason="the data sets come with the extra tinynet[data]")
+    np.random.seed(7)  # the global state, which mnist1d's generator seeds: put back after
+    before = np.random.random()
+    np.random.seed(7)
+    split = data.CLASSIFICATION[name]()
+    assert np.random.random() == before
+    again = data.CLASSIFICATION[name]()
+    assert (len(split.X), len(split.X_test)) == sizes and split.classes == 10
+    assert split.X.shape[1] == split.X_test.shape[1] == features
+    for array in split[:4]:
+        assert array.flags.c_contiguous and np.isfinite(array).all()
+    for ours, theirs in zip(split[:4], again[:4]):
+        assert np.array_equal(ours, theirs)
+    assert split.y.dtype == split.y_test.dtype == np.int64
+    for labels in (split.y, split.y_test):  # every class in both, none outside 0..9
+        assert set(np.unique(labels)) == set(range(10))
+    train = {row.tobytes() for row in split.X}
+    assert not any(row.tobytes() in train for row in split.X_test[:50])  # no sample in both
+
+
+def test_digits_are_scikit_learns_pixels_over_16_stratified():
+    sklearn = pytest.importorskip("sklearn.datasets", reason="the extra tinynet[data]")
+    X, y = sklearn.load_digits(return_X_y=True)
+    split = data.digits()
+    assert split.X.min() == 0.0 and split.X.max() == 1.0
+    assert sorted(map(bytes, np.vstack([split.X, split.X_test]) * 16)) == \
+        sorted(map(bytes, X))  # the same images, each once
+    counts = np.bincount(split.y_test)
+    assert np.array_equal(counts, np.bincount(y) // 5)  # each class's fifth, rounded down
+
+
+def test_mnist1d_is_the_papers_set_standardised():
+    pytest.importorskip("mnist1d", reason="the extra tinynet[data]")
+    split = data.mnist1d()
+    values = np.concatenate([split.X, split.X_test])
+    assert abs(values.mean()) < 1e-12 and abs(values.std() - 1.0) < 1e-12
+    # the package's generator, pinned: a new version that draws other data changes results
+    assert split.y[:10].tolist() == [2, 6, 4, 5, 6, 6, 6, 0, 3, 1]
+    np.testing.assert_allclose(split.X[0, :3], [-0.33200566736939013, -0.4719103656557236,
+                                                -0.778697076293495], rtol=1e-12)
+
+
+def test_a_missing_package_is_named_with_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "sklearn", None)
+    monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
+    with pytest.raises(ModuleNotFoundError, match=r"data set 'digits' needs the scikit-learn "
+                                                  r"package .*pip install 'tinynet\[data\]'"):
+        data.digits()

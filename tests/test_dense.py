@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from tinynet import dense
-from tinynet.activations import ACTIVATIONS, get_activation
+from tinynet.activations import get_activation
 from tinynet.step import Dense
+from helpers import ELEMENT_WISE
 
 
 def forward_backward(X, W, b, activation, dA, input_gradient=True):
@@ -17,7 +18,7 @@ def forward_backward(X, W, b, activation, dA, input_gradient=True):
     return layer._Z, A, layer.dW, layer.db, dX
 
 
-@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+@pytest.mark.parametrize("name", ELEMENT_WISE)
 @pytest.mark.parametrize("members,batch,n_in,n_out",
                          [(1, 1, 2, 2), (5, 3, 4, 2), (3, 2, 1, 6), (4, 1, 3, 2)],
                          ids=["one network", "batch of 3", "batch of 2", "one-sample stack"])

@@ -113,7 +113,7 @@ def test_inconsistent_contents(trained, tmp_path):
     (dict(alphas=np.array(["a", "b", "c"])), "entry 'alphas' must hold real numbers"),
     (dict(alphas=np.array([-1.0, 0.3, 0.3])), "layer 0 cannot be rebuilt: alpha must be"),
     (dict(bias_inits=np.array([np.nan, 0.0, 0.0])), "layer 0 cannot be rebuilt: bias_init"),
-    (dict(activations=np.array(["tanh", "softmax", "tanh"])), "layer 1 cannot be rebuilt: unknown activation 'softmax'"),
+    (dict(activations=np.array(["tanh", "softsign", "tanh"])), "layer 1 cannot be rebuilt: unknown activation 'softsign'"),
     (dict(inits=np.array(["normal(", "normal", "normal"])), "layer 0's initializer entry is garbled"),
     (dict(inits=np.array(["normal(std=" + "-" * 980 + "1)"] * 3)), "layer 0's initializer entry is garbled"),  # RecursionError in the parser
     (dict(inits=np.array(["normal" + " " * 1000] * 3)), "entry 'inits' holds names longer than 1000 characters"),

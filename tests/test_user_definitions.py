@@ -160,7 +160,7 @@ def test_the_users_names_and_flags_are_in_the_help(definitions, capsys):
                  "--adam-eps X, --eps X", "--huber-delta", "--leaky-relu-alpha X, --alpha X"):
         assert flag in text
     assert re.search(r"--optimizer \{adam,momentum,rmsprop,sgd\}", text)
-    assert re.search(r"--loss \{bce,huber,mse,my_huber\}", text)
+    assert re.search(r"--loss \{bce,cross_entropy,huber,mse,my_huber\}", text)
     assert "softplus" in text.split("--activation ACTIVATION", 1)[1].split("\n  --")[0]
 
 

@@ -100,7 +100,7 @@ def test_solves_refuses_predictions_that_do_not_fit_the_targets():
     (dict(backend="gpu"), "unknown backend 'gpu'"),
     (dict(first_seed=2**63 - 5, seeds=10), "last seed"),
     (dict(activation="leaky"), "unknown activation 'leaky'"),
-    (dict(output="softmax"), "unknown output activation 'softmax'"),
+    (dict(output="softsign"), "unknown output activation 'softsign'"),
 ])
 def test_bad_setups(kwargs, message):
     with pytest.raises(ValueError, match=message):

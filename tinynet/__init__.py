@@ -18,7 +18,7 @@ from .layers import Layer
 from .network import Network, mlp
 from .results import EnsembleResult, History
 from .saving import load, save
-from .training import fit, fit_ensemble, fit_packed, predict
+from .training import fit, fit_ensemble, fit_packed, predict, predict_classes
 from .validation import (DefinitionError, FileFormatError, ShapeError, TooLargeError,
                          UnknownNameError)
 
@@ -26,6 +26,7 @@ from .validation import (DefinitionError, FileFormatError, ShapeError, TooLargeE
 # none of them); its conveniences are these functions, with the network as first argument.
 Network.fit = fit
 Network.predict = predict
+Network.predict_classes = predict_classes
 Network.save = save
 
 # Checking a definition needs the registries' base classes, so the registries do not import
@@ -34,7 +35,8 @@ activations.register = registering.activation
 losses.register = registering.loss
 optimizers.register = registering.optimizer
 
-__all__ = ["Layer", "Network", "mlp", "fit", "fit_ensemble", "fit_packed", "predict", "History",
+__all__ = ["Layer", "Network", "mlp", "fit", "fit_ensemble", "fit_packed", "predict",
+           "predict_classes", "History",
            "EnsembleResult", "save", "load", "FileFormatError", "ShapeError", "TooLargeError",
            "UnknownNameError", "get_activation", "gradcheck", "GradcheckReport", "check",
            "DefinitionError", "kernel_source", "activations",

@@ -17,6 +17,12 @@ activation is one class here (or in your own code) with a ``name`` and that meth
 ``tinynet.check`` holds it to finite differences, and ``tinynet.activations.register``
 (:mod:`tinynet.registering`) makes it available by name.
 
+Softmax is the one activation over a layer's units rather than element-wise
+(:class:`Softmax`, its definition ``forward_over_units`` written with the reductions
+:func:`tinynet.maths.unit_max` and :func:`~tinynet.maths.unit_sum`). Its Jacobian is not
+diagonal, so it has no φ'(z): it is an output layer's activation, trained with
+:class:`tinynet.losses.CrossEntropy`, which gives dL/dz = (p − y) / B through it.
+
 Conventions at the kink ``z = 0`` (where the derivative does not exist): ``relu'(0) = 0`` and
 ``leaky_relu'(0) = alpha`` (the left derivative, as in PyTorch).
 """
@@ -29,10 +35,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from .maths import exp, tanh, where
+from .maths import exp, tanh, unit_max, unit_sum, where
 from .validation import DefinitionError, UnknownNameError, check_fields, check_float
 
-__all__ = ["Activation", "Identity", "Sigmoid", "Tanh", "ReLU", "LeakyReLU", "BUILT_IN",
+__all__ = ["Activation", "Identity", "Sigmoid", "Tanh", "ReLU", "LeakyReLU", "Softmax", "BUILT_IN",
            "ACTIVATIONS", "get_activation", "evaluate"]
 
 
@@ -58,13 +64,29 @@ class Activation:
     name: ClassVar[str] = ""
     alpha: ClassVar[float] = 0.0
     bounds: ClassVar[tuple[float, float]] = (-math.inf, math.inf)
+    over_units: ClassVar[bool] = False
+    """Whether φ is defined over a layer's units (``forward_over_units``: :class:`Softmax`),
+    not element-wise."""
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         """Each class has one definition: ``forward_and_derivative``, from which ``forward``
         and ``derivative`` follow; or (NumPy only) ``forward`` and ``derivative``, from which
         ``forward_and_derivative`` follows. Whichever a class defines replaces what it
-        inherits, so that training and ``forward`` never compute two different functions."""
+        inherits, so that training and ``forward`` never compute two different functions.
+        An activation over a layer's units (:class:`Softmax`) defines ``forward_over_units``
+        alone, from which ``forward`` follows; it has no derivative."""
         super().__init_subclass__(**kwargs)
+        if "forward_over_units" in vars(cls) or cls.over_units:  # over a layer's units
+            more = sorted({"forward_and_derivative", "forward", "derivative"} & set(vars(cls)))
+            if more:
+                raise TypeError(f"activation class {cls.__name__} defines "
+                                f"{', '.join(more)} and is over a layer's units "
+                                "(forward_over_units): it defines forward_over_units(self, "
+                                "z) alone")
+            cls.over_units = True
+            cls.forward = Activation._forward_over_units
+            cls.forward_and_derivative = cls.derivative = Activation._no_derivative
+            return
         own = {name for name in ("forward_and_derivative", "forward", "derivative")
                if name in vars(cls) and vars(cls)[name] is not vars(Activation)[name]}
         if "forward_and_derivative" in own and own != {"forward_and_derivative"}:
@@ -108,6 +130,17 @@ class Activation:
         """φ'(z), element-wise: float64, the shape of z."""
         z = np.asarray(z, dtype=np.float64)
         return _as_array(type(self).forward_and_derivative(self, z)[1], z)
+
+    def _forward_over_units(self, z: np.ndarray) -> np.ndarray:
+        """φ over the last axis of z (a layer's units), float64, the shape of z."""
+        z = np.asarray(z, dtype=np.float64)
+        return _as_array(type(self).forward_over_units(self, z), z)
+
+    def _no_derivative(self, z: np.ndarray) -> None:
+        """An activation over units has no element-wise derivative: refused in one line."""
+        raise ValueError(f"activation {self!r} is defined over a layer's units: its Jacobian "
+                         "is not diagonal, so it has no element-wise derivative; train it as "
+                         "the output layer with loss='cross_entropy', which gives dL/dz")
 
     def __repr__(self) -> str:
         return self.name
@@ -203,7 +236,27 @@ class LeakyReLU(Activation):
         return f"leaky_relu(alpha={self.alpha:g})"
 
 
-BUILT_IN: tuple[type[Activation], ...] = (Identity, Sigmoid, Tanh, ReLU, LeakyReLU)
+@dataclass(frozen=True, repr=False)
+class Softmax(Activation):
+    """p_k = e^(z_k − m) / Σ_j e^(z_j − m) over a layer's units, with m = max_j z_j: the
+    probabilities of the classes, each in (0, 1], summing to 1 in every row.
+
+    Subtracting the row's largest z changes nothing exactly (the factor e^(−m) cancels) and
+    keeps every exp at most 1, so no z overflows it (PyTorch's ``softmax`` does the same).
+    Defined over the units, it has no element-wise φ': it is the output layer of a network
+    trained with :class:`tinynet.losses.CrossEntropy`, whose gradient through it is
+    dL/dz = (p − y) / B. A softmax over one unit is 1 whatever z, and is refused.
+    """
+
+    name = "softmax"
+    bounds = (0.0, 1.0)
+
+    def forward_over_units(self, z):
+        e = exp(z - unit_max(z))
+        return e / unit_sum(e)
+
+
+BUILT_IN: tuple[type[Activation], ...] = (Identity, Sigmoid, Tanh, ReLU, LeakyReLU, Softmax)
 """The built-in activation classes, in a fixed order: every network made of them shares one
 compiled kit (:mod:`tinynet.compiled.kit`), compiled once per machine and loss."""
 
@@ -219,6 +272,8 @@ def evaluate(activation: Activation, z: np.ndarray) -> tuple[object, object]:
     unpacked along its first axis, which for a 2-member ensemble (2, B, n) is a pair too,
     and train on φ of one member as φ' of the other. Raises
     :class:`tinynet.definitions.DefinitionError` naming the class and what it returned."""
+    if activation.over_units:  # no φ': the loss gives dL/dz (tinynet.losses.CrossEntropy)
+        return activation.forward(z), None
     pair = activation.forward_and_derivative(z)
     if type(pair) is tuple and len(pair) == 2 and _fits(pair[0], z.shape) and \
             _fits(pair[1], z.shape):

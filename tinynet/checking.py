@@ -12,8 +12,9 @@ where L is the loss over the batch, ``loss=`` as training takes it (a name such 
 or ``"huber(delta=0.5)"``, or a :class:`~tinynet.losses.Loss`; the mean squared error by
 default, as in training). Its gradient starts the backward pass as in training: dL/dŷ from
 the loss's ``value_and_gradient``, or, when the loss gives one through the output layer's
-sigmoid (:meth:`~tinynet.losses.Loss.through_output`: binary cross-entropy on a sigmoid
-output), dL/dz of that layer, ``gradient_through_sigmoid``; so this checks that too.
+sigmoid or softmax (:meth:`~tinynet.losses.Loss.through_output`: binary cross-entropy on
+a sigmoid output, cross-entropy on a softmax), dL/dz of that layer,
+``gradient_through_sigmoid`` or ``gradient_through_softmax``; so this checks that too.
 Shapes (B = batch size): X (B, n_in), y (B, n_out), or (B,) for a single output;
 each layer's W (n_out, n_in) and b (n_out,) get an ``a`` and an ``n`` of their own shape.
 
@@ -342,10 +343,11 @@ def gradcheck(net: Network, X: object, y: object, eps: float = 1e-6,
 def _backward(net: Network, loss: Loss, X: np.ndarray, y: np.ndarray) -> None:
     """``net.forward(X)``, then backward from the loss's gradient as training starts it:
     dL/dŷ, or dL/dz of the output layer when the loss gives it through that layer's sigmoid
-    (:meth:`~tinynet.losses.Loss.through_output`)."""
+    or softmax (:meth:`~tinynet.losses.Loss.through_output`)."""
     y_hat = net.forward(X)
-    if loss.through_output(net.layers[-1].activation):
-        net.backward(loss.gradient_through_sigmoid(y_hat, y, len(y)), given_dZ=True)
+    through = loss.through_output(net.layers[-1].activation)
+    if through:
+        net.backward(getattr(loss, through)(y_hat, y, len(y)), given_dZ=True)
     else:
         net.backward(loss.gradient(y_hat, y))
 

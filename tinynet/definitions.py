@@ -23,10 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .activations import Activation, Sigmoid
+from .activations import Activation, Sigmoid, Softmax
 from .init.registry import _REPLACING, check_name
 from .losses import Loss
 from .optimizers import Optimizer
+from .differences import (H, RTOL, ULPS, Calls, at, compare, differences, finite,
+                          returned, ulps_apart)
 from .validation import DefinitionError
 
 __all__ = ["DefinitionError", "Report", "KINDS", "check", "admit", "add"]
@@ -136,39 +138,12 @@ def _check_arguments(cls: type, kind: str, where: str) -> None:
 
 # --- check: a definition against finite differences, on both backends ----------------------
 
-U = float(np.finfo(np.float64).eps)  # 2.2e-16, one ulp of 1
-
-H = 1e-5
-"""The central differences' step. Their error at a smooth point is truncation, h²|φ'''|/6,
-plus rounding, about u |φ| / h (two values of φ, each off by an ulp or so, subtracted and
-divided by 2h): least near h = (3u |φ| / |φ'''|)^(1/3), about 1e-5 for |φ| ≈ |φ'''|. At
-h = 1e-5 both are near 1e-11 relative for the built-in definitions."""
-
-RTOL = 1e-6
-"""The relative error a derivative may have beyond its central difference's estimated error
-(:func:`_differences`): room for its own rounding (a few ulp) and what the estimate misses.
-A wrong derivative (a factor missing, the wrong form) is off by far more."""
-
-ULPS = 4
-"""How far the compiled backend's values may be from NumPy's: its exp, log and log1p are
-within 1 ulp of the exact value, as NumPy's are, so the two differ by an ulp or two after the
-operations that follow (measured: 1 on the built-in definitions). Where a result is a small
-difference of larger values (tanh's 1 − t², t ≈ 1) that ulp of t is many of the result's:
-there the bound is ULPS ulp of the largest value the definition holds (its arguments and
-locals, :func:`_compiled`)."""
-
 ACTIVATION_GRID = np.concatenate([
     [0.0, 1e-300, -1e-300, 1e-12, -1e-12, H / 4, -H / 4],  # at 0 and within a step of it
     np.linspace(-8.0, 8.0, 65),                           # moderate: every quarter from -8 to 8
     [20.0, -20.0, 40.0, -40.0, 700.0, -700.0]])           # large: exp(±700) is still finite
 """Where an activation is checked: 0 (every built-in kink) and just either side of it, every
 quarter from -8 to 8 (kinks at integers and quarters), and large |z|, where φ must stay finite."""
-
-KINK = 1e-3
-"""A point is a kink when its one-sided differences disagree by more than this, relative to
-the larger (plus their rounding error): at a smooth point they differ by about h |φ''|, 1e-5
-|φ''| at h = 1e-5; across a kink by the jump in slope."""
-
 
 @dataclass(frozen=True)
 class Report:
@@ -202,16 +177,18 @@ def check(definition: object, *, backends: tuple[str, ...] = ("numpy", "numba"))
     the class, the method, the point and the numbers. The NumPy method is always run (the
     compiled code is held to its values); ``backends=("numpy",)`` skips the compiled part.
 
+    * Activation over a layer's units (a softmax): :func:`_check_over_units`.
     * Activation: ``forward_and_derivative(z)`` returns two values, each real and
       broadcastable to z's shape, element-wise, finite on :data:`ACTIVATION_GRID`; φ' agrees
       with central differences of φ (step :data:`H`, :data:`RTOL` beyond their own error) at
-      every smooth point; at a kink (:func:`_differences`) φ' lies between the one-sided
-      slopes, as a left or right derivative or any subgradient does.
+      every smooth point; at a kink (:func:`~tinynet.differences.differences`) φ' lies
+      between the one-sided slopes, as a left or right derivative or any subgradient does.
     * Loss: ``value_and_gradient(y_hat, y, batch)`` returns two values; the term does not
       depend on ``batch``; batch × gradient agrees with the central difference of the term in
       ŷ at :data:`BATCHES` 1 and 4 (one without its 1/B is named so), as does batch ×
-      ``gradient_through_sigmoid``, if any, with that in z of the term of σ(z); ŷ and y lie
-      inside the loss's ``bounds``.
+      ``gradient_through_sigmoid``, if any, with that in z of the term of σ(z), and
+      ``gradient_through_softmax`` with that in z of the summed terms of softmax(z)
+      (:func:`_check_through_softmax`); ŷ and y lie inside the loss's ``bounds``.
     * Optimizer: ``update(p, g, lr, *state)`` returns 1 + len(state) values; from the zero
       state, three steps with a nonzero g each move p against g at lr = 1e-3 (descent), and
       change every state value (one returned as it came would stay 0 for ever); at lr = 0,
@@ -228,115 +205,16 @@ def check(definition: object, *, backends: tuple[str, ...] = ("numpy", "numba"))
     if kind == "optimizer":
         _check_state_names(cls, where)
     _check_arguments(cls, kind, where)
+    if kind == "activation" and instance.over_units:
+        with np.errstate(all="ignore"):
+            checked, ulps = _check_over_units(instance, where, "numba" in backends)
+        return Report(where, tuple(checked), None, RTOL, tuple(backends), ulps)
     run = {"activation": _check_activation, "loss": _check_loss,
            "optimizer": _check_optimizer}[kind]
     with np.errstate(all="ignore"):  # what is not finite is refused by name, not warned of
         checked, worst, calls = run(instance, where)
     ulps = _check_compiled(instance, where, calls) if "numba" in backends else None
     return Report(where, tuple(checked), worst, RTOL, tuple(backends), ulps)
-
-
-# What NumPy computed, for the compiled backend to compute again: (method, arguments, results,
-# the arguments' values, NumPy's results), flat arrays
-Calls = list[tuple[str, int, int, tuple[np.ndarray, ...], tuple[np.ndarray, ...]]]
-
-
-def _returned(result: object, names: tuple[str, ...], shape: tuple[int, ...], where: str,
-              what: str) -> tuple[np.ndarray, ...]:
-    """``result`` as one float64 array of ``shape`` per name, or the refusal: not that many
-    values, or a value not real or not broadcastable to ``shape``."""
-    values = result if type(result) is tuple else (result,)
-    if len(values) != len(names):
-        shapes = ", ".join(f"shape {np.shape(value)}" for value in values[:4])
-        raise DefinitionError(f"{where}: {what} must return {len(names)} value(s) "
-                              f"({', '.join(names)}), got {len(values)} ({shapes})")
-    arrays = []
-    for index, value in enumerate(values):
-        array = np.asarray(value)
-        if array.dtype.kind not in "fiu":
-            raise DefinitionError(f"{where}: {what}'s value {index + 1} must be real numbers, "
-                                  f"got dtype {array.dtype}")
-        try:
-            array = np.broadcast_to(array, shape).astype(np.float64)
-        except ValueError:
-            raise DefinitionError(f"{where}: {what}'s value {index + 1} has shape "
-                                  f"{array.shape}, which does not broadcast to its arguments' "
-                                  f"shape {shape}") from None
-        arrays.append(array)
-    return tuple(arrays)
-
-
-def _finite(where: str, what: str, points: dict[str, np.ndarray],
-            values: tuple[np.ndarray, ...]) -> None:
-    """Refuse the first point at which a value is not finite."""
-    for index, value in enumerate(values):
-        bad = np.flatnonzero(~np.isfinite(value))
-        if bad.size:
-            raise DefinitionError(f"{where}: {what}'s value {index + 1} is "
-                                  f"{float(value[bad[0]])!r} at {_at(points, bad[0])}: it must "
-                                  "stay finite")
-
-
-def _differences(f, x: np.ndarray, h: np.ndarray) -> dict[str, np.ndarray]:
-    """Finite differences of ``f`` at ``x``, each over the step actually taken (x ± h
-    rounds)::
-
-        central = (f(x+h) − f(x−h)) / 2h          left = (f(x) − f(x−h)) / h
-        wide = (f(x+2h) − f(x−2h)) / 4h           right = (f(x+h) − f(x)) / h
-
-    with ``own``, central's estimated error: rounding, noise = 2U (|f(x+h)| + |f(x−h)|) / 2h
-    (each value of f within 2 ulp), plus truncation, h² |f'''| / 6, which |wide − central|
-    bounds three times over (wide's is four times central's: Richardson); and ``kink``, True
-    where left and right disagree by more than :data:`KINK` relative (plus 4 noise): the step
-    straddles a kink, and central averages two slopes."""
-    up, down, far_up, far_down = x + h, x - h, x + 2 * h, x - 2 * h
-    f_up, f_down, f_at = f(up), f(down), f(x)
-    central = (f_up - f_down) / (up - down)
-    wide = (f(far_up) - f(far_down)) / (far_up - far_down)
-    left, right = (f_at - f_down) / (x - down), (f_up - f_at) / (up - x)
-    noise = 2 * U * (np.abs(f_up) + np.abs(f_down)) / (up - down)
-    return {"central": central, "left": left, "right": right, "noise": noise,
-            "own": noise + np.abs(wide - central),
-            "kink": np.abs(right - left) > KINK * np.maximum(np.abs(left), np.abs(right))
-            + 4 * noise}
-
-
-def _compare(where: str, method: str, points: dict[str, np.ndarray], slope: np.ndarray,
-             d: dict[str, np.ndarray], what: str) -> float:
-    """Hold ``slope`` to the differences ``d`` in the first of ``points`` (at smooth points to
-    the central one, at kinks between the one-sided ones); return the worst relative error
-    where the central difference resolves it (its own estimated error is at most RTOL
-    |slope|: not in a tail where φ' is below its rounding, 1e-304 against 0)."""
-    kink = d["kink"]
-    error = np.abs(slope - d["central"])
-    tolerance = RTOL * np.abs(slope) + d["own"]
-    wrong = ~kink & (error > tolerance)
-    low = np.minimum(d["left"], d["right"])
-    high = np.maximum(d["left"], d["right"])
-    margin = KINK * np.maximum(np.abs(low), np.abs(high)) + 2 * d["noise"]
-    wrong_at_kink = kink & ((slope < low - margin) | (slope > high + margin))
-    if wrong.any():
-        i = np.flatnonzero(wrong)[np.argmax((error / tolerance)[wrong])]
-        relative = error[i] / max(abs(slope[i]), abs(d["central"][i]))
-        raise DefinitionError(
-            f"{where}: {method}'s {what} is {slope[i]:.17g} at {_at(points, i)}, "
-            f"but central differences give {d['central'][i]:.17g} (h = {H:g}): relative "
-            f"error {relative:.3g}, tolerance {tolerance[i] / abs(slope[i] or 1):.3g}")
-    if wrong_at_kink.any():
-        i = np.flatnonzero(wrong_at_kink)[0]
-        raise DefinitionError(
-            f"{where}: {method}'s {what} is {slope[i]:.17g} at {_at(points, i)}, a "
-            f"kink (one-sided differences {d['left'][i]:.6g} and {d['right'][i]:.6g}): it "
-            "must lie between them")
-    resolved = ~kink & (d["own"] <= RTOL * np.abs(slope))
-    scale = np.maximum(np.abs(slope), np.abs(d["central"]))[resolved]
-    ratios = np.divide(error[resolved], scale, out=np.zeros_like(scale), where=scale > 0)
-    return float(ratios.max(initial=0.0))
-
-
-def _at(points: dict[str, np.ndarray], i: int) -> str:
-    """``z = 0.5`` or ``y_hat = 0.3, y = 1.0``: point ``i``."""
-    return ", ".join(f"{name} = {float(values[i])!r}" for name, values in points.items())
 
 
 def _check_activation(activation: Activation, where: str) -> tuple[list[str], float, Calls]:
@@ -346,14 +224,14 @@ def _check_activation(activation: Activation, where: str) -> tuple[list[str], fl
 
     def pair(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         result = type(activation).forward_and_derivative(activation, points.copy())
-        return _returned(result, ("φ(z)", "φ'(z)"), points.shape, where, method)
+        return returned(result, ("φ(z)", "φ'(z)"), points.shape, where, method)
 
     value, slope = pair(z)
-    _finite(where, method, {"z": z}, (value, slope))
+    finite(where, method, {"z": z}, (value, slope))
     mirrored = pair(z[::-1])
     for name, ours, theirs in (("φ", value, mirrored[0][::-1]),
                                ("φ'", slope, mirrored[1][::-1])):
-        far = _ulps(ours, theirs, np.abs(ours)) > ULPS
+        far = ulps_apart(ours, theirs, np.abs(ours)) > ULPS
         if far.any():
             i = np.flatnonzero(far)[0]
             raise DefinitionError(f"{where}: {method} is not element-wise: its {name} at "
@@ -362,16 +240,67 @@ def _check_activation(activation: Activation, where: str) -> tuple[list[str], fl
 
     def phi(points: np.ndarray) -> np.ndarray:
         values = pair(points)[0]
-        _finite(where, method, {"z": points}, (values,))
+        finite(where, method, {"z": points}, (values,))
         return values
 
-    d = _differences(phi, z, np.full(z.shape, H))
-    worst = _compare(where, method, {"z": z}, slope, d, "φ'(z)")
+    d = differences(phi, z, np.full(z.shape, H))
+    worst = compare(where, method, {"z": z}, slope, d, "φ'(z)")
     kinks = int(d["kink"].sum())
     checked = [f"two values, real, element-wise and finite at {z.size} z from -700 to 700",
                f"φ' against central differences of φ (h = {H:g}) at {z.size - kinks} smooth "
                f"points, between the one-sided slopes at {kinks} kink(s)"]
     return checked, worst, [("forward_and_derivative", 1, 2, (z,), (value, slope))]
+
+
+OVER_UNITS_ROWS = np.array([[0.0, 0.0, 0.0, 0.0], [1.0, 2.0, 3.0, 4.0], [-3.0, 0.5, 0.25, -1.0],
+                            [700.0, -700.0, 0.0, 1e-12], [40.0, 40.0, -40.0, 20.0],
+                            [-1e-300, 1e-300, 8.0, -8.0], [745.0, 745.0, 744.0, -745.0]])
+"""Where an activation over a layer's units is checked: rows of four units, equal, ordered,
+mixed, and far apart (where an exp of z itself would overflow or underflow)."""
+
+
+def _check_over_units(activation: Activation, where: str,
+                      compiled: bool) -> tuple[list[str], float | None]:
+    """An activation over a layer's units: ``forward_over_units(z)`` returns one array of z's
+    shape, finite on :data:`OVER_UNITS_ROWS`, the same row by row as for all rows at once
+    (it reduces over the units of each row, nothing else); compiled, within :data:`ULPS` ulp
+    of NumPy's value at every unit. Its gradient
+    is checked through the loss that trains it (cross-entropy's
+    ``gradient_through_softmax``)."""
+    method = f"{type(activation).__qualname__}.forward_over_units"
+    z = OVER_UNITS_ROWS
+
+    def forward(points: np.ndarray) -> np.ndarray:
+        result = type(activation).forward_over_units(activation, points.copy())
+        (values,) = returned(result, ("φ(z)",), points.shape, where, method)
+        return values
+
+    values = forward(z)
+    finite(where, method, {"z": z.ravel()}, (values.ravel(),))
+    for r, row in enumerate(z):
+        alone = forward(row[None])[0]
+        if not np.array_equal(alone, values[r]):
+            raise DefinitionError(f"{where}: {method} gives row {r} ({list(row)}) as "
+                                  f"{list(alone)} alone and {list(values[r])} among the other "
+                                  "rows: it must reduce over each row's units alone")
+    checked = [f"one value per unit, finite at {len(z)} rows of {z.shape[1]} units, each row "
+               "the same alone and among the others"]
+    if not compiled:
+        return checked, None
+    from .compiled import kit, reducing, render
+    names = [name for name, _ in render.parameters(activation)]
+    function = reducing.row_function(reducing.stages(kit.definition_of(activation, where),
+                                                     where), z.shape[1], names)
+    got = np.array([function(*row, *(value for _, value in render.parameters(activation)))
+                    for row in z])
+    apart = ulps_apart(got, values, np.abs(values))
+    if (apart > ULPS).any():
+        r, j = np.argwhere(apart > ULPS)[0]
+        raise DefinitionError(f"{where}: {method} compiled gives {float(got[r, j])!r} at unit "
+                              f"{j} of row {list(z[r])} where NumPy gives "
+                              f"{float(values[r, j])!r}: {apart[r, j]:.3g} ulp apart (allowed "
+                              f"{ULPS})")
+    return checked, float(apart.max())
 
 
 def _loss_points(bounds: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -402,9 +331,9 @@ def _check_loss(loss: Loss, where: str) -> tuple[list[str], float, Calls]:
 
     def terms(points: np.ndarray, batch: int) -> tuple[np.ndarray, np.ndarray]:
         result = type(loss).value_and_gradient(loss, points.copy(), y.copy(), batch)
-        values = _returned(result, ("term", "gradient"), points.shape, where,
+        values = returned(result, ("term", "gradient"), points.shape, where,
                            f"{method}(batch={batch})")
-        _finite(where, method, {"y_hat": points, "y": y}, values)
+        finite(where, method, {"y_hat": points, "y": y}, values)
         return values
 
     calls: Calls = []
@@ -412,17 +341,17 @@ def _check_loss(loss: Loss, where: str) -> tuple[list[str], float, Calls]:
     first = terms(y_hat, BATCHES[0])
     for batch in BATCHES:
         term, gradient = terms(y_hat, batch)
-        moved = _ulps(term, first[0], np.abs(term)) > ULPS
+        moved = ulps_apart(term, first[0], np.abs(term)) > ULPS
         if moved.any():
             i = np.flatnonzero(moved)[0]
             raise DefinitionError(f"{where}: {method}'s term depends on batch: at "
-                                  f"{_at({'y_hat': y_hat, 'y': y}, i)} it is "
+                                  f"{at({'y_hat': y_hat, 'y': y}, i)} it is "
                                   f"{float(first[0][i])!r} at batch {BATCHES[0]} and "
                                   f"{float(term[i])!r} at batch {batch} (an epoch's loss is the "
                                   "mean of its samples' terms, whatever the batches)")
-        d = _differences(lambda points: terms(points, batch)[0], y_hat, h)
+        d = differences(lambda points: terms(points, batch)[0], y_hat, h)
         _batch_factor(where, method, "gradient", batch, gradient * batch, d)
-        worst = max(worst, _compare(where, method, {"y_hat": y_hat, "y": y}, gradient * batch,
+        worst = max(worst, compare(where, method, {"y_hat": y_hat, "y": y}, gradient * batch,
                                     d, f"gradient × batch (batch {batch})"))
         calls.append(("value_and_gradient", 3, 2, (y_hat, y, np.full(y.shape, batch)),
                       (term, gradient)))
@@ -434,6 +363,12 @@ def _check_loss(loss: Loss, where: str) -> tuple[list[str], float, Calls]:
         worst = max(worst, more)
         checked.append("gradient_through_sigmoid × batch against central differences in z of "
                        "the term of σ(z)")
+        calls += calls_z
+    if loss.through("gradient_through_softmax"):
+        more, calls_z = _check_through_softmax(loss, where)
+        worst = max(worst, more)
+        checked.append("gradient_through_softmax × batch against central differences in z of "
+                       "the summed terms of softmax(z)")
         calls += calls_z
     return checked, worst, calls
 
@@ -467,19 +402,53 @@ def _check_through_sigmoid(loss: Loss, where: str) -> tuple[float, Calls]:
     for batch in BATCHES:
         y_hat = sigmoid.forward(z)
         result = type(loss).gradient_through_sigmoid(loss, y_hat.copy(), y.copy(), batch)
-        (gradient,) = _returned(result, ("dL/dz",), z.shape, where, f"{method}(batch={batch})")
-        _finite(where, method, {"z": z, "y": y}, (gradient,))
+        (gradient,) = returned(result, ("dL/dz",), z.shape, where, f"{method}(batch={batch})")
+        finite(where, method, {"z": z, "y": y}, (gradient,))
 
         def term(points: np.ndarray) -> np.ndarray:
             values = type(loss).value_and_gradient(loss, sigmoid.forward(points), y.copy(), 1)
-            return _returned(values, ("term", "gradient"), points.shape, where, method)[0]
+            return returned(values, ("term", "gradient"), points.shape, where, method)[0]
 
-        d = _differences(term, z, np.full(z.shape, H))
+        d = differences(term, z, np.full(z.shape, H))
         _batch_factor(where, method, "gradient", batch, gradient * batch, d)
-        worst = max(worst, _compare(where, method, {"z": z, "y": y}, gradient * batch, d,
+        worst = max(worst, compare(where, method, {"z": z, "y": y}, gradient * batch, d,
                                     f"dL/dz × batch (batch {batch})"))
         calls.append(("gradient_through_sigmoid", 3, 1, (y_hat, y, np.full(y.shape, batch)),
                       (gradient,)))
+    return worst, calls
+
+
+def _check_through_softmax(loss: Loss, where: str) -> tuple[float, Calls]:
+    """``gradient_through_softmax`` × batch against the central difference in each z_k of
+    the row's summed terms Σ_j term(softmax(z)_j, y_j) (the built-in
+    :class:`~tinynet.activations.Softmax`), at batch sizes 1 and 4, for rows of three
+    units and targets that sum to 1 (one-hot, and probabilities)."""
+    method = f"{type(loss).__qualname__}.gradient_through_softmax"
+    z = np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 0.5], [4.0, 3.0, -6.0], [-1.5, 2.5, 0.25]])
+    targets = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.2, 0.5, 0.3]])
+    z, y = (np.repeat(z, len(targets), axis=0), np.tile(targets, (len(z), 1)))
+    softmax = Softmax()
+    worst, calls = 0.0, []
+    for batch in BATCHES:
+        p = softmax.forward(z)
+        result = type(loss).gradient_through_softmax(loss, p.copy(), y.copy(), batch)
+        (gradient,) = returned(result, ("dL/dz",), z.shape, where, f"{method}(batch={batch})")
+        finite(where, method, {"z": z.ravel(), "y": y.ravel()}, (gradient.ravel(),))
+        for k in range(z.shape[1]):
+            def total(points: np.ndarray) -> np.ndarray:
+                moved = z.copy()
+                moved[:, k] = points
+                values = type(loss).value_and_gradient(loss, softmax.forward(moved), y.copy(), 1)
+                terms = returned(values, ("term", "gradient"), moved.shape, where, method)[0]
+                return np.add.accumulate(terms, axis=1)[:, -1]
+
+            d = differences(total, z[:, k].copy(), np.full(len(z), H))
+            points = {f"z[{k}]": z[:, k], f"y[{k}]": y[:, k]}
+            _batch_factor(where, method, "gradient", batch, gradient[:, k] * batch, d)
+            worst = max(worst, compare(where, method, points, gradient[:, k] * batch, d,
+                                       f"dL/dz_{k} × batch (batch {batch})"))
+        calls.append(("gradient_through_softmax", 3, 1,
+                      (p.ravel(), y.ravel(), np.full(y.size, batch)), (gradient.ravel(),)))
     return worst, calls
 
 
@@ -494,8 +463,8 @@ def _check_optimizer(optimizer: Optimizer, where: str) -> tuple[list[str], None,
     def update(p: np.ndarray, lr: float, state: list[np.ndarray]) -> tuple[np.ndarray, ...]:
         result = type(optimizer).update(optimizer, p.copy(), g.copy(), lr,
                                         *(value.copy() for value in state))
-        values = _returned(result, ("p", *slots), p.shape, where, method)
-        _finite(where, method, {"p": p, "g": g}, values)
+        values = returned(result, ("p", *slots), p.shape, where, method)
+        finite(where, method, {"p": p, "g": g}, values)
         return values
 
     state = [np.zeros(p.shape) for _ in slots]
@@ -508,7 +477,7 @@ def _check_optimizer(optimizer: Optimizer, where: str) -> tuple[list[str], None,
         if not against.all():
             i = np.flatnonzero(~against)[0]
             raise DefinitionError(f"{where}: {method} step {step} (lr = {lr:g}) moves "
-                                  f"{_at({'p': p, 'g': g}, i)} by {float(moved[i])!r}: a "
+                                  f"{at({'p': p, 'g': g}, i)} by {float(moved[i])!r}: a "
                                   "descent step moves p against its gradient")
         calls.append(("update", 3 + len(slots), 1 + len(slots),
                       (p, g, np.full(p.shape, lr), *state), new))
@@ -530,14 +499,6 @@ def _check_optimizer(optimizer: Optimizer, where: str) -> tuple[list[str], None,
                f"three steps from the zero state at lr = {lr:g} move p against g at {p.size} "
                "points" + (" and change every state value" * bool(slots)), "lr = 0 keeps p"]
     return checked, None, calls
-
-
-def _ulps(a: np.ndarray, b: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """|a − b| in ulps of ``scale`` (at least the larger of |a| and |b|); 0 where they are
-    equal (infinities and NaNs of the same kind included)."""
-    with np.errstate(invalid="ignore"):  # inf - inf
-        far = np.abs(a - b) / np.spacing(np.maximum(np.maximum(np.abs(a), np.abs(b)), scale))
-    return np.where((a == b) | (np.isnan(a) & np.isnan(b)), 0.0, np.nan_to_num(far, nan=np.inf))
 
 
 def _check_compiled(owner: object, where: str, calls: Calls) -> float:
@@ -564,7 +525,7 @@ def _check_compiled(owner: object, where: str, calls: Calls) -> float:
         for index, want in enumerate(expected):
             scale = np.max(np.abs(np.concatenate([got[:, results:],
                                                   np.column_stack(points)], axis=1)), axis=1)
-            apart = _ulps(got[:, index], want, scale)
+            apart = ulps_apart(got[:, index], want, scale)
             if (apart > ULPS).any():
                 i = np.flatnonzero(apart > ULPS)[0]
                 at = ", ".join(f"{float(x[i])!r}" for x in points)

@@ -10,7 +10,7 @@ Shapes (B = batch size)::
     backward:  dZ = dL/dA ⊙ φ'(Z)          (B, n_out)                 backward_activation
                dW = dZᵀ X,   db = Σ_b dZ    (n_out, n_in), (n_out,)    backward_parameters
                dX = dZ W                    (B, n_in)                  backward_input
-    the loss:  ℓ and dL/dŷ (or dL/dz through the output sigmoid)                     loss
+    the loss:  ℓ and dL/dŷ (or dL/dz through the output sigmoid or softmax)          loss
 
 :class:`tinynet.step.Dense` calls them in that order (its ``ops`` is this module), and
 :func:`tinynet.step.train_step` calls :func:`loss`. :func:`forward` is a forward pass that
@@ -149,13 +149,15 @@ def backward_input(dZ: np.ndarray, W: np.ndarray) -> np.ndarray:
     return dZ @ W
 
 
-def loss(loss: Loss, through: bool, y_hat: np.ndarray, y: np.ndarray) -> tuple[np.ndarray,
-                                                                                np.ndarray]:
+def loss(loss: Loss, through: str | None, y_hat: np.ndarray,
+         y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(ℓ, gradient)``: the loss's terms, one per output, and dL/dŷ, from its definition
-    (:meth:`~tinynet.losses.Loss.value_and_gradient`, B the batch's rows); with ``through``,
-    the gradient is dL/dz of the output sigmoid instead (``gradient_through_sigmoid``)."""
+    (:meth:`~tinynet.losses.Loss.value_and_gradient`, B the batch's rows); with ``through``
+    (``"gradient_through_sigmoid"`` or ``"gradient_through_softmax"``:
+    :meth:`~tinynet.losses.Loss.through_output`), the gradient is dL/dz of the output layer
+    instead, by that method."""
     batch = y.shape[-2]
     terms, gradient = loss.value_and_gradient(y_hat, y, batch)
     if through:
-        gradient = loss.gradient_through_sigmoid(y_hat, y, batch)
+        gradient = getattr(loss, through)(y_hat, y, batch)
     return terms, gradient

@@ -20,7 +20,7 @@ returns the kit's text then, after a comment saying which of its functions train
 
 from __future__ import annotations
 
-from .losses import Loss, get_loss
+from .losses import Loss, check_output, get_loss
 from .network import Network
 from .optimizers import Optimizer, get_optimizer
 from .results import UPDATES
@@ -53,6 +53,7 @@ def kernel_source(net: Network, *, loss: str | Loss = "mse", optimizer: str | Op
     if not isinstance(ensemble, bool):
         raise TypeError(f"ensemble must be True or False, got {ensemble!r}")
     loss, optimizer = get_loss(loss), get_optimizer(optimizer)
+    check_output(loss, net.layers[-1].activation)
     kit.check(net, loss, optimizer)
     maths = kit.maths_of(net, loss, optimizer)
     net_layout = kit.layout_for(layout(net), maths)

@@ -62,6 +62,11 @@ class Layer(Dense):
         check_memory(f"Layer({self.n_in}, {self.n_out}) (W, b and their gradients)",
                      16 * (self.n_in + 1) * self.n_out, "n_in · n_out is too large")
         self.activation = get_activation(activation, alpha)
+        if self.activation.over_units and self.n_out < 2:
+            raise ValueError(f"Layer({self.n_in}, {self.n_out}, activation={self.activation!r}): "
+                             "a softmax over one unit is 1 whatever its input; give it "
+                             "n_out >= 2 units (one per class), or use 'sigmoid' for one "
+                             "output")
         self.init = initializers.get(init)
         self.bias_init = _bias_initializer(bias_init)
         self.W = np.zeros((self.n_out, self.n_in))

@@ -17,6 +17,10 @@ A loss may also give its gradient through a sigmoid output, dL/dz for ŷ = σ(z)
 never divides by ŷ (1 − ŷ). Every backend then uses it on a network whose output layer is a
 :class:`~tinynet.activations.Sigmoid`, in place of dL/dŷ times σ'(z).
 
+Cross-entropy, on a :class:`~tinynet.activations.Softmax` output, gives its gradient through
+the softmax in the same way, ``gradient_through_softmax(y_hat, y, batch)``: p − y over B for
+probabilities p and targets y whose rows sum to 1 (one-hot rows of class labels).
+
 The mean squared error is the notes' loss: for one sample with one output ``L = (y_hat - y)²``
 and ``dL/dy_hat = 2 (y_hat - y)``. Averaging over the batch keeps a minibatch step the same
 size as a per-sample step; summing over outputs keeps each output's gradient independent of
@@ -35,13 +39,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from .activations import Activation, Sigmoid
+from .activations import Activation, Sigmoid, Softmax
 from .init.registry import from_spec
 from .maths import log, where
 from .validation import ShapeError, UnknownNameError, check_fields
 
-__all__ = ["Loss", "MSE", "BCE", "Huber", "LOSSES", "get_loss", "mse",
-           "mse_gradient"]
+__all__ = ["Loss", "MSE", "BCE", "Huber", "CrossEntropy", "THROUGH", "LOSSES", "check_output",
+           "get_loss", "mse", "mse_gradient"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -83,21 +87,27 @@ class Loss:
         _check_same_shape(y_hat, y)
         return self.value_and_gradient(y_hat, y, y.shape[-2])[1]
 
-    def through_output(self, output: Activation) -> bool:
-        """Whether this loss gives dL/dz of an output layer with activation ``output``
-        directly: it has a gradient through a sigmoid (:meth:`through_sigmoid`) and the
-        layer is a :class:`~tinynet.activations.Sigmoid` itself (a subclass may compute
-        something else). Every backend asks this, and only this."""
-        return self.through_sigmoid() and type(output) is Sigmoid
+    def through_output(self, output: Activation) -> str | None:
+        """The name of the method that gives dL/dz of an output layer with activation
+        ``output`` directly, or None: ``"gradient_through_sigmoid"`` when the loss has one
+        (:meth:`through`) and the layer is a :class:`~tinynet.activations.Sigmoid` itself (a
+        subclass may compute something else); ``"gradient_through_softmax"`` likewise for a
+        :class:`~tinynet.activations.Softmax`. Every backend asks this, and only this."""
+        method = THROUGH.get(type(output))
+        return method if method is not None and self.through(method) else None
 
-    def through_sigmoid(self) -> bool:
-        """Whether this loss gives its gradient through a sigmoid output
+    def through(self, method: str) -> bool:
+        """Whether this loss gives its gradient through an output by ``method``
         (``gradient_through_sigmoid``; see the module's docstring): only when the class that
         defines its ``value_and_gradient`` defines that too, so that a subclass with a loss
         of its own never trains on its parent's gradient."""
         owner = next(klass for klass in type(self).__mro__
                      if "value_and_gradient" in vars(klass))
-        return "gradient_through_sigmoid" in vars(owner)
+        return method in vars(owner)
+
+    def through_sigmoid(self) -> bool:
+        """Whether this loss gives its gradient through a sigmoid output (:meth:`through`)."""
+        return self.through("gradient_through_sigmoid")
 
     def __repr__(self) -> str:
         values = ", ".join(f"{field.name}={getattr(self, field.name)!r}" for field in fields(self))
@@ -163,7 +173,36 @@ class Huber(Loss):
         return term, slope / batch
 
 
-LOSSES: dict[str, type[Loss]] = {cls.name: cls for cls in (MSE, BCE, Huber)}
+@dataclass(frozen=True, repr=False)
+class CrossEntropy(Loss):
+    """Cross-entropy of a softmax output, PyTorch's ``CrossEntropyLoss`` (which takes z and
+    applies the softmax itself): for probabilities p and targets y whose rows sum to 1 (one
+    class label's one-hot row, or probabilities), ℓ = −y log p per output, the log at least
+    −100 (p below e^−100 ≈ 4e-44 rounds far from PyTorch's log-softmax, and p = 0 would give
+    an infinite loss), and dL/dp = −y / (p B).
+
+    Through the softmax, dL/dz_k = Σ_j dL/dp_j · p_j (δ_jk − p_k) = (p_k − y_k) / B, given
+    Σ_j y_j = 1: the gradient every backend uses, with no division by p. Cross-entropy
+    trains a :class:`~tinynet.activations.Softmax` output only (a sigmoid output's is
+    :class:`BCE`).
+    """
+
+    name = "cross_entropy"
+    bounds = (0.0, 1.0)
+
+    def value_and_gradient(self, y_hat, y, batch):
+        log_p = log(y_hat)
+        return -y * where(log_p > -100.0, log_p, -100.0), -y / (y_hat * batch)
+
+    def gradient_through_softmax(self, y_hat, y, batch):
+        return (y_hat - y) / batch
+
+
+THROUGH: dict[type[Activation], str] = {Sigmoid: "gradient_through_sigmoid",
+                                        Softmax: "gradient_through_softmax"}
+"""The output layers a loss may give its gradient through, and the method that gives it."""
+
+LOSSES: dict[str, type[Loss]] = {cls.name: cls for cls in (MSE, BCE, Huber, CrossEntropy)}
 """Every loss by name: the built-in ones and those ``tinynet.losses.register`` added
 (:mod:`tinynet.registering`)."""
 
@@ -177,6 +216,20 @@ def get_loss(loss: str | Loss) -> Loss:
     if not isinstance(loss, str):
         raise UnknownNameError("loss", loss, LOSSES)
     return from_spec(loss, "loss", LOSSES, "huber(delta=0.5)")
+
+
+def check_output(loss: Loss, output: Activation) -> None:
+    """Raise ValueError, in one line, unless ``loss`` trains an output layer of activation
+    ``output``: a softmax (an activation over a layer's units) trains only with a loss that
+    gives its gradient through it, cross-entropy; and cross-entropy trains only a softmax."""
+    if output.over_units and loss.through_output(output) is None:
+        raise ValueError(f"a {output!r} output trains with loss='cross_entropy' only (its "
+                         "Jacobian is not diagonal; cross-entropy gives dL/dz = p - y through "
+                         f"it), got loss {loss.name!r}")
+    if loss.through("gradient_through_softmax") and not output.over_units:
+        raise ValueError(f"loss {loss.name!r} needs a softmax output layer (it gives dL/dz "
+                         f"through the softmax), but the output layer's activation is "
+                         f"{output!r}: use output='softmax', or loss='bce' for a sigmoid output")
 
 
 def _check_same_shape(y_hat: np.ndarray, y: np.ndarray) -> None:

@@ -16,13 +16,21 @@ anything else (``np.logaddexp``, a loop, a call of its own) runs on NumPy, and t
 backend refuses it by name instead of guessing.
 
 ``abs`` is Python's own, which works on arrays and numbers alike.
+
+Two words reduce over a layer's units (the last axis) and keep that axis, so that the result
+broadcasts against every unit: :func:`unit_max` and :func:`unit_sum`. An activation that
+uses them is defined over a whole layer (:class:`tinynet.activations.Softmax`, whose
+``forward_over_units`` subtracts the row's largest z before its exps); the compiled backend
+writes each as a loop over the layer's units (:mod:`tinynet.compiled.reducing`), summing in
+the same order as :func:`unit_sum` does here: the first unit, then the next, to the last.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["exp", "log", "log1p", "sqrt", "tanh", "where", "VOCABULARY"]
+__all__ = ["exp", "log", "log1p", "sqrt", "tanh", "where", "unit_max", "unit_sum",
+           "VOCABULARY", "REDUCTIONS"]
 
 exp = np.exp
 """e^x, element-wise."""
@@ -42,6 +50,24 @@ tanh = np.tanh
 where = np.where
 """``where(condition, a, b)``: a where the condition holds, b elsewhere (both are computed)."""
 
+
+
+def unit_max(x: np.ndarray) -> np.ndarray:
+    """The largest of a layer's units, one per row: ``max_j x[..., j]``, the last axis kept
+    (length 1)."""
+    return np.max(x, axis=-1, keepdims=True)
+
+
+def unit_sum(x: np.ndarray) -> np.ndarray:
+    """The sum of a layer's units, one per row, added one after the other from the first
+    (``np.add.accumulate``, in order by definition; ``np.sum`` adds in pairs of blocks, which
+    rounds otherwise): ``x[..., 0] + x[..., 1] + ...``, the last axis kept (length 1)."""
+    return np.add.accumulate(x, axis=-1)[..., -1:]
+
+
+REDUCTIONS = {"unit_max": unit_max, "unit_sum": unit_sum}
+"""The words that reduce over a layer's units, by name."""
+
 VOCABULARY = {"exp": exp, "log": log, "log1p": log1p, "sqrt": sqrt, "tanh": tanh,
-              "where": where, "abs": abs}
+              "where": where, "abs": abs, **REDUCTIONS}
 """Every function a definition may call, by the name it is called by."""

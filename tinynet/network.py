@@ -66,6 +66,12 @@ class Network:
                     f"{owner.seed}); a Layer belongs to one Network, since building a second "
                     "would redraw the first one's weights: build new Layers, or "
                     "copy.deepcopy the first network")
+        for index, layer in enumerate(layers[:-1]):
+            if layer.activation.over_units:
+                raise ValueError(f"layers[{index}]'s activation {layer.activation!r} is defined "
+                                 "over its units and has no element-wise derivative: it can "
+                                 "only be the output layer's, trained with "
+                                 "loss='cross_entropy'")
         for index in range(1, len(layers)):
             previous, layer = layers[index - 1], layers[index]
             if layer.n_in != previous.n_out:

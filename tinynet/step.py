@@ -95,18 +95,20 @@ def backward(layers: Sequence[Dense], dY: Any, *, given_dZ: bool = False,
     return dY
 
 
-def train_step(ops: ModuleType | Any, layers: Sequence[Dense], loss: Any, through: bool,
+def train_step(ops: ModuleType | Any, layers: Sequence[Dense], loss: Any, through: str | None,
                x: Any, y: Any, update_layer: Callable[[Dense], None] | None,
                update_all: Callable[[], None]) -> tuple[Any, Any]:
     """One step on a batch: forward, the loss and its gradient, backward, the update. Each
     layer steps inside the backward pass (``update_layer``: ``update="during_backward"``),
     or every layer after it (``update_all``). ``through``: the loss gives dL/dz of the
-    output sigmoid (:meth:`tinynet.losses.Loss.through_output`). Returns ŷ and what
+    output sigmoid or softmax, by the method named (:meth:`tinynet.losses.Loss.
+    through_output`). Returns ŷ and what
     ``ops.loss`` gave for ℓ: NumPy's terms, one per output; the name of the batch's summed
     loss in the compiled words."""
     y_hat = forward(layers, x)
-    terms, gradient = ops.loss(loss, through, y_hat, y)           # ℓ, dL/dŷ (dL/dz through σ)
-    backward(layers, gradient, given_dZ=through, update=update_layer, input_gradient=False)
+    terms, gradient = ops.loss(loss, through, y_hat, y)    # ℓ, dL/dŷ (dL/dz through σ, softmax)
+    backward(layers, gradient, given_dZ=through is not None, update=update_layer,
+             input_gradient=False)
     if update_layer is None:
         update_all()                                               # every W, b ← its step
     return y_hat, terms

@@ -44,7 +44,7 @@ import numpy as np
 
 from . import compiled, reference
 from .compiled import kit
-from .losses import Loss, get_loss
+from .losses import Loss, check_output, get_loss
 from .network import Network
 from .optimizers import SGD, Optimizer, get_optimizer, keep_state, state_of
 from .packing import pack, size, unpack
@@ -54,7 +54,7 @@ from .validation import (MAX_EPOCHS, as_float_matrix, check_backend, check_calla
                          check_members, check_packed, check_seed, check_seeds, check_state,
                          check_training_data, check_training_settings)
 
-__all__ = ["fit", "fit_ensemble", "fit_packed", "predict"]
+__all__ = ["fit", "fit_ensemble", "fit_packed", "predict", "predict_classes"]
 
 
 def _backend(name: object, net: Network, loss: Loss, optimizer: Optimizer) -> ModuleType:
@@ -96,7 +96,7 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     putting the network back as it was before the call.
     """
     check_instance("net", net, Network, "a tinynet Network")
-    X, y = check_training_data(X, y, net.n_in, net.n_out)
+    X, y = check_training_data(X, y, net.n_in, net.n_out, _labels(net))
     epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
         len(X), epochs, lr, batch_size, shuffle, threshold, record_every)
     during = check_choice("update", update, UPDATES) == "during_backward"
@@ -130,12 +130,27 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     return history(record, 0, epochs, every, threshold)
 
 
+def _labels(net: Network) -> bool:
+    """Whether a 1-D ``y`` holds class labels for ``net``: its output is a softmax."""
+    return net.layers[-1].activation.over_units
+
+
 def _checked_loss(loss: object, net: Network, y: np.ndarray) -> Loss:
     """The loss named or given, if the network's outputs and the targets ``y`` lie in its
-    ``bounds`` (binary cross-entropy: [0, 1], so a sigmoid output and targets in [0, 1])."""
+    ``bounds`` (binary cross-entropy: [0, 1], so a sigmoid output and targets in [0, 1]);
+    a softmax output takes cross-entropy and cross-entropy a softmax output, with targets
+    whose rows sum to 1."""
     loss = get_loss(loss)
     low, high = loss.bounds
     output = net.layers[-1].activation
+    check_output(loss, output)
+    if loss.through_output(output) == "gradient_through_softmax":
+        sums = np.add.accumulate(y, axis=1)[:, -1]
+        off = np.flatnonzero(np.abs(sums - 1.0) > 1e-9)
+        if off.size:
+            raise ValueError(f"loss {loss.name!r} needs each row of y to sum to 1 (a one-hot "
+                             f"row, or probabilities: its gradient p - y assumes it), got "
+                             f"y[{off[0]}] summing to {float(sums[off[0]]):.6g}")
     if output.bounds[0] < low or output.bounds[1] > high:
         raise ValueError(f"loss {loss.name!r} needs outputs in [{low:g}, {high:g}], but the output "
                          f"layer's activation {output!r} gives values in [{output.bounds[0]:g}, "
@@ -264,7 +279,7 @@ class EnsembleRun(NamedTuple):
                 loss: object, optimizer: Optimizer) -> "EnsembleRun":
         """The run of ``members`` networks like ``like``, every setting checked, and an empty
         :class:`~tinynet.results.Record` for it."""
-        X, y = check_training_data(X, y, like.n_in, like.n_out)
+        X, y = check_training_data(X, y, like.n_in, like.n_out, _labels(like))
         epochs, lr, batch_size, shuffle, threshold, every = check_training_settings(
             len(X), epochs, lr, batch_size, shuffle, threshold, record_every, members)
         during = check_choice("update", update, UPDATES) == "during_backward"
@@ -292,3 +307,14 @@ def predict(net: Network, X: object, backend: str = "numba") -> np.ndarray:
     run = _backend(backend, net, get_loss("mse"), SGD())  # only its activations count
     with np.errstate(all="ignore"):
         return run.predict(net, X)
+
+
+def predict_classes(net: Network, X: object, backend: str = "numba") -> np.ndarray:
+    """The class each sample of ``X`` (B, n_in) is given, (B,) integers: the most probable
+    of a softmax output's classes (the first of equals, as ``argmax``), or for a single
+    output, 1 where it is at least 0.5 (a sigmoid's probability of class 1) and 0 elsewhere.
+    By :func:`predict` on ``backend``."""
+    outputs = predict(net, X, backend)
+    if outputs.shape[1] == 1:
+        return (outputs[:, 0] >= 0.5).astype(np.int64)
+    return np.argmax(outputs, axis=1)

@@ -321,15 +321,19 @@ def check_backend(backend: object) -> str:
     return check_choice("backend", backend, BACKENDS)
 
 
-def check_training_data(X: object, y: object, n_in: int,
-                        n_out: int) -> tuple[np.ndarray, np.ndarray]:
+def check_training_data(X: object, y: object, n_in: int, n_out: int,
+                        labels: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Return X (B, n_in) and y (B, n_out) as float64, or raise naming what does not fit.
 
-    A 1-D ``y`` is taken as one target per sample when the network has a single output.
+    A 1-D ``y`` is taken as one target per sample when the network has a single output;
+    with ``labels`` (a softmax output of ``n_out`` classes), as class labels, returned as
+    one-hot rows (:func:`one_hot`).
     """
     X = as_float_matrix("X", X, columns=n_in)
     y_array = np.asarray(check_not_masked("y", y))
     given_shape = y_array.shape
+    if labels and y_array.ndim == 1:
+        y_array = one_hot("y", y_array, n_out)
     if y_array.ndim == 1 and n_out == 1 and y_array.dtype.kind in "biuf":
         y_array = y_array.reshape(-1, 1)
     y = as_float_matrix("y", y_array, columns=n_out)
@@ -337,6 +341,35 @@ def check_training_data(X: object, y: object, n_in: int,
         raise ShapeError(f"X and y must have the same number of samples, got X {X.shape} "
                          f"and y {given_shape}")
     return X, y
+
+
+def one_hot(name: str, labels: np.ndarray, classes: int) -> np.ndarray:
+    """Class labels (B,), integers from 0 to ``classes`` − 1, as one-hot rows (B, classes) of
+    float64; or a one-line error naming ``name`` and the first label that is not one."""
+    if labels.dtype.kind in "USO":
+        shown = labels.flat[0] if labels.size else ""
+        kind = "strings" if isinstance(shown, str) else f"{type(shown).__name__} objects"
+        raise TypeError(f"{name}: class labels must be integers 0 to {classes - 1}, got "
+                        f"{kind} such as {_plain(shown)!r}; number them first "
+                        f"(np.unique({name}, return_inverse=True)[1])")
+    if labels.dtype.kind not in "iu":
+        raise TypeError(f"{name}: class labels must be integers 0 to {classes - 1}, got dtype "
+                        f"{labels.dtype}; pass {name}.astype(int) if they are whole numbers, "
+                        f"or one-hot rows of shape (samples, {classes})")
+    outside = np.flatnonzero((labels < 0) | (labels >= classes))
+    if outside.size:
+        index = int(outside[0])
+        raise ValueError(f"{name}[{index}] is class {int(labels[index])}, outside 0 to "
+                         f"{classes - 1} (the output layer has {classes} units, one per "
+                         "class)")
+    rows = np.zeros((labels.size, classes))
+    rows[np.arange(labels.size), labels] = 1.0
+    return rows
+
+
+def _plain(value: object) -> object:
+    """A NumPy scalar as the Python value it holds (``'cat'``, not ``np.str_('cat')``)."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def check_training_settings(samples: int, epochs: object, lr: object, batch_size: object,

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 
 from ..activations import BUILT_IN
-from ..losses import MSE, Loss
+from ..losses import MSE, CrossEntropy, Loss
 from ..optimizers import Optimizer
 from ..packing import Layout, layout, pack, stack, unpack
 from ..results import Record, Settings, run_in_chunks
@@ -167,12 +167,13 @@ def use_threads(threads: int) -> int:
 
 def predict(net: "Network", X: np.ndarray) -> np.ndarray:
     """The network's output for X (B, n_in): (B, n_out), by the kit of its activations (the
-    loss is not used: the notes' MSE stands in for it)."""
+    loss is not used: the notes' MSE stands in for it, and cross-entropy for a softmax
+    output's, which trains with nothing else)."""
     scratch = np.empty((len(net.layers), len(X) * max(net.sizes)))
-    maths = kit.maths_of(net, MSE())
+    maths = kit.maths_of(net, CrossEntropy() if net.layers[-1].activation.over_units else MSE())
     with typed(maths):
-        return kit.entry(maths, "forward_network")(pack(net), layout(net), X, scratch,
-                                                   np.empty_like(scratch)).copy()
+        return kit.entry(maths, "forward_network")(pack(net), kit.layout_for(layout(net), maths),
+                                                   X, scratch, np.empty_like(scratch)).copy()
 
 
 @contextmanager

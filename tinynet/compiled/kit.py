@@ -44,23 +44,24 @@ from ..activations import BUILT_IN, Activation
 from ..losses import Loss
 from ..optimizers import SGD, Optimizer
 from ..packing import Layout, activation_kinds
-from . import epochs, hoisting, looping, render
+from . import epochs, hoisting, looping, reducing, render
 from .looping import UNCOUNTED
 from .sources import announce_compiling, escaped, fingerprint, kernel_dir, load_module
 
-__all__ = ["Maths", "maths_of", "layout_for", "check", "hyperparameters", "activation_lines",
-           "loss_lines", "update_lines", "step_lines", "per_step_lanes", "source", "load",
-           "entry", "lane_entry"]
+__all__ = ["Maths", "maths_of", "layout_for", "check", "definition_of", "hyperparameters",
+           "activation_lines", "loss_lines", "update_lines", "step_lines", "per_step_lanes",
+           "source", "load", "entry", "lane_entry"]
 
 
 class Maths(tuple):
     """``(activations, loss, output, optimizer)``: the activations ``Layout.kinds`` indexes
-    (one of each class the network uses: :func:`tinynet.packing.activation_kinds`),
-    the loss, ``output``, the output layer's sigmoid when the loss gives its gradient through
-    it (``Loss.gradient_through_sigmoid``), else None, and the optimizer. With ``output``, the
-    output layer has kind ``len(activations)``: that sigmoid with slope 1, the loss giving
-    dL/dz (:func:`layout_for`). The compiled kernels are keyed by :meth:`key`, what their
-    code is written from."""
+    (one of each class the network uses: :func:`tinynet.packing.activation_kinds`, but a
+    softmax output's), the loss, ``output``, the output layer's sigmoid or softmax when the
+    loss gives its gradient through it (:meth:`tinynet.losses.Loss.through_output`), else
+    None, and the optimizer. With ``output``, the output layer has kind
+    ``len(activations)``: that sigmoid or softmax with slope 1, the loss giving dL/dz
+    (:func:`layout_for`). The compiled kernels are keyed by :meth:`key`, what their code is
+    written from."""
 
     def __new__(cls, activations: Sequence[Activation], loss: Loss,
                 output: Activation | None = None, optimizer: Optimizer | None = None) -> "Maths":
@@ -89,10 +90,15 @@ class Maths(tuple):
 
     def kind(self, kind: int) -> tuple[Activation, bool]:
         """``(activation, through)``: the activation of ``kind``, and whether its slope is 1
-        (the output sigmoid the loss differentiates through)."""
+        (the output sigmoid or softmax the loss differentiates through)."""
         if kind == len(self.activations):
             return self.output, True
         return self.activations[kind], False
+
+    def through(self) -> str | None:
+        """The loss's method that gives dL/dz of the output layer
+        (:meth:`tinynet.losses.Loss.through_output`), or None."""
+        return None if self.output is None else self.loss.through_output(self.output)
 
     def split(self) -> hoisting.Split:
         """The optimizer's ``update`` split into its part per step and its part per parameter
@@ -112,16 +118,22 @@ class Maths(tuple):
         (IPython's ``%autoreload``) gives another key, so it compiles anew, as it gets a file
         of its own on disk. Asked once per chunk of training and once per :func:`load`, it
         costs a few cache lookups per definition (:func:`tinynet.compiled.render.written`)."""
-        loss = self.loss
-        through = render.written(loss, "gradient_through_sigmoid", 3, 1) \
-            if self.output is not None else None
+        loss, output = self.loss, self.output
+        through = render.written(loss, self.through(), 3, 1) if output is not None else None
         return (tuple(_key(activation, "forward_and_derivative", 1, 2)
                       for activation in self.activations),
                 (type(loss), tuple(name for name, _ in render.parameters(loss)),
                  render.written(loss, "value_and_gradient", 3, 2), through),
-                self.output is not None,
+                None if output is None else _key(output, _definition_of(output), 1,
+                                                 1 if output.over_units else 2),
                 _key(self.optimizer, "update", 3 + len(self.optimizer.state),
                      1 + len(self.optimizer.state)))
+
+
+def _definition_of(activation: Activation) -> str:
+    """The method an activation is defined by: ``forward_over_units`` (a softmax) or
+    ``forward_and_derivative``."""
+    return "forward_over_units" if activation.over_units else "forward_and_derivative"
 
 
 def _key(owner: Activation | Optimizer, method: str, arguments: int, results: int) -> tuple:
@@ -132,16 +144,20 @@ def _key(owner: Activation | Optimizer, method: str, arguments: int, results: in
 
 def maths_of(net: object, loss: Loss, optimizer: Optimizer | None = None) -> Maths:
     """The :class:`Maths` of network ``net`` trained on ``loss`` by ``optimizer`` (default:
-    plain SGD)."""
+    plain SGD). A softmax output (only ever the output layer: :class:`tinynet.Network`) is
+    ``output``, not one of ``activations``, and so is a sigmoid the loss differentiates
+    through."""
     output = net.layers[-1].activation
-    return Maths(activation_kinds(net), loss, output if loss.through_output(output) else None,
-                 optimizer)
+    through = loss.through_output(output) is not None
+    kinds = activation_kinds(net)
+    return Maths(kinds[:-1] if output.over_units else kinds, loss,
+                 output if through else None, optimizer)
 
 
 def layout_for(layout: Layout, maths: Maths) -> Layout:
     """``layout`` with the output layer's kind ``len(maths.activations)`` when the loss gives
     its gradient through the output sigmoid (:class:`Maths`)."""
-    if maths.output is None:
+    if maths.output is None:  # (a softmax's kind is already the last: it is never hidden)
         return layout
     kinds = layout.kinds.copy()
     kinds[-1] = len(maths.activations)
@@ -153,11 +169,12 @@ def check(net: object, loss: Loss, optimizer: Optimizer | None = None) -> None:
     can build every activation of ``net``, ``loss`` and ``optimizer`` from their
     definitions."""
     for index, layer in enumerate(net.layers):
-        _activation_definition(layer.activation, f"layers[{index}]'s activation "
+        definition_of(layer.activation, f"layers[{index}]'s activation "
                                f"{layer.activation!r} ({type(layer.activation).__name__})")
     _loss_definition(loss, "value_and_gradient")
-    if loss.through_sigmoid():
-        _loss_definition(loss, "gradient_through_sigmoid")
+    through = loss.through_output(net.layers[-1].activation)
+    if through:
+        _loss_definition(loss, through)
     _optimizer_definition(SGD() if optimizer is None else optimizer)
 
 
@@ -167,7 +184,12 @@ def _optimizer_definition(optimizer: Optimizer) -> render.Definition:
                        f"optimizer {optimizer!r} ({type(optimizer).__name__})")
 
 
-def _activation_definition(activation: Activation, what: str | None = None) -> render.Definition:
+def definition_of(activation: Activation, what: str | None = None) -> render.Definition:
+    """``activation``'s definition as the kernels are written from it: its
+    ``forward_over_units`` (a softmax) or ``forward_and_derivative``; or the refusal of one
+    the compiled backend cannot build, naming ``what`` (default: the activation)."""
+    if activation.over_units:
+        return render.read(activation, "forward_over_units", 1, 1, what)
     if type(activation).forward_and_derivative is Activation.forward_and_derivative:
         raise render.NotCompilableError(
             f"backend 'numba' cannot run {what or repr(activation)}: it defines forward and "
@@ -209,7 +231,9 @@ def activation_lines(maths: Maths, kind: int, z: str, parameters: Sequence[str],
     output sigmoid a loss differentiates through), for the pre-activation held in ``z`` and
     its parameters held in ``parameters`` (in field order)."""
     activation, through = maths.kind(kind)
-    definition = _activation_definition(activation)
+    if activation.over_units:  # z kept for the pass over the units (over_units_lines)
+        return [], z, "1.0"
+    definition = definition_of(activation)
     names = [name for name, _ in render.parameters(activation)]
     lines, (value, slope) = definition.instantiate(
         {definition.arguments[0]: z}, dict(zip(names, parameters)), suffix)
@@ -228,8 +252,8 @@ def loss_lines(maths: Maths, y_hat: str, y: str, batch: str, parameters: Sequenc
                suffix: str) -> tuple[list[str], str, str]:
     """The loss's definition for one output: ``(lines, term, gradient)``, as
     :func:`activation_lines`, its parameters held in ``parameters`` (in field order); the
-    gradient is dL/dz, from ``gradient_through_sigmoid``, when the output layer is the loss's
-    sigmoid."""
+    gradient is dL/dz, from ``gradient_through_sigmoid`` or ``gradient_through_softmax``,
+    when the output layer is the loss's sigmoid or softmax (:meth:`Maths.through`)."""
     loss = maths.loss
     values = dict(zip((name for name, _ in render.parameters(loss)), parameters))
     definition = _loss_definition(loss, "value_and_gradient")
@@ -237,7 +261,7 @@ def loss_lines(maths: Maths, y_hat: str, y: str, batch: str, parameters: Sequenc
     lines, (term, gradient) = definition.instantiate(
         dict(zip(definition.arguments, arguments)), values, suffix)
     if maths.output is not None:
-        through = _loss_definition(loss, "gradient_through_sigmoid")
+        through = _loss_definition(loss, maths.through())
         more, (gradient,) = through.instantiate(dict(zip(through.arguments, arguments)), values,
                                                 f"{suffix}_z")
         lines += more
@@ -371,7 +395,7 @@ def _function(name: str, arguments: str, doc: str, lines: list[str], results: st
 
 
 def _switch(name: str, loop: str, arguments: str, maths: Maths, passed: str | None = None,
-            inline: bool = True) -> str:
+            inline: bool = True, over_units: str = "") -> str:
     """A function choosing activation ``kind`` and running ``loop`` with its function and its
     parameters (a tuple read from ``parameters[layer]``): one copy of the loop per activation,
     each straight-line code. The last activation takes every kind not matched before it (the
@@ -380,19 +404,23 @@ def _switch(name: str, loop: str, arguments: str, maths: Maths, passed: str | No
     is inlined where it is called (a call per unit, with its arrays' reference counts, cost
     the 2-64-1 ensemble a tenth of its time), unless not ``inline``: a switch called once
     per layer, compiled once however many steps call it, and without reference counts
-    (:data:`tinynet.compiled.looping.UNCOUNTED`)."""
+    (:data:`tinynet.compiled.looping.UNCOUNTED`). ``over_units``: the call that follows the
+    loop for an output over a layer's units (a softmax, whose loop keeps z), ``{values}``
+    standing for its parameters."""
     lines = ['@njit(cache=True, error_model="numpy", inline="always")' if inline else UNCOUNTED,
              f'def {name}(kind, parameters, {arguments}):']
     last = maths.kinds() - 1
     for kind in range(maths.kinds()):
         count = len(render.parameters(maths.kind(kind)[0]))
         values = "".join(f"parameters[layer, {i}], " for i in range(count))
-        call = f"{loop}(activation_{kind}, ({values}), {passed or arguments})"
+        calls = [f"{loop}(activation_{kind}, ({values}), {passed or arguments})"]
+        if maths.kind(kind)[0].over_units:
+            calls.append(over_units.format(values=f"({values})"))
         if last == 0:
-            lines.append(f"    {call}")
+            lines += [f"    {call}" for call in calls]
         else:
             test = "else" if kind == last else f"{'if' if kind == 0 else 'elif'} kind == {kind}"
-            lines += [f"    {test}:", f"        {call}"]
+            lines += [f"    {test}:", *(f"        {call}" for call in calls)]
     return "\n".join(lines) + "\n"
 
 
@@ -436,6 +464,34 @@ def fit_lanes{order}(theta, state, hyper, layout, X, Y, seeds, settings, record,
 '''
 
 
+def _over_units(maths: Maths) -> list[str]:
+    """For an output over a layer's units (a softmax), its definition written as loops over
+    the units (:func:`tinynet.compiled.reducing.unit_loops`), in place on rows that hold z:
+    ``over_units_rows(out, parameters)`` on one network's rows (rows, n) and
+    ``over_units_lanes(A, k, rows, n, parameters)`` on A[k] (rows, units, lanes)."""
+    output = maths.output
+    if output is None or not output.over_units:
+        return []
+    staged = reducing.stages(definition_of(output), f"{output!r}")
+    names = {name: f"parameters[{i}]" for i, (name, _) in enumerate(render.parameters(output))}
+    doc = f"{escaped(output.name)}: {escaped(type(output).__qualname__)}.forward_over_units"
+    rows = reducing.unit_loops(staged, "out.shape[1]", "u", lambda j: f"out[r, {j}]",
+                               lambda k, value: [f"out[r, u] = {value}"], names)
+    lanes = reducing.unit_loops(staged, "n", "u", lambda j: f"A[k, r, {j}, l]",
+                                lambda k, value: [f"A[k, r, u, l] = {value}"], names)
+    return [f'@njit(cache=True, error_model="numpy", inline="always")\n'
+            f'def over_units_rows(out, parameters):\n'
+            f'    """{doc}, over each row of out (rows, n), which holds z."""\n'
+            f'    for r in range(out.shape[0]):\n' + "".join(f"        {line}\n" for line in rows),
+            f'@njit(cache=True, error_model="numpy", inline="always")\n'
+            f'def over_units_lanes(A, k, rows, n, parameters):\n'
+            f'    """{doc}, over each row of A[k] (rows, n, lanes) in every lane, which holds '
+            f'z."""\n'
+            f'    for r in range(rows):\n'
+            f'        for l in range(A.shape[3]):\n'
+            + "".join(f"            {line}\n" for line in lanes)]
+
+
 def source(maths: Maths) -> str:
     """The Python source of the kit for ``maths``."""
     parts = []
@@ -444,12 +500,14 @@ def source(maths: Maths) -> str:
         count = len(render.parameters(activation))
         lines, value, slope = activation_lines(
             maths, kind, "z", [f"parameters[{i}]" for i in range(count)], "")
+        doc = (f"{escaped(activation.name)}: z kept for {escaped(type(activation).__qualname__)}"
+               ".forward_over_units (over_units_rows, over_units_lanes)" if activation.over_units
+               else f"{escaped(activation.name)}: {escaped(type(activation).__qualname__)}."
+               "forward_and_derivative")
         parts.append(_function(f"activation_{kind}", "z, parameters",
-                               f"{escaped(activation.name)}: "
-                               f"{escaped(type(activation).__qualname__)}."
-                               "forward_and_derivative" + (", slope 1: the loss gives dL/dz"
-                                                           if through else ""),
+                               doc + (", slope 1: the loss gives dL/dz" if through else ""),
                                lines, f"({value}, {slope})"))
+    parts += _over_units(maths)
     first = maths.optimizer_values()
     lines, term, gradient = loss_lines(
         maths, "y_hat", "y", "batch",
@@ -461,17 +519,19 @@ def source(maths: Maths) -> str:
     parts.append(_update(maths, lanes=False))
     parts.append(_update(maths, lanes=True))
     parts.append(_switch("forward_layer", "lanes.dense_forward",
-                         "theta, table, layer, A, D, rows, acc", maths, inline=False))
+                         "theta, table, layer, A, D, rows, acc", maths, inline=False,
+                         over_units="over_units_lanes(A, layer + 1, rows, table[layer, 1], "
+                                    "{values})"))
     parts.append(_switch("activate_rows", "single.activation_rows", "layer, Z, out", maths,
-                         "Z, out"))
+                         "Z, out", over_units="over_units_rows(out, {values})"))
     parts.append(_switch("activate_pairs", "single.activation_pairs", "layer, Z, A, D", maths,
-                         "Z, A, D"))
+                         "Z, A, D", over_units="over_units_rows(A, {values})"))
     parts.append(looping.source(maths, described(maths.loss), described(maths.optimizer)))
     parts.append(looping.source_lanes(maths, described(maths.loss), described(maths.optimizer),
                                       {during: "train_step_lanes" + _lane_suffix(during)
                                        for during in (False, True)}))
     names = escaped(", ".join(activation.name for activation in maths.activations))
-    loss = described(maths.loss) + (" through the output sigmoid"
+    loss = described(maths.loss) + (f" through the output {escaped(maths.output.name)}"
                                      if maths.output is not None else "")
     optimizer = escaped(type(maths.optimizer).__qualname__)
     return f'''"""Generated by tinynet.compiled.kit: activations {names}, loss {loss}, optimizer

@@ -68,11 +68,11 @@ epoch loops and their callers, count them. A function such a step calls inherits
 ``_nrt=False`` unless it says otherwise (:func:`tinynet.compiled.single._blas_into`)."""
 
 
-def _loss_said(maths: object, through: bool) -> str:
+def _loss_said(maths: object, through: str | None) -> str:
     """The comment above a loss's lines: where the step says it, and the definition."""
     loss = maths.loss
     return (f"# {said_by(3)}; {escaped(loss.name)}: {escaped(type(loss).__qualname__)}"
-            ".value_and_gradient" + (" and gradient_through_sigmoid" if through else ""))
+            ".value_and_gradient" + (f" and {through}" if through else ""))
 
 
 def _optimizer_said(maths: object) -> str:
@@ -90,7 +90,7 @@ class StepWords:
     def __init__(self, writer: Writer, maths: object) -> None:
         self.writer, self.maths = writer, maths
 
-    def loss(self, loss: object, through: bool, y_hat: str, y: str) -> tuple[str, str]:
+    def loss(self, loss: object, through: str | None, y_hat: str, y: str) -> tuple[str, str]:
         self.writer.write(_loss_said(self.maths, through),
                           "n_out = table[layers - 1, 1]",
                           "gradient = _rows(delta, rows, n_out)",
@@ -171,7 +171,7 @@ class LaneStepWords(StepWords):
     """The lanes' step words that are not a layer's: the loss (:func:`tinynet.compiled.lanes.
     loss_rows`), and nothing after the backward pass, where every layer has stepped."""
 
-    def loss(self, loss: object, through: bool, y_hat: str, y: str) -> tuple[str, str]:
+    def loss(self, loss: object, through: str | None, y_hat: str, y: str) -> tuple[str, str]:
         self.writer.write(_loss_said(self.maths, through),
                           "loss_rows(hyper, A, layers, targets, delta, rows, "
                           "table[layers - 1, 1], batch_loss, threshold, epoch, "
@@ -315,7 +315,7 @@ def _trace(writer: Writer, maths: object, during: bool, lanes: bool) -> None:
     words = (LaneStepWords if lanes else StepWords)(writer, maths)
     if not lanes:
         writer.write("inputs = x")                            # the first layer's input
-    description.train_step(words, layers, maths.loss, maths.output is not None,
+    description.train_step(words, layers, maths.loss, maths.through(),
                            "A[0]" if lanes else "inputs", "targets" if lanes else "y",
                            (lambda layer: layer.ops.update()) if during else None,
                            words.update_all)

@@ -78,6 +78,15 @@ class Definition:
     results: tuple[ast.expr, ...]
 
     @functools.cached_property
+    def reduces(self) -> bool:
+        """Whether it calls a reduction over a layer's units (:data:`tinynet.maths.
+        REDUCTIONS`), which :mod:`tinynet.compiled.reducing` writes as loops."""
+        return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                   and node.func.id in maths.REDUCTIONS
+                   for expression in (*(value for _, value in self.assignments), *self.results)
+                   for node in ast.walk(expression))
+
+    @functools.cached_property
     def text(self) -> str:
         """The definition as the kernels are written from it, in one line: what the
         in-process kernel caches key it by (:meth:`tinynet.compiled.kit.Maths.key`), as the
@@ -166,6 +175,12 @@ def _definition(cls: type, method: str, arguments: int, results: int, what: str)
     fields = tuple(field.name for field in dataclasses.fields(cls)) \
         if dataclasses.is_dataclass(cls) else ()
     definition = _read(function, getattr(function, "__code__", None), fields, where)
+    if method != "forward_over_units" and definition.reduces:
+        raise NotCompilableError(
+            f"backend 'numba' cannot run {where}: it reduces over a layer's units "
+            f"({', '.join(maths.REDUCTIONS)}), which only an activation's "
+            "forward_over_units may (every other definition is element-wise); pass "
+            "backend='numpy'")
     if len(definition.arguments) != arguments or len(definition.results) != results:
         raise NotCompilableError(
             f"backend 'numba' cannot run {where}: it must take {arguments} argument(s) after "
@@ -184,7 +199,8 @@ def _read(function: object, code: object, fields: tuple[str, ...], where: str) -
             hasattr(node, "lineno") else ""
         return NotCompilableError(f"backend 'numba' cannot run {where}{line}: {reason}; "
                                   "write it with tinynet.maths (exp, log, log1p, sqrt, tanh, "
-                                  "where, abs) and arithmetic, or pass backend='numpy'")
+                                  "where, abs, unit_max, unit_sum) and arithmetic, or pass "
+                                  "backend='numpy'")
 
     try:
         source, first_line = inspect.getsourcelines(function)
@@ -383,6 +399,8 @@ class _Scalar(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
+        if node.func.id in maths.REDUCTIONS:  # loops over a layer's units: reducing's to write
+            return node
         if node.func.id == "where":
             condition, a, b = node.args
             return ast.IfExp(test=condition, body=a, orelse=b)

@@ -37,8 +37,10 @@ from .. import step as description
 from ..packing import Layout
 from .codegen import (activation_parts, loss_parameter_names, n_params, parameter_indices,
                       updates)
-from .kit import Maths, loss_lines
-from .render import said_by
+from . import reducing
+from .codegen import parameter_names
+from .kit import Maths, definition_of, loss_lines
+from .render import parameters, said_by
 from .sources import escaped
 
 __all__ = ["Words", "LayerWords", "names", "layers", "forward", "train_step", "step"]
@@ -67,15 +69,16 @@ class Words:
         self.layout, self.maths, self.rows = layout, maths, rows
         self.lines: list[str] = [] if lines is None else lines
 
-    def loss(self, loss: object, through: bool, y_hat: np.ndarray, y: np.ndarray) -> tuple:
+    def loss(self, loss: object, through: str | None, y_hat: np.ndarray,
+             y: np.ndarray) -> tuple:
         """The loss's definition for every output: the batch's summed loss into ``loss``,
         ``wrong`` if an output is on the wrong side of ``threshold``; returns the name of the
-        summed loss and the names of dL/dŷ (dL/dz with ``through``:
+        summed loss and the names of dL/dŷ (dL/dz by the method ``through``:
         :func:`tinynet.compiled.kit.loss_lines`)."""
         layers = len(self.layout.table)
         gradient = names(f"da{layers}_{{}}_{{}}", *y_hat.shape)
         self.lines += [f"# {said_by()}; {named(self.maths.loss, 'value_and_gradient')}"
-                       + (" and gradient_through_sigmoid" if through else ""),
+                       + (f" and {through}" if through else ""),
                        "loss = 0.0", "wrong = False"]
         for (r, k), name in np.ndenumerate(y_hat):
             own, term, slope = loss_lines(self.maths, name, y[r, k], str(self.rows),
@@ -96,8 +99,8 @@ class LayerWords:
         activation = escaped(words.maths.kind(int(words.layout.kinds[k]))[0].name)
         self.label = f"layer {k} ({n_in} -> {n_out}, {activation})"
 
-    def _write(self, lines: list[str], definition: str = "") -> None:
-        self.words.lines += [f"# {self.label}, {said_by(3)}{definition}", *lines]
+    def _write(self, lines: list[str], definition: str = "", depth: int = 3) -> None:
+        self.words.lines += [f"# {self.label}, {said_by(depth)}{definition}", *lines]
 
     def pre_activation(self, X: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
         Z = names(f"z{self.k}_{{}}_{{}}", X.shape[0], W.shape[0])
@@ -112,11 +115,29 @@ class LayerWords:
         words = self.words
         A = names(f"a{self.k + 1}_{{}}_{{}}", *Z.shape)
         slope = names(f"d{self.k}_{{}}_{{}}", *Z.shape)
+        if activation.over_units:
+            return self._over_units(activation, Z, A, slope)
         parts = [activation_parts(words.layout, words.maths, self.k, f"{r}_{j}",
                                   self.derivatives) for r, j in np.ndindex(*Z.shape)]
         self._write([line for exps, _ in parts for line in exps]
                     + [line for _, rest in parts for line in rest],
                     f"; {named(activation, 'forward_and_derivative')}")
+        return A, slope if self.derivatives else None
+
+    def _over_units(self, activation: object, Z: np.ndarray, A: np.ndarray,
+                    slope: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """φ's definition over each row's units (a softmax:
+        :func:`tinynet.compiled.reducing.unit_lines`); its slope 1, the loss giving dL/dz."""
+        words = self.words
+        staged = reducing.stages(definition_of(activation), repr(activation))
+        values = dict(zip((name for name, _ in parameters(activation)),
+                          parameter_names(words.layout, words.maths, self.k)))
+        lines = []
+        for r in range(Z.shape[0]):
+            own, (results,) = reducing.unit_lines(staged, list(Z[r]), values, f"_{self.k}_{r}")
+            lines += own + [f"{A[r, j]} = {value}" for j, value in enumerate(results)]
+            lines += [f"{slope[r, j]} = 1.0" for j in range(Z.shape[1]) if self.derivatives]
+        self._write(lines, f"; {named(activation, 'forward_over_units')}", depth=4)
         return A, slope if self.derivatives else None
 
     def backward_activation(self, dA: np.ndarray, slope: np.ndarray) -> np.ndarray:
@@ -190,7 +211,7 @@ def train_step(words: Words, during: bool) -> Callable[[np.ndarray, np.ndarray],
                         *updates(maths, list(range(n_params(layout))))]
 
     def step(x: np.ndarray, y: np.ndarray) -> tuple:
-        return description.train_step(words, made, maths.loss, maths.output is not None, x, y,
+        return description.train_step(words, made, maths.loss, maths.through(), x, y,
                                       update_layer if during else None, update_all)
     return step
 

@@ -123,7 +123,7 @@ def _auto() -> Auto:
     he = VarianceScaling("he_normal", 2.0, "fan_in", "normal")
     he_leaky = LeakyHe("he_leaky", "normal")
     return Auto("auto", {"identity": xavier, "sigmoid": xavier, "tanh": xavier,
-                         "relu": he, "leaky_relu": he_leaky})
+                         "softmax": xavier, "relu": he, "leaky_relu": he_leaky})
 
 
 def _entries() -> list[Entry]:

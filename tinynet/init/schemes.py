@@ -296,8 +296,8 @@ class Constant(Initializer):
 class Auto(Initializer):
     """Pick by the layer's activation, as the notes finally did.
 
-    sigmoid, tanh and identity get Xavier (normal); relu gets He (normal); leaky_relu gets
-    He-leaky with the layer's alpha.
+    sigmoid, tanh, identity and softmax get Xavier (normal); relu gets He (normal);
+    leaky_relu gets He-leaky with the layer's alpha.
     """
 
     def __init__(self, name: str, by_activation: dict[str, Initializer]) -> None:

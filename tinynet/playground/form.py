@@ -116,8 +116,11 @@ class Form:
 
 def choices() -> dict[str, list[str]]:
     """The names each choice field takes, for the page's menus."""
-    return {"data": list(DATASETS), "activation": [a for a in ACTIVATIONS if a != "identity"],
-            "a": available(), "b": available(), "loss": list(LOSSES),
+    return {"data": list(DATASETS), "activation": [a for a, kind in ACTIVATIONS.items()
+                                                    if a != "identity" and not kind.over_units],
+            "a": available(), "b": available(),
+            "loss": [name for name, kind in LOSSES.items()  # its networks' output: a sigmoid
+                     if not kind().through("gradient_through_softmax")],
             "optimizer": list(OPTIMIZERS)}
 
 
