@@ -1,6 +1,7 @@
 """A digits network, one fit and 100 seeds side by side: tinynet against PyTorch and JAX.
 
-    python benchmarks/bench_digits.py --readme docs/performance.md   # a few minutes
+    pip install ".[torch,data]" jax   # the peers and the digits
+    python benchmarks/bench_digits.py --readme docs/performance.md   # about a minute
 
 The job: 64-100-100-10 (ReLU hidden layers, softmax output, cross-entropy), minibatch SGD
 (batches of 32, lr 0.1) on the 1,442 training images of ``tinynet.data.digits()`` in data
@@ -21,7 +22,8 @@ one's fastest and median run, its speed relative to tinynet (their seconds over 
 above 1, tinynet is faster), and the fraction of the machine's float64 peak it reaches,
 measured as the multiply-adds of the job (forward, dW and dX: 3 · Σ n_in · n_out per sample,
 the first layer's dX not needed) over the seconds, against a large DGEMM by NumPy's BLAS in
-the same process (its FMA rate on both cores: the practical peak). Threads: numba 2,
+the same process (its FMA rate on both cores: the practical peak), and the rates of the
+ensemble's own GEMM shapes on one BLAS thread, for scale. Threads: numba 2,
 PyTorch 2 (``torch.set_num_threads``), BLAS 2 (``OPENBLAS_NUM_THREADS``), JAX's own (XLA's
 CPU client, its default). The CPU (``machine.describe``) and the load average are printed
 with the table. Results go to benchmarks/results/bench_digits.json and .md, and with
@@ -174,6 +176,26 @@ def peak_gflops() -> float:
     return 2 * 2000 ** 3 / best / 1e9
 
 
+def small_gemm_gflops() -> dict[str, float]:
+    """GFLOP/s of the ensemble's GEMMs, (32 x 64)(64 x 100) and (32 x 100)(100 x 100), and of
+    the 2000 x 2000 one, each by NumPy's BLAS on one thread (``threadpoolctl``), best of
+    many: what a member's single fit can reach per core."""
+    from threadpoolctl import threadpool_limits
+    rng = np.random.default_rng(0)
+    rates = {}
+    with threadpool_limits(1, user_api="blas"):
+        for m, k, n, repeats in ((32, 64, 100, 20_000), (32, 100, 100, 20_000),
+                                 (2000, 2000, 2000, 3)):
+            a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+
+            def many(a=a, b=b, repeats=repeats):
+                for _ in range(repeats):
+                    a @ b
+            best = min(_timed(many) for _ in range(3))
+            rates[f"{m}x{k}x{n}"] = 2 * m * k * n * repeats / best / 1e9
+    return rates
+
+
 def _timed(job) -> float:
     start = time.perf_counter()
     job()
@@ -198,8 +220,8 @@ def measure() -> dict:
         "one network": {
             "tinynet": lambda e: tinynet_one(X, y, e),
             "PyTorch (nn.Sequential loop)": lambda e: torch_one(X, y, e),
-            "JAX (jit, lax.scan)": lambda e: jax_run(one_jax, [p[0] for p in
-                                                               stacked(networks(1))], X, y, e)},
+            "JAX (jit, lax.scan)": lambda e: [p[None] for p in jax_run(
+                one_jax, [p[0] for p in stacked(networks(1))], X, y, e)]},
         f"{SEEDS} networks": {
             "tinynet": lambda e: tinynet_many(X, y, e),
             "PyTorch (bmm, one graph)": lambda e: torch_many(X, y, e),
@@ -225,7 +247,8 @@ def measure() -> dict:
                          "relative": min(seconds) / min(times["tinynet"]),
                          "gflops": work / min(seconds)})
             print(rows[-1], file=sys.stderr)
-    return {"rows": rows, "peak_gflops": peak_gflops(), "machine": describe()}
+    return {"rows": rows, "peak_gflops": peak_gflops(), "one_thread_gemm": small_gemm_gflops(),
+            "machine": describe()}
 
 
 def main() -> None:
@@ -245,8 +268,11 @@ def main() -> None:
              f"{data['machine']}; Python {platform.python_version()}, numba "
              f"{numba.__version__}, PyTorch {torch.__version__}, JAX {jax.__version__}; "
              f"threads: numba 2, PyTorch 2, BLAS 2, JAX its default. Peak: a 2000x2000 DGEMM "
-             f"by NumPy's BLAS, {peak:.1f} GFLOP/s. 1-minute load average {load_start:.1f} at "
-             f"the start and {load:.1f} at the end.", "",
+             f"by NumPy's BLAS, {peak:.1f} GFLOP/s; on one thread, "
+             + ", ".join(f"{shape} {rate:.1f}" for shape, rate in
+                         data["one_thread_gemm"].items())
+             + f" GFLOP/s. 1-minute load average {load_start:.1f} at the start and {load:.1f} "
+             "at the end.", "",
              "| job | implementation | fastest (s) | median (s) | its time / tinynet's | "
              "GFLOP/s | of the DGEMM peak |", "| --- | --- | --- | --- | --- | --- | --- |"]
     lines += [f"| {r['case']} | {r['who']} | {r['best_s']:.3f} | {r['median_s']:.3f} | "

@@ -58,3 +58,20 @@ def test_held_out_accuracies_score_each_network():
     scores = accuracy.held_out_accuracies(nets, X, y, backend="numpy")
     expected = [np.mean(np.argmax(net.forward(X), axis=1) == y) for net in nets]
     assert scores.tolist() == expected
+
+
+@pytest.mark.slow  # compiles the lane kernel of a softmax network
+def test_the_digits_example_prints_the_table_and_the_comparison(tmp_path):
+    from helpers import ROOT, run_python
+    done = run_python([str(ROOT / "examples" / "digits.py"), "--init",
+                       "he_normal,normal(std=0.01)", "--seeds", "6", "--epochs", "2",
+                       "--hidden", "16"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("Split('digits': 1,442 training and 355 test samples")
+    assert "64-16-10 networks, relu hidden layers, softmax output" in lines[0]
+    assert lines[1].split() == ["arm", "seeds", "learned", "(95", "%", "CI)", "median", "test",
+                                "acc.", "[quartiles]", "mean", "(95", "%", "CI)", "seconds"]
+    assert lines[2].startswith("he_normal ") and lines[3].startswith("normal(std=0.01) ")
+    assert lines[2].split()[1] == "6"
+    assert lines[-1].startswith("he_normal against normal(std=0.01): ")

@@ -93,6 +93,14 @@ def custom_net():
                     Layer(3, 1, activation="sigmoid")])
 
 
+def classes(net=None, **overrides):
+    """A 3-class softmax network fitted on labels (cross-entropy), with overrides."""
+    arguments = dict(X=X, y=np.array([0, 1, 2, 1]), epochs=1, lr=0.1, loss="cross_entropy")
+    arguments.update(overrides)
+    net = net or tinynet.mlp([2, 3, 3], output="softmax", seed=0)
+    return net.fit(arguments.pop("X"), arguments.pop("y"), **arguments)
+
+
 def ensemble(**overrides):
     arguments = dict(networks=[net()], X=X, y=Y, epochs=1, lr=0.1)
     arguments.update(overrides)
@@ -502,6 +510,34 @@ CATALOGUE = [
      r"^WeightedMSE's weight must be a finite number, got -inf$"),
     ("adam eps 10**400", lambda: tinynet.optimizers.Adam(eps=10**400), ValueError,
      r"^Adam's eps must be a finite number, got 1000.* \(too large for a float\)$"),
+    # many classes: softmax and cross-entropy
+    ("fit label out of range", lambda: classes(y=np.array([0, 1, 3, 1])), ValueError,
+     r"^y\[2\] is class 3, outside 0 to 2 \(the output layer has 3 units, one per class\)$"),
+    ("fit label negative", lambda: classes(y=np.array([0, -1, 2, 1])), ValueError,
+     r"^y\[1\] is class -1, outside 0 to 2"),
+    ("fit label strings", lambda: classes(y=np.array(["cat", "dog", "cow", "dog"])),
+     TypeError, r"^y: class labels must be integers 0 to 2, got strings such as 'cat'; number "
+                r"them first \(np.unique\(y, return_inverse=True\)\[1\]\)$"),
+    ("fit label floats", lambda: classes(y=np.array([0.0, 1.0, 2.0, 1.0])), TypeError,
+     r"^y: class labels must be integers 0 to 2, got dtype float64; pass y.astype\(int\)"),
+    ("fit one-hot rows not summing to 1", lambda: classes(y=np.full((4, 3), 0.5)), ValueError,
+     r"^loss 'cross_entropy' needs each row of y to sum to 1 .* got y\[0\] summing to 1.5$"),
+    ("fit nan pixels", lambda: classes(X=[[0, 0], [0, np.nan], [1, 0], [1, 1]]), ValueError,
+     r"X .*nan|X.*NaN"),
+    ("fit cross-entropy on a sigmoid", lambda: fit(loss="cross_entropy"), ValueError,
+     r"^loss 'cross_entropy' needs a softmax output layer .* output layer's activation is "
+     r"sigmoid: use output='softmax', or loss='bce' for a sigmoid output$"),
+    ("fit softmax with mse", lambda: classes(loss="mse"), ValueError,
+     r"^a softmax output trains with loss='cross_entropy' only .* got loss 'mse'$"),
+    ("layer softmax of one unit", lambda: Layer(2, 1, activation="softmax"), ValueError,
+     r"^Layer\(2, 1, activation=softmax\): a softmax over one unit is 1 whatever its input"),
+    ("mlp softmax hidden", lambda: tinynet.mlp([2, 3, 3], activation="softmax",
+                                               output="softmax"), ValueError,
+     r"^layers\[0\]'s activation softmax is defined over its units .* only be the output "
+     r"layer's, trained with loss='cross_entropy'$"),
+    ("kernel_source softmax with mse",
+     lambda: tinynet.kernel_source(tinynet.mlp([2, 3, 3], output="softmax")), ValueError,
+     r"^a softmax output trains with loss='cross_entropy' only"),
     ("an integer beyond 64 bits in a definition",
      lambda: tinynet.predict(tinynet.mlp([2, 1], output=Huge(), init="normal"), X),
      ValueError, r"^backend 'numba' cannot run layers\[0\]'s activation huge \(Huge\): "

@@ -162,3 +162,17 @@ def test_a_missing_package_is_named_with_the_extra(monkeypatch):
     with pytest.raises(ModuleNotFoundError, match=r"data set 'digits' needs the scikit-learn "
                                                   r"package .*pip install 'tinynet\[data\]'"):
         data.digits()
+
+
+def test_a_two_dimensional_set_splits_as_the_digits_do():
+    split = data.split("moons", n=50, noise=0.2, seed=3, test_seed=4)
+    X, y = data.moons(n=50, noise=0.2, seed=3)
+    X_test, y_test = data.moons(n=50, noise=0.2, seed=4)
+    assert np.array_equal(split.X, X) and np.array_equal(split.X_test, X_test)
+    assert split.y.dtype == np.int64 and np.array_equal(split.y, y[:, 0])
+    assert np.array_equal(split.y_test, y_test[:, 0]) and split.classes == 2
+    assert split.source == "tinynet.data.moons(n=50, noise=0.2): training seed 3, test seed 4"
+    with pytest.raises(ValueError, match="test_seed must differ from seed"):
+        data.split("moons", seed=2, test_seed=2)
+    with pytest.raises(tinynet.UnknownNameError, match="unknown data set 'moon'"):
+        data.split("moon")

@@ -32,6 +32,7 @@ RESULTS = ROOT / "examples" / "results"
     ("performance.md", "optimizers", "bench_optimizers.md",
      "| 2-8-1 | tanh | NumPy Adam loop |"),
     ("performance.md", "wide", "bench_wide.md", "| 2-16x8-1 |"),
+    ("performance.md", "digits", "bench_digits.md", "| 100 networks | JAX (vmap, jit, lax.scan) |"),
     ("playground.md", "playground", "bench_playground.md",
      "| default: 2 x 100 seeds | the server's answer |"),
 ])

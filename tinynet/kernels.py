@@ -44,7 +44,7 @@ def kernel_source(net: Network, *, loss: str | Loss = "mse", optimizer: str | Op
     what a kernel reads when it runs (the seeds, samples, epochs, learning rate, the
     hyperparameters' values) is not in the text. The NumPy backend runs
     :mod:`tinynet.step` itself, and has no kernel."""
-    from .compiled import codegen, fused, kit, unrolled   # imports no numba
+    from .compiled import codegen, epochs, fused, kit, unrolled   # imports no numba
     from .packing import layout
 
     check_instance("net", net, Network, "a tinynet Network")
@@ -62,7 +62,7 @@ def kernel_source(net: Network, *, loss: str | Loss = "mse", optimizer: str | Op
             return unrolled.source(net_layout, maths, during, unrolled.LANES,
                                    unrolled.CUT_AT_EXPS)
         return fused.source(net_layout, maths, during)
-    runner = (f"{kit.lane_entry(during)} (its blocks: train_block"
+    runner = (f"{epochs.lane_entry(during)} (its blocks: train_block"
               f"{'_during' if during else ''})" if ensemble else "fit_network")
     return (f"# This kit's {runner} trains this network (a layout or batch size the generated "
             f"kernels do not take: tinynet.compiled.codegen.supports):\n" + kit.source(maths))

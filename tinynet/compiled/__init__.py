@@ -2,9 +2,10 @@
 
 It computes what the NumPy backend (:mod:`tinynet.reference`) computes, in the same order of
 operations: a numba fit agrees with a NumPy fit to rounding (tested to 1e-12 after training),
-and member k of a compiled ensemble is bit-identical to a compiled fit of the same network
-while every matrix product stays below ``single.BLAS_MIN_WORK`` multiply-adds (from there the
-single fit calls BLAS, which rounds differently; the lanes never do).
+and member k of a compiled ensemble is bit-identical to a compiled fit of the same network:
+the lanes sum every product as the single fit's loops do, and where a single fit calls BLAS
+(a product of ``single.BLAS_MIN_WORK`` multiply-adds or more) every member trains as its own
+single fit (the kit's ``fit_members``).
 
 The maths is in none of these modules: every activation, loss and optimizer is defined once,
 as a method written with :mod:`tinynet.maths` (``Activation.forward_and_derivative``,
@@ -68,7 +69,11 @@ multiply-adds per step) train on a kernel generated for it from one straight-lin
 in a loop over SIMD lanes, cut at the exps so that neighbouring lanes' exps overlap), a
 single fit on :mod:`~tinynet.compiled.fused` (the step on parameters held in locals for the
 whole run). A larger layout, or minibatches, train on ``lanes`` (ensembles) or ``single``
-(one network, BLAS for big layers). Every kernel is keyed by the maths (layout, the activation
+(one network, BLAS for big layers); an ensemble whose single fits call BLAS trains each member
+as its own single fit, the members over the cores (the kit's ``fit_members``:
+``backend.calls_blas``). A softmax output, defined over a layer's units, is written by
+:mod:`~tinynet.compiled.reducing` (a chain over the units in the generated kernels, loops in
+the generic ones). Every kernel is keyed by the maths (layout, the activation
 classes the network uses, the loss's and optimizer's classes, update order): seeds, samples,
 batch size, epochs, learning rate, hyperparameters and the loss's parameters are read when it
 runs. The generated kernels do the arithmetic of the
@@ -81,6 +86,7 @@ kernels' step values; the rest per parameter, as the table says.
 
 Modules: :mod:`~tinynet.compiled.scalars` (the exp, log and log1p that vectorise),
 :mod:`~tinynet.compiled.render` (a definition written as scalar code),
+:mod:`~tinynet.compiled.reducing` (a definition over a layer's units, its reductions as loops),
 :mod:`~tinynet.compiled.hoisting` (an optimizer's per-step work out of its per-parameter
 loop),
 :mod:`~tinynet.compiled.kit` (a network's maths, and the generic kernels' entry points),

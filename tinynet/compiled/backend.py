@@ -18,7 +18,7 @@ from ..losses import MSE, CrossEntropy, Loss
 from ..optimizers import Optimizer
 from ..packing import Layout, layout, pack, stack, unpack
 from ..results import Record, Settings, run_in_chunks
-from . import codegen, fused, kit, lanes, unrolled
+from . import codegen, epochs, fused, kit, lanes, single, unrolled
 from .render import NotCompilableError
 
 if TYPE_CHECKING:
@@ -82,37 +82,70 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
                settings: Settings, record: Record,
                progress: Callable[[int], None] | None = None) -> np.ndarray:
     """Train the members whose packed parameters are the rows of ``theta`` (S, P), networks
-    shaped ``like`` this one, and their optimizer's ``state`` (S, k, P) in place on ``loss``,
-    side by side in SIMD lanes: with the kernel generated for their layout for per-sample
-    steps of a small layout (:func:`tinynet.compiled.unrolled.fit_lanes`),
-    otherwise with the generic one (:mod:`tinynet.compiled.lanes`, through the kit of their
-    maths: :mod:`tinynet.compiled.kit`). Return the trained members' outputs on X, (S, N,
-    n_out). The run goes in chunks (:data:`CHUNK_WORK`), after each of which ``progress`` (if
-    given) is called with the number of epochs done; a KeyboardInterrupt between chunks leaves
-    ``theta`` and ``state`` as they were."""
+    shaped ``like`` this one, and their optimizer's ``state`` (S, k, P) in place on ``loss``:
+    side by side in SIMD lanes, with the kernel generated for their layout for per-sample
+    steps of a small layout (:func:`tinynet.compiled.unrolled.fit_lanes`), else with the
+    generic one (:mod:`tinynet.compiled.lanes`, through the kit of their maths:
+    :mod:`tinynet.compiled.kit`); or, where a single fit calls BLAS (:func:`calls_blas`),
+    each member as its own single fit, the members spread over the cores (the kit's
+    ``fit_members``, BLAS on one thread each). Return the trained members' outputs on X,
+    (S, N, n_out). The run goes in chunks (:data:`CHUNK_WORK`), after each of which
+    ``progress`` (if given) is called with the number of epochs done; a KeyboardInterrupt
+    between chunks leaves ``theta`` and ``state`` as they were."""
     maths = kit.maths_of(like, loss, optimizer)
     net_layout = kit.layout_for(layout(like), maths)
-    lanes_theta = np.ascontiguousarray(theta.T)  # (P, S): members side by side
-    lanes_state = np.ascontiguousarray(state.transpose(1, 2, 0))  # (k, P, S)
     predictions = np.empty((len(theta), len(X), y.shape[1]))
     hyper = kit.hyperparameters(maths)
     check_counters(maths, state, "state")
-    if codegen.supports(net_layout, settings.batch_size):  # train(part): the kernel's caller
-        train = functools.partial(unrolled.fit_lanes, lanes_theta, lanes_state, hyper,
+    alone = calls_blas(net_layout, settings.batch_size)
+    if alone:  # copies, members first, as the single fits take them
+        trained, trained_state = theta.copy(), state.copy()
+    else:      # members side by side: (P, S) and (k, P, S)
+        trained = np.ascontiguousarray(theta.T)
+        trained_state = np.ascontiguousarray(state.transpose(1, 2, 0))
+    if alone:  # train(part): the kernel's caller
+        members = kit.entry(maths, "fit_members")
+
+        def train(part: Settings) -> None:
+            with one_blas_thread():
+                members(trained, trained_state, hyper, net_layout, X, y, seeds, part, record,
+                        predictions)
+    elif codegen.supports(net_layout, settings.batch_size):
+        train = functools.partial(unrolled.fit_lanes, trained, trained_state, hyper,
                                   net_layout, maths, X, y, seeds, record=record,
                                   predictions=predictions, cores=threads())
     else:
-        generic = kit.entry(maths, kit.lane_entry(settings.update_during_backward))
+        generic = kit.entry(maths, epochs.lane_entry(settings.update_during_backward))
 
         def train(part: Settings) -> None:
-            generic(lanes_theta, lanes_state, hyper, net_layout, X, y, seeds, part, record,
+            generic(trained, trained_state, hyper, net_layout, X, y, seeds, part, record,
                     predictions)
     work = lane_width(len(theta), net_layout, settings.batch_size) * theta.shape[1] * len(X)
     with typed(maths):
         run_in_chunks(settings, work, CHUNK_WORK, train, record, progress)
-    theta[...] = lanes_theta.T
-    state[...] = lanes_state.transpose(2, 0, 1)
+    theta[...] = trained if alone else trained.T
+    state[...] = trained_state if alone else trained_state.transpose(2, 0, 1)
     return predictions
+
+
+def calls_blas(net_layout: Layout, batch_size: int) -> bool:
+    """Whether a single fit of ``net_layout`` in batches of ``batch_size`` calls BLAS: some
+    layer's products (batch · n_in · n_out multiply-adds) reach
+    :data:`tinynet.compiled.single.BLAS_MIN_WORK`. Such members train as single fits."""
+    sizes = net_layout.table[:, 0] * net_layout.table[:, 1]
+    return bool(np.any(batch_size * sizes >= single.BLAS_MIN_WORK))
+
+
+@contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread in the block (``threadpoolctl``): the members' single fits run on
+    every core already, and BLAS threads on top of them would fight for the cores (2-core
+    OpenBLAS slows many times over when the other core is busy). SciPy's BLAS, which the
+    kernels call, is loaded first, so that the limit reaches it."""
+    import scipy.linalg.cython_blas  # noqa: F401  (loaded, so that threadpoolctl sees it)
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1, user_api="blas"):
+        yield
 
 
 def check_counters(maths: kit.Maths, state: np.ndarray, name: str) -> None:
@@ -152,7 +185,10 @@ def lane_width(members: int, net_layout: Layout, batch_size: int) -> int:
     """How many SIMD lanes the kernel for ``net_layout`` trains ``members`` networks in: a
     lane costs as much whether a member fills it or not. The generated kernel's blocks of
     :data:`tinynet.compiled.unrolled.LANES`, or the generic kernel's blocks of
-    :data:`tinynet.compiled.simd.LANES`."""
+    :data:`tinynet.compiled.simd.LANES`; where members train as single fits
+    (:func:`calls_blas`), no lanes: ``members``."""
+    if calls_blas(net_layout, batch_size):
+        return members
     width = unrolled.LANES if codegen.supports(net_layout, batch_size) else lanes.LANES
     return -(-members // width) * width
 

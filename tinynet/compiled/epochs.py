@@ -30,7 +30,7 @@ from .. import step as description
 from .render import Writer, said_by
 
 __all__ = ["Epochs", "OneNetwork", "Lanes", "NetworkWords", "BlockWords", "network_source",
-           "block_source"]
+           "block_source", "lane_suffix", "lane_entry", "lanes_source", "members_source"]
 
 
 class Epochs:
@@ -292,3 +292,65 @@ def {name}(theta, state, hyper, layout, X, Y, seeds, settings, loss_history, fin
     kept, kept_wrong, marks = record_scratch(theta, last_wrong_epoch)
     kept_state = state.copy()
 ''' + "\n".join(_loop(words, words.step)) + "\n"
+
+
+def lane_suffix(during: bool) -> str:
+    """The suffix of the lanes' functions for an update order: ``"_during"`` for
+    ``update="during_backward"``, none after the backward pass."""
+    return "_during" if during else ""
+
+
+def lane_entry(during: bool) -> str:
+    """The name of the kit's ensemble entry point for an update order (``during``: update
+    during the backward pass): one per order, so that a run compiles its own order alone."""
+    return "fit_lanes" + lane_suffix(during)
+
+
+def lanes_source(during: bool) -> str:
+    """The kit's ensemble entry point :func:`lane_entry`, its ``fit_block`` and
+    ``train_block`` (:func:`block_source`), on ``train_step_lanes`` of the same order."""
+    order = lane_suffix(during)
+    return block_source(f"train_block{order}", f"train_step_lanes{order}") + f'''
+
+@njit(cache=True, error_model="numpy")
+def fit_block{order}(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
+              final_loss, diverged_epoch, last_wrong_epoch, predictions):
+    """One block of tinynet.compiled.lanes' LANES networks, with this network's maths."""
+    lanes.fit_block_of_members(train_block{order}, forward_lanes, block, theta, state, hyper,
+                               layout, X, Y, seeds, settings, loss_history, final_loss,
+                               diverged_epoch, last_wrong_epoch, predictions)
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def fit_lanes{order}(theta, state, hyper, layout, X, Y, seeds, settings, record, predictions):
+    """tinynet.compiled.lanes' blocks of LANES networks, spread over the cores."""
+    loss_history, final_loss, diverged_epoch, last_wrong_epoch = record  # arrays, not a tuple,
+    for block in prange((theta.shape[1] + lanes.LANES - 1) // lanes.LANES):  # inside prange
+        # np.int64: prange's index is int64 where it is typed and uint64 where it is lowered,
+        # which would compile fit_block twice
+        fit_block{order}(np.int64(block), theta, state, hyper, layout, X, Y, seeds, settings,
+                  loss_history, final_loss, diverged_epoch, last_wrong_epoch, predictions)
+'''
+
+
+def members_source() -> str:
+    """The kit's ``fit_members``: each member of an ensemble trained by ``fit_network``, its
+    own single fit, the members spread over the cores. For layouts whose single fit calls BLAS
+    (:data:`tinynet.compiled.single.BLAS_MIN_WORK`), where a product is one GEMM's work and
+    the lanes' loops, a network per lane, would do it at a fraction of BLAS's speed; and a
+    member is its single fit, bit for bit, by construction."""
+    return '''@njit(cache=True, parallel=True, error_model="numpy")
+def fit_members(theta, state, hyper, layout, X, Y, seeds, settings, record, predictions):
+    """fit_network for every member, theta (S, P) and state (S, k, P) in place, row s of
+    record member s's (a member that has diverged stays as it stopped), spread over the
+    cores; predictions[s], member s's outputs on X (N, n_out)."""
+    loss_history, final_loss, diverged_epoch, last_wrong_epoch = record
+    width = max(X.shape[1], layout.table[:, 1].max())
+    for s in prange(theta.shape[0]):
+        if diverged_epoch[s] < 0:
+            fit_network(theta[s], state[s], hyper, layout, X, Y, seeds[s], settings,
+                        (loss_history[s:s + 1], final_loss[s:s + 1], diverged_epoch[s:s + 1],
+                         last_wrong_epoch[s:s + 1]))
+        Zs = np.empty((layout.table.shape[0], X.shape[0] * width))
+        predictions[s] = forward_network(theta[s], layout, X, Zs, np.empty_like(Zs))
+'''

@@ -50,7 +50,7 @@ from .sources import announce_compiling, escaped, fingerprint, kernel_dir, load_
 
 __all__ = ["Maths", "maths_of", "layout_for", "check", "definition_of", "hyperparameters",
            "activation_lines", "loss_lines", "update_lines", "step_lines", "per_step_lanes",
-           "source", "load", "entry", "lane_entry"]
+           "source", "load", "entry"]
 
 
 class Maths(tuple):
@@ -424,72 +424,16 @@ def _switch(name: str, loop: str, arguments: str, maths: Maths, passed: str | No
     return "\n".join(lines) + "\n"
 
 
-def _lane_suffix(during: bool) -> str:
-    """The suffix of the lanes' functions for an update order: ``"_during"`` for
-    ``update="during_backward"``, none after the backward pass."""
-    return "_during" if during else ""
-
-
-def lane_entry(during: bool) -> str:
-    """The name of the kit's ensemble entry point for an update order (``during``: update
-    during the backward pass): one per order, so that a run compiles its own order alone."""
-    return "fit_lanes" + _lane_suffix(during)
-
-
-def _lane_entries(during: bool) -> str:
-    """The kit's ensemble entry point :func:`lane_entry`, its ``fit_block`` and
-    ``train_block`` (:func:`tinynet.compiled.epochs.block_source`), on ``train_step_lanes`` of
-    the same order."""
-    order = _lane_suffix(during)
-    return epochs.block_source(f"train_block{order}", f"train_step_lanes{order}") + f'''
-
-@njit(cache=True, error_model="numpy")
-def fit_block{order}(block, theta, state, hyper, layout, X, Y, seeds, settings, loss_history,
-              final_loss, diverged_epoch, last_wrong_epoch, predictions):
-    """One block of tinynet.compiled.lanes' LANES networks, with this network's maths."""
-    lanes.fit_block_of_members(train_block{order}, forward_lanes, block, theta, state, hyper,
-                               layout, X, Y, seeds, settings, loss_history, final_loss,
-                               diverged_epoch, last_wrong_epoch, predictions)
-
-
-@njit(cache=True, parallel=True, error_model="numpy")
-def fit_lanes{order}(theta, state, hyper, layout, X, Y, seeds, settings, record, predictions):
-    """tinynet.compiled.lanes' blocks of LANES networks, spread over the cores."""
-    loss_history, final_loss, diverged_epoch, last_wrong_epoch = record  # arrays, not a tuple,
-    for block in prange((theta.shape[1] + lanes.LANES - 1) // lanes.LANES):  # inside prange
-        # np.int64: prange's index is int64 where it is typed and uint64 where it is lowered,
-        # which would compile fit_block twice
-        fit_block{order}(np.int64(block), theta, state, hyper, layout, X, Y, seeds, settings,
-                  loss_history, final_loss, diverged_epoch, last_wrong_epoch, predictions)
-'''
-
-
 def _over_units(maths: Maths) -> list[str]:
-    """For an output over a layer's units (a softmax), its definition written as loops over
-    the units (:func:`tinynet.compiled.reducing.unit_loops`), in place on rows that hold z:
-    ``over_units_rows(out, parameters)`` on one network's rows (rows, n) and
-    ``over_units_lanes(A, k, rows, n, parameters)`` on A[k] (rows, units, lanes)."""
+    """For an output over a layer's units (a softmax), its definition as loops over the units
+    on rows that hold z (:func:`tinynet.compiled.reducing.row_functions`)."""
     output = maths.output
     if output is None or not output.over_units:
         return []
-    staged = reducing.stages(definition_of(output), f"{output!r}")
-    names = {name: f"parameters[{i}]" for i, (name, _) in enumerate(render.parameters(output))}
-    doc = f"{escaped(output.name)}: {escaped(type(output).__qualname__)}.forward_over_units"
-    rows = reducing.unit_loops(staged, "out.shape[1]", "u", lambda j: f"out[r, {j}]",
-                               lambda k, value: [f"out[r, u] = {value}"], names)
-    lanes = reducing.unit_loops(staged, "n", "u", lambda j: f"A[k, r, {j}, l]",
-                                lambda k, value: [f"A[k, r, u, l] = {value}"], names)
-    return [f'@njit(cache=True, error_model="numpy", inline="always")\n'
-            f'def over_units_rows(out, parameters):\n'
-            f'    """{doc}, over each row of out (rows, n), which holds z."""\n'
-            f'    for r in range(out.shape[0]):\n' + "".join(f"        {line}\n" for line in rows),
-            f'@njit(cache=True, error_model="numpy", inline="always")\n'
-            f'def over_units_lanes(A, k, rows, n, parameters):\n'
-            f'    """{doc}, over each row of A[k] (rows, n, lanes) in every lane, which holds '
-            f'z."""\n'
-            f'    for r in range(rows):\n'
-            f'        for l in range(A.shape[3]):\n'
-            + "".join(f"            {line}\n" for line in lanes)]
+    return reducing.row_functions(
+        reducing.stages(definition_of(output), f"{output!r}"),
+        {name: f"parameters[{i}]" for i, (name, _) in enumerate(render.parameters(output))},
+        f"{escaped(output.name)}: {escaped(type(output).__qualname__)}.forward_over_units")
 
 
 def source(maths: Maths) -> str:
@@ -528,7 +472,7 @@ def source(maths: Maths) -> str:
                          "Z, A, D", over_units="over_units_rows(A, {values})"))
     parts.append(looping.source(maths, described(maths.loss), described(maths.optimizer)))
     parts.append(looping.source_lanes(maths, described(maths.loss), described(maths.optimizer),
-                                      {during: "train_step_lanes" + _lane_suffix(during)
+                                      {during: "train_step_lanes" + epochs.lane_suffix(during)
                                        for during in (False, True)}))
     names = escaped(", ".join(activation.name for activation in maths.activations))
     loss = described(maths.loss) + (f" through the output {escaped(maths.output.name)}"
@@ -585,7 +529,7 @@ COUNTERS = np.array({list(maths.split().counters)}, dtype=np.int64)
 """The optimizer's state slots that are counters, one number per network."""
 
 
-''' + "\n\n".join(_lane_entries(during) for during in (False, True)) + '''
+''' + "\n\n".join(epochs.lanes_source(during) for during in (False, True)) + '''
 
 @njit(cache=True, error_model="numpy")
 def step_rows(state, lr, hyper, steps):
@@ -600,7 +544,9 @@ def step_rows(state, lr, hyper, steps):
 def forward_network(theta, layout, X, Zs, As):
     """tinynet.compiled.single.forward_network with this network's activations."""
     return single.forward_network(activate_rows, theta, layout, X, Zs, As)
-'''
+
+
+''' + epochs.members_source()
 
 
 _KITS: dict[tuple, ModuleType] = {}

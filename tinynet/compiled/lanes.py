@@ -8,8 +8,9 @@ trained in blocks of :data:`LANES`, and blocks are spread over the CPU cores (``
 
 Every lane does exactly the arithmetic of one network's kernel (the kit's ``fit_network``), in
 the same order and with the same scalar functions, so member k of an ensemble ends bit-identical
-to the same network trained alone by the numba backend (as long as that one calls no BLAS:
-:data:`tinynet.compiled.single.BLAS_MIN_WORK`). No array views are made inside the loops: a
+to the same network trained alone by the numba backend (a network whose single fit calls
+BLAS, :data:`tinynet.compiled.single.BLAS_MIN_WORK`, trains as that single fit instead: the
+kit's ``fit_members``). No array views are made inside the loops: a
 view costs an atomic reference count, and threads sharing one would fight over it.
 
 The passes loop over ``theta.shape[1]`` lanes, a number known only when they run, not over

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from ..maths import REDUCTIONS
 from .render import Definition, NotCompilableError, _Rename
 
-__all__ = ["Stages", "stages", "unit_lines", "unit_loops", "row_function"]
+__all__ = ["Stages", "stages", "unit_lines", "unit_loops", "row_functions", "row_function"]
 
 
 @dataclass(frozen=True)
@@ -186,6 +186,28 @@ def unit_loops(staged: Stages, width: str, unit: str, read: Callable[[str], str]
               for line in write(k, _text(result, names, parameters))]
     return lines + [f"for {unit} in range({width}):", *dict.fromkeys(body),
                     *(f"    {line}" for line in stores)]
+
+
+def row_functions(staged: Stages, parameters: dict[str, str], doc: str) -> list[str]:
+    """The kit's two functions of a definition over units (:mod:`tinynet.compiled.kit`), in
+    place on rows that hold z, each row's units in a loop (:func:`unit_loops`):
+    ``over_units_rows(out, parameters)`` on one network's rows (rows, n), and
+    ``over_units_lanes(A, k, rows, n, parameters)`` on A[k] (rows, n, lanes), a lane at a
+    time. ``parameters`` gives each parameter's expression; ``doc`` names the definition."""
+    rows = unit_loops(staged, "out.shape[1]", "u", lambda j: f"out[r, {j}]",
+                      lambda k, value: [f"out[r, u] = {value}"], parameters)
+    lanes = unit_loops(staged, "n", "u", lambda j: f"A[k, r, {j}, l]",
+                       lambda k, value: [f"A[k, r, u, l] = {value}"], parameters)
+    inline = '@njit(cache=True, error_model="numpy", inline="always")\n'
+    return [inline + 'def over_units_rows(out, parameters):\n'
+            f'    """{doc}, over each row of out (rows, n), which holds z."""\n'
+            '    for r in range(out.shape[0]):\n' + "".join(f"        {line}\n" for line in rows),
+            inline + 'def over_units_lanes(A, k, rows, n, parameters):\n'
+            f'    """{doc}, over each row of A[k] (rows, n, lanes) in every lane, which holds '
+            'z."""\n'
+            '    for r in range(rows):\n'
+            '        for l in range(A.shape[3]):\n'
+            + "".join(f"            {line}\n" for line in lanes)]
 
 
 def row_function(staged: Stages, width: int, names: list[str]) -> object:

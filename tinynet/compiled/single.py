@@ -51,19 +51,73 @@ def _matmul_into(a, b, out):
     loops that sum from k = 0 upwards, the order the lanes kernel uses too, starting from the
     first product itself (not from 0.0 + it: an addition fewer in the chain, and a sum of
     -0.0 products stays -0.0 in every kernel alike). Inlined into its callers, so that the
-    small loops of a per-sample step pay no call.
+    small loops of a per-sample step pay no call. From four rows of a on, loops of their own
+    (a call each), by b's memory order, give the same sums in the same order, so the same
+    bits, faster (:func:`_sums_along_rows`, :func:`_sums_four_rows_at_once`).
     """
     m, inner = a.shape
     n = b.shape[1]
     if m * inner * n >= BLAS_MIN_WORK:
         _blas_into(a, b, out)
-        return
+    elif m >= 4 and b.strides[1] == b.itemsize:
+        _sums_along_rows(a, b, out)
+    elif m >= 4:
+        _sums_four_rows_at_once(a, b, out)
+    else:
+        for r in range(m):
+            for c in range(n):
+                acc = a[r, 0] * b[0, c]
+                for k in range(1, inner):
+                    acc += a[r, k] * b[k, c]
+                out[r, c] = acc
+
+
+@njit(cache=True, error_model="numpy")
+def _sums_along_rows(a, b, out):
+    """out = a b where b's rows are contiguous: a row of out at a time, each term k added to
+    every column of it (out[r, :] += a[r, k] b[k, :], a loop that vectorises). A dot product
+    summed term by term is a chain of dependent additions; a row's columns are independent.
+    About three times as fast as a dot product per output at 32 x 10 x 100 (issue 42)."""
+    m, inner = a.shape
+    n = b.shape[1]
     for r in range(m):
+        x = a[r, 0]
         for c in range(n):
-            acc = a[r, 0] * b[0, c]
+            out[r, c] = x * b[0, c]
+        for k in range(1, inner):
+            x = a[r, k]
+            for c in range(n):
+                out[r, c] += x * b[k, c]
+
+
+@njit(cache=True, error_model="numpy")
+def _sums_four_rows_at_once(a, b, out):
+    """out = a b where b's columns are contiguous (b = Wᵀ, the forward pass's X Wᵀ): dot
+    products, four rows of out at a time, so that four independent chains of additions share
+    each load of b (about 1.5-2 times as fast as one at a time from 4 rows on); the rows left
+    over one at a time."""
+    m, inner = a.shape
+    n = b.shape[1]
+    r = 0
+    while r + 4 <= m:
+        for c in range(n):
+            w = b[0, c]
+            acc0, acc1, acc2, acc3 = a[r, 0] * w, a[r + 1, 0] * w, a[r + 2, 0] * w, \
+                a[r + 3, 0] * w
             for k in range(1, inner):
-                acc += a[r, k] * b[k, c]
-            out[r, c] = acc
+                w = b[k, c]
+                acc0 += a[r, k] * w
+                acc1 += a[r + 1, k] * w
+                acc2 += a[r + 2, k] * w
+                acc3 += a[r + 3, k] * w
+            out[r, c], out[r + 1, c], out[r + 2, c], out[r + 3, c] = acc0, acc1, acc2, acc3
+        r += 4
+    for left in range(r, m):
+        for c in range(n):
+            acc = a[left, 0] * b[0, c]
+            for k in range(1, inner):
+                acc += a[left, k] * b[k, c]
+            out[left, c] = acc
 
 
 @njit(error_model="numpy", inline="always")
