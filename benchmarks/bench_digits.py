@@ -12,7 +12,8 @@ float64:
 * one network: ``tinynet.fit`` (compiled; products of 32768 multiply-adds or more go to
   BLAS), PyTorch's loop of ``nn.Sequential`` with ``nn.CrossEntropyLoss`` and
   ``torch.optim.SGD``, and JAX (the epoch one ``jax.jit`` of a ``lax.scan`` over batches);
-* 100 networks: ``tinynet.fit_ensemble`` (the generic SIMD-lane kernel), PyTorch on the
+* 100 networks: ``tinynet.fit_ensemble`` (each member its own single fit, the members over
+  the cores with BLAS on one thread each: the kit's ``fit_members``), PyTorch on the
   stacked parameters with ``torch.bmm`` (one autograd graph for all seeds), and JAX's
   ``jax.vmap`` of the one-network step under the same ``jit``.
 

@@ -21,11 +21,15 @@ def test_a_summary_counts_and_intervals_as_scipy_does():
     assert "7/10 learned (> 20%)" in repr(s)
 
 
-def test_two_classes_learn_above_all_chance_and_a_threshold_may_be_given():
-    assert accuracy.summarise("a", [0.5, 1.0], classes=2).threshold == 1.0
-    assert accuracy.summarise("a", [0.5, 1.0], classes=2, threshold=0.6).learned == 1
+def test_two_classes_learn_halfway_to_one_and_a_threshold_may_be_given():
+    assert accuracy.summarise("a", [0.5, 0.8], classes=2).threshold == 0.75
+    assert accuracy.summarise("a", [0.5, 0.8], classes=2).learned == 1
+    assert accuracy.learning_threshold(3) == pytest.approx(2 / 3)
+    assert accuracy.summarise("a", [0.5, 1.0], classes=2, threshold=0.4).learned == 2
     with pytest.raises(ValueError, match="one per seed, at least two"):
         accuracy.summarise("a", [0.5], classes=10)
+    with pytest.raises(ValueError, match="classes must be an integer >= 2, got 1"):
+        accuracy.summarise("a", [0.5, 0.6], classes=1)
 
 
 def test_comparisons_are_fisher_and_mann_whitney_holm_adjusted():

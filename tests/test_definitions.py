@@ -36,7 +36,10 @@ def test_every_registered_definition_passes_on_both_backends(definition):
     report = check(definition)
     assert report.backends == ("numpy", "numba")
     assert report.ulps is not None and report.ulps <= definitions.ULPS
-    assert (report.worst is None) == isinstance(definition, Optimizer)
+    # no derivative to hold to differences: an optimizer, and a softmax (checked through
+    # cross-entropy's gradient_through_softmax)
+    assert (report.worst is None) == (isinstance(definition, Optimizer)
+                                      or getattr(definition, "over_units", False))
     assert report.worst is None or report.worst <= RTOL
     assert repr(report).startswith(f"check({report.definition}): passed on numpy, numba\n  ")
     assert f"({type(definition).__qualname__})" in report.definition

@@ -304,3 +304,23 @@ def test_kernel_source_refuses_a_softmax_without_cross_entropy_and_prints_its_lo
     assert "softmax: Softmax.forward_over_units" in generated and "unit_sum__r1" in generated
     assert "def over_units_lanes(A, k, rows, n, parameters):" in generic
     assert "for u in range(1, n):" in generic
+
+
+def test_another_activation_over_units_is_refused_where_it_would_run_as_softmax():
+    """Only the built-in Softmax has a gradient through it (p − y) and a kernel that knows
+    it: a subclass trains nowhere and predicts on NumPy only, refused by name elsewhere."""
+    class Hot(Softmax):
+        name = "hot"
+
+    net = tinynet.mlp([4, 5, 3], output=Hot(), init="xavier_normal", seed=1)
+    X, y = digits_like()
+    message = r"output activation hot \(Hot\) is over a layer's units but is not tinynet's Softmax"
+    with pytest.raises(ValueError, match=message):
+        tinynet.fit(net, X, y, epochs=1, lr=0.1, loss="cross_entropy", backend="numpy")
+    with pytest.raises(ValueError, match=message):
+        tinynet.predict(net, X)
+    with pytest.raises(ValueError, match=message):
+        tinynet.kernel_source(net, loss="cross_entropy")
+    p = tinynet.predict(net, X, backend="numpy")  # NumPy runs its forward_over_units
+    assert np.array_equal(p, net.forward(X))
+    assert np.array_equal(p, Softmax().forward(net.layers[-1].pre_activation))

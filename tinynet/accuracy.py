@@ -6,7 +6,9 @@ initializer's outcome is the distribution of that number over seeds. :func:`summ
 for one arm of n seeds:
 
 * the fraction of seeds that *learn*: test accuracy above ``threshold`` (by default twice
-  chance, 2 / classes), with its Wilson 95 % interval (:func:`tinynet.stats.wilson_interval`);
+  chance, 2 / classes, or halfway from chance to 1 where that is lower: 0.75 for two
+  classes, whose twice chance is 1), with its Wilson 95 % interval
+  (:func:`tinynet.stats.wilson_interval`);
 * the median test accuracy and its quartiles;
 * the mean test accuracy with a 95 % t-interval, mean ± t(0.975, n − 1) · s / √n.
 
@@ -29,10 +31,10 @@ from .network import Network
 from .stats import fisher_exact_p, holm, wilson_interval
 from .text import table
 from .training import predict_classes
-from .validation import check_probability
+from .validation import check_int, check_probability
 
-__all__ = ["held_out_accuracies", "Summary", "summarise", "Comparison", "compare", "compare_all",
-           "report"]
+__all__ = ["held_out_accuracies", "Summary", "summarise", "learning_threshold", "Comparison",
+           "compare", "compare_all", "report"]
 
 
 def held_out_accuracies(networks: Sequence[Network], X_test: np.ndarray, y_test: np.ndarray,
@@ -71,12 +73,12 @@ class Summary:
 def summarise(name: str, accuracies: np.ndarray, classes: int, seconds: float = math.nan,
               threshold: float | None = None) -> Summary:
     """The :class:`Summary` of ``accuracies`` (one per seed, at least two) on a task of
-    ``classes`` classes; ``threshold`` defaults to twice chance, 2 / classes."""
+    ``classes`` classes (at least 2); ``threshold`` defaults to :func:`learning_threshold`."""
     accuracies = np.asarray(accuracies, dtype=np.float64)
     if accuracies.ndim != 1 or len(accuracies) < 2:
         raise ValueError(f"accuracies must be one per seed, at least two, got shape "
                          f"{accuracies.shape}")
-    threshold = min(1.0, 2.0 / classes) if threshold is None else \
+    threshold = learning_threshold(classes) if threshold is None else \
         check_probability("threshold", threshold)
     from scipy.stats import t  # a second's import: only when an arm is summarised
     n = len(accuracies)
@@ -86,6 +88,14 @@ def summarise(name: str, accuracies: np.ndarray, classes: int, seconds: float = 
     q1, median, q3 = (float(q) for q in np.quantile(accuracies, [0.25, 0.5, 0.75]))
     return Summary(name, n, threshold, learned, wilson_interval(learned, n), (q1, median, q3),
                    mean, (mean - half, mean + half), seconds)
+
+
+def learning_threshold(classes: int) -> float:
+    """The test accuracy a seed must exceed to count as learning a task of ``classes``
+    classes (at least 2): twice chance, 2 / classes, or halfway from chance to 1 where that
+    is lower, (1 + 1/classes) / 2 (two classes: 0.75; from three on, twice chance)."""
+    classes = check_int("classes", classes, minimum=2)
+    return min(2.0 / classes, (1.0 + 1.0 / classes) / 2.0)
 
 
 @dataclass(frozen=True)
@@ -135,8 +145,9 @@ def report(summaries: Sequence[Summary], comparisons: Sequence[Comparison] = ())
                      f"{median:.1%} [{q1:.1%}, {q3:.1%}]",
                      f"{s.mean:.1%} [{s.mean_interval[0]:.1%}, {s.mean_interval[1]:.1%}]",
                      f"{s.seconds:.1f}"))
-    threshold = summaries[0].threshold if summaries else 0.0
-    lines = [table(rows), f"learned: test accuracy above {threshold:.0%} (twice chance)"]
+    thresholds = sorted({s.threshold for s in summaries})
+    lines = [table(rows), "learned: test accuracy above "
+             + " or ".join(f"{threshold:.0%}" for threshold in thresholds)]
     for c in comparisons:
         found = [what for what, p in (("the fraction that learns", c.fisher_adjusted),
                                       ("the accuracies", c.rank_adjusted)) if p < 0.05]

@@ -239,7 +239,8 @@ class LeakyReLU(Activation):
 @dataclass(frozen=True, repr=False)
 class Softmax(Activation):
     """p_k = e^(z_k − m) / Σ_j e^(z_j − m) over a layer's units, with m = max_j z_j: the
-    probabilities of the classes, each in (0, 1], summing to 1 in every row.
+    probabilities of the classes, each in [0, 1] (a z far below the row's largest underflows
+    to 0), summing to 1 in every row (to rounding).
 
     Subtracting the row's largest z changes nothing exactly (the factor e^(−m) cancels) and
     keeps every exp at most 1, so no z overflows it (PyTorch's ``softmax`` does the same).

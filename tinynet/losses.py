@@ -221,7 +221,15 @@ def get_loss(loss: str | Loss) -> Loss:
 def check_output(loss: Loss, output: Activation) -> None:
     """Raise ValueError, in one line, unless ``loss`` trains an output layer of activation
     ``output``: a softmax (an activation over a layer's units) trains only with a loss that
-    gives its gradient through it, cross-entropy; and cross-entropy trains only a softmax."""
+    gives its gradient through it, cross-entropy; and cross-entropy trains only a softmax.
+    An activation over units that is not tinynet's :class:`~tinynet.activations.Softmax`
+    itself (a subclass, or one of your own) is refused: p − y is that softmax's gradient, and
+    no backend would know another's."""
+    if output.over_units and type(output) not in THROUGH:
+        raise ValueError(f"output activation {output!r} ({type(output).__name__}) is over a "
+                         "layer's units but is not tinynet's Softmax: a loss's gradient through "
+                         "it (cross-entropy's p - y) is Softmax's alone, so nothing can train "
+                         "or compile it; use output='softmax'")
     if output.over_units and loss.through_output(output) is None:
         raise ValueError(f"a {output!r} output trains with loss='cross_entropy' only (its "
                          "Jacobian is not diagonal; cross-entropy gives dL/dz = p - y through "

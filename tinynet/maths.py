@@ -51,7 +51,6 @@ where = np.where
 """``where(condition, a, b)``: a where the condition holds, b elsewhere (both are computed)."""
 
 
-
 def unit_max(x: np.ndarray) -> np.ndarray:
     """The largest of a layer's units, one per row: ``max_j x[..., j]``, the last axis kept
     (length 1)."""

@@ -44,7 +44,7 @@ import numpy as np
 
 from . import compiled, reference
 from .compiled import kit
-from .losses import Loss, check_output, get_loss
+from .losses import CrossEntropy, Loss, check_output, get_loss
 from .network import Network
 from .optimizers import SGD, Optimizer, get_optimizer, keep_state, state_of
 from .packing import pack, size, unpack
@@ -304,6 +304,9 @@ def predict(net: Network, X: object, backend: str = "numba") -> np.ndarray:
     for a backward pass."""
     check_instance("net", net, Network, "a tinynet Network")
     X = as_float_matrix("X", X, columns=net.n_in)
+    output = net.layers[-1].activation
+    if output.over_units and backend != "numpy":  # the kernels know the built-in Softmax alone
+        check_output(CrossEntropy(), output)
     run = _backend(backend, net, get_loss("mse"), SGD())  # only its activations count
     with np.errstate(all="ignore"):
         return run.predict(net, X)

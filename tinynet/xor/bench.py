@@ -74,16 +74,34 @@ def fixed_bytes(setup: Setup, record_every: int | None = None, state: int = 0) -
     optimizer's ``state`` values, the records and outputs, and the activations, derivatives
     and gradients of a batch in every layer: :mod:`tinynet.compiled.lanes`), one per core
     or per block of seeds if there are fewer, and a chunk of the held-out evaluation
-    (:data:`HELD_OUT_CHUNK`) if the task has held-out data."""
+    (:data:`HELD_OUT_CHUNK`) if the task has held-out data. Where the members train as
+    single fits (:func:`members_alone`), each thread's scratch is one network's instead: its
+    gradients, a batch's activations in every layer, its epoch order and its outputs on the
+    training samples in every layer."""
     from ..compiled.simd import LANES
 
     parameters, width, layers = setup.parameters, max(setup.sizes), len(setup.sizes) - 1
+    held_out = HELD_OUT_CHUNK if setup.task.has_held_out else 0
+    if members_alone(setup):
+        samples, batch = setup.task.samples, setup.batch_size
+        one = (parameters + (3 * layers + 3) * batch * width
+               + batch * (setup.sizes[0] + setup.sizes[-1]) + 2 * samples
+               + 2 * layers * samples * width)
+        return 8 * one * min(os.cpu_count() or 1, setup.seeds) + held_out
     records = setup.epochs // record_every if record_every else 0
     block = (parameters * 2 * (1 + state) + records + setup.task.samples
              + (2 * (layers + 1) + 3) * setup.batch_size * width + 2 * width)
-    held_out = HELD_OUT_CHUNK if setup.task.has_held_out else 0
     threads = min(os.cpu_count() or 1, -(-setup.seeds // LANES))  # a block a thread at most
     return 8 * LANES * block * threads + held_out
+
+
+def members_alone(setup: Setup) -> bool:
+    """Whether the compiled ensembles train ``setup``'s members as single fits: some layer's
+    products in a batch reach :data:`tinynet.compiled.single.BLAS_MIN_WORK` multiply-adds, so
+    a single fit calls BLAS (:func:`tinynet.compiled.backend.calls_blas`)."""
+    from ..compiled.single import BLAS_MIN_WORK
+    return any(setup.batch_size * n_in * n_out >= BLAS_MIN_WORK
+               for n_in, n_out in zip(setup.sizes[:-1], setup.sizes[1:]))
 
 
 def check_study_memory(setups: Sequence[Setup], arms: Sequence[Arm],
