@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow  # compiles a kit's fit_members and fit_network
 
 def test_which_layouts_train_as_single_fits():
     wide = layout(tinynet.mlp([8, 64, 64, 2]))
-    assert backend.calls_blas(wide, 16) and not backend.calls_blas(wide, 4)
+    assert backend.calls_blas([8, 64, 64, 2], 16) and not backend.calls_blas([8, 64, 64, 2], 4)
     assert 16 * 64 * 64 >= single.BLAS_MIN_WORK > 4 * 64 * 64
     assert backend.lane_width(5, wide, 16) == 5  # no lanes: a member is a single fit
 

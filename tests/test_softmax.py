@@ -14,6 +14,7 @@ from tinynet.maths import exp, unit_max, unit_sum
 
 torch = pytest.importorskip("torch", reason="PyTorch comes with the torch extra: pip install "
                                             "'.[dev,torch]'")
+from test_against_torch import OPTIMIZERS as AGAINST_TORCH  # noqa: E402  (needs torch)
 
 ROWS = np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 3.0], [1000.0, 0.0, -1000.0], [-745.0, -746.0, 3.0],
                  [5e-324, -5e-324, 0.5]])
@@ -172,14 +173,9 @@ def test_predict_classes_is_the_most_probable_class():
 
 # --- 200 steps against PyTorch --------------------------------------------------------------
 
-OPTIMIZERS = {"sgd": (lambda parameters, lr: torch.optim.SGD(parameters, lr=lr),
-                      tinynet.optimizers.SGD()),
-              "momentum": (lambda parameters, lr: torch.optim.SGD(parameters, lr=lr,
-                                                                  momentum=0.8),
-                           tinynet.optimizers.Momentum(momentum=0.8)),
-              "adam": (lambda parameters, lr: torch.optim.Adam(parameters, lr=lr,
-                                                               betas=(0.85, 0.99), eps=1e-7),
-                       tinynet.optimizers.Adam(beta1=0.85, beta2=0.99, eps=1e-7))}
+OPTIMIZERS = {name: AGAINST_TORCH[name] for name in ("sgd", "momentum", "adam")}
+"""PyTorch's optimizer and tinynet's, by name (tests/test_against_torch.py's), each with
+hyperparameters other than the defaults."""
 
 
 def torch_training(net, X, labels, batch_size, steps, lr, optimizer):

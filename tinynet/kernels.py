@@ -64,14 +64,14 @@ def kernel_source(net: Network, *, loss: str | Loss = "mse", optimizer: str | Op
         return fused.source(net_layout, maths, during)
     runner = (f"{epochs.lane_entry(during)} (its blocks: train_block"
               f"{'_during' if during else ''})" if ensemble else "fit_network")
-    if ensemble and _calls_blas(net_layout, batch_size):
+    if ensemble and _calls_blas(net.sizes, batch_size):
         runner = "fit_members (each member its own fit_network: its single fit calls BLAS)"
     return (f"# This kit's {runner} trains this network (a layout or batch size the generated "
             f"kernels do not take: tinynet.compiled.codegen.supports):\n" + kit.source(maths))
 
 
-def _calls_blas(net_layout: object, batch_size: int) -> bool:
+def _calls_blas(sizes: list[int], batch_size: int) -> bool:
     """:func:`tinynet.compiled.backend.calls_blas`, which imports Numba: only asked for an
     ensemble the generated kernels do not take."""
     from .compiled import backend
-    return backend.calls_blas(net_layout, batch_size)
+    return backend.calls_blas(sizes, batch_size)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -97,7 +97,7 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
     predictions = np.empty((len(theta), len(X), y.shape[1]))
     hyper = kit.hyperparameters(maths)
     check_counters(maths, state, "state")
-    alone = calls_blas(net_layout, settings.batch_size)
+    alone = calls_blas(like.sizes, settings.batch_size)
     if alone:  # copies, members first, as the single fits take them
         trained, trained_state = theta.copy(), state.copy()
     else:      # members side by side: (P, S) and (k, P, S)
@@ -128,12 +128,13 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
     return predictions
 
 
-def calls_blas(net_layout: Layout, batch_size: int) -> bool:
-    """Whether a single fit of ``net_layout`` in batches of ``batch_size`` calls BLAS: some
-    layer's products (batch · n_in · n_out multiply-adds) reach
-    :data:`tinynet.compiled.single.BLAS_MIN_WORK`. Such members train as single fits."""
-    sizes = net_layout.table[:, 0] * net_layout.table[:, 1]
-    return bool(np.any(batch_size * sizes >= single.BLAS_MIN_WORK))
+def calls_blas(sizes: Sequence[int], batch_size: int) -> bool:
+    """Whether a single fit of a network of layer ``sizes`` (inputs first) in batches of
+    ``batch_size`` calls BLAS: some layer's products (batch · n_in · n_out multiply-adds)
+    reach :data:`tinynet.compiled.single.BLAS_MIN_WORK`. Such members train as single fits
+    (and a study's memory estimate counts their scratch: :mod:`tinynet.xor.bench`)."""
+    return any(batch_size * int(n_in) * int(n_out) >= single.BLAS_MIN_WORK
+               for n_in, n_out in zip(sizes[:-1], sizes[1:]))
 
 
 @contextmanager
@@ -187,7 +188,7 @@ def lane_width(members: int, net_layout: Layout, batch_size: int) -> int:
     :data:`tinynet.compiled.unrolled.LANES`, or the generic kernel's blocks of
     :data:`tinynet.compiled.simd.LANES`; where members train as single fits
     (:func:`calls_blas`), no lanes: ``members``."""
-    if calls_blas(net_layout, batch_size):
+    if calls_blas([net_layout.table[0, 0], *net_layout.table[:, 1]], batch_size):
         return members
     width = unrolled.LANES if codegen.supports(net_layout, batch_size) else lanes.LANES
     return -(-members // width) * width

@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import ast
 import copy
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..maths import REDUCTIONS
-from .render import Definition, NotCompilableError, _Rename
+from .render import Definition, NotCompilableError, _Rename, compiled_for_check
 
 __all__ = ["Stages", "stages", "unit_lines", "unit_loops", "row_functions", "row_function"]
 
@@ -214,17 +213,8 @@ def row_function(staged: Stages, width: int, names: list[str]) -> object:
     """The definition over one row of ``width`` units as a function ``f(z_0, ..., z_{n-1},
     *parameters)`` (its parameters ``names``, in field order) returning its first result at
     each unit, compiled by numba alone (:func:`unit_lines`): what :func:`tinynet.check` holds
-    to NumPy's values."""
-    import numba
-
-    from .scalars import vector_exp, vector_log, vector_log1p
+    to NumPy's values (:func:`tinynet.compiled.render.compiled_for_check`)."""
     units = [f"z{j}" for j in range(width)]
     parameters = [f"q_{name}" for name in names]
     lines, results = unit_lines(staged, units, dict(zip(names, parameters)), "")
-    body = "".join(f"    {line}\n" for line in lines)
-    text = (f"def f({', '.join(units + parameters)}):\n{body}"
-            f"    return ({', '.join(results[0])},)\n")
-    namespace = {"math": math, "vector_exp": vector_exp, "vector_log": vector_log,
-                 "vector_log1p": vector_log1p}
-    exec(compile(text, "<tinynet.check>", "exec"), namespace)  # noqa: S102  (rendered text)
-    return numba.njit(error_model="numpy")(namespace["f"])
+    return compiled_for_check(units + parameters, lines, results[0])

@@ -46,7 +46,7 @@ from .. import maths
 from ..validation import shorten
 
 __all__ = ["NotCompilableError", "Definition", "read", "written", "parameters", "Writer",
-           "scalar_function", "said_by"]
+           "scalar_function", "compiled_for_check", "said_by"]
 
 _SCALAR = {"exp": "vector_exp", "log": "vector_log", "log1p": "vector_log1p",
            "sqrt": "math.sqrt", "tanh": "math.tanh", "abs": "abs"}
@@ -412,17 +412,23 @@ def scalar_function(definition: Definition, names: list[str]) -> object:
     """``definition`` as one scalar function ``f(*arguments, *parameters)`` (its parameters
     ``names``, in field order) returning its results and then its locals, compiled by numba
     alone (no cache, no kit): what :func:`tinynet.check` holds to NumPy's values."""
-    import numba
-
-    from .scalars import vector_exp, vector_log, vector_log1p
     arguments = [f"a{i}" for i in range(len(definition.arguments))]
     parameters = [f"q_{name}" for name in names]
     lines, results = definition.instantiate(dict(zip(definition.arguments, arguments)),
                                             dict(zip(names, parameters)), "")
     locals_ = [local for local, _ in definition.assignments]
+    return compiled_for_check(arguments + parameters, lines, [*results, *locals_])
+
+
+def compiled_for_check(arguments: list[str], lines: list[str], results: list[str]) -> object:
+    """``def f(*arguments): lines; return (*results,)`` compiled by numba alone, with the
+    kernels' scalar functions in scope: what :func:`tinynet.check` holds to NumPy's values
+    (:func:`scalar_function`, and :func:`tinynet.compiled.reducing.row_function`)."""
+    import numba
+
+    from .scalars import vector_exp, vector_log, vector_log1p
     body = "".join(f"    {line}\n" for line in lines)
-    text = (f"def f({', '.join(arguments + parameters)}):\n{body}"
-            f"    return ({', '.join([*results, *locals_])},)\n")
+    text = f"def f({', '.join(arguments)}):\n{body}    return ({', '.join(results)},)\n"
     namespace = {"math": math, "vector_exp": vector_exp, "vector_log": vector_log,
                  "vector_log1p": vector_log1p}
     exec(compile(text, "<tinynet.check>", "exec"), namespace)  # noqa: S102  (rendered text)

@@ -96,17 +96,13 @@ def fixed_bytes(setup: Setup, record_every: int | None = None, state: int = 0) -
 
 
 def members_alone(setup: Setup) -> bool:
-    """Whether the compiled ensembles train ``setup``'s members as single fits: some layer's
-    products in a batch reach :data:`tinynet.compiled.single.BLAS_MIN_WORK` multiply-adds, so
-    a single fit calls BLAS (:func:`tinynet.compiled.backend.calls_blas`). Never on the
+    """Whether the compiled ensembles train ``setup``'s members as single fits, since a single
+    fit calls BLAS (:func:`tinynet.compiled.backend.calls_blas`). Never on the
     NumPy backend, which then loads no Numba."""
     if setup.backend == "numpy":
         return False
-    from .. import compiled
-    compiled.load()  # Numba, after its caches are checked (one line if none is writable)
-    from ..compiled.single import BLAS_MIN_WORK
-    return any(setup.batch_size * n_in * n_out >= BLAS_MIN_WORK
-               for n_in, n_out in zip(setup.sizes[:-1], setup.sizes[1:]))
+    from .. import compiled  # Numba, after its caches are checked (one line if unwritable)
+    return compiled.load().calls_blas(setup.sizes, setup.batch_size)
 
 
 def check_study_memory(setups: Sequence[Setup], arms: Sequence[Arm],
