@@ -34,7 +34,7 @@ from .training import predict_classes
 from .validation import check_int, check_probability
 
 __all__ = ["held_out_accuracies", "Summary", "summarise", "learning_threshold", "Comparison",
-           "compare", "compare_all", "report"]
+           "compare", "rank_test", "compare_all", "report"]
 
 
 def held_out_accuracies(networks: Sequence[Network], X_test: np.ndarray, y_test: np.ndarray,
@@ -114,11 +114,18 @@ class Comparison:
 def compare(a: Summary, accuracies_a: np.ndarray, b: Summary,
             accuracies_b: np.ndarray) -> Comparison:
     """Arm ``a`` against arm ``b`` (:class:`Comparison`), unadjusted."""
-    from scipy.stats import mannwhitneyu
+    return Comparison(a.name, b.name, fisher_exact_p(a.learned, a.n, b.learned, b.n),
+                      rank_test(accuracies_a, accuracies_b))
+
+
+def rank_test(accuracies_a: np.ndarray, accuracies_b: np.ndarray) -> float:
+    """The two-sided Mann–Whitney p-value of two arms' accuracies (1 when every value is the
+    same: no evidence either way)."""
+    from scipy.stats import mannwhitneyu  # a second's import: only when arms are compared
     values = np.concatenate([accuracies_a, accuracies_b])
-    rank = 1.0 if np.all(values == values[0]) else float(  # all tied: no evidence either way
-        mannwhitneyu(accuracies_a, accuracies_b, alternative="two-sided").pvalue)
-    return Comparison(a.name, b.name, fisher_exact_p(a.learned, a.n, b.learned, b.n), rank)
+    if np.all(values == values[0]):
+        return 1.0
+    return float(mannwhitneyu(accuracies_a, accuracies_b, alternative="two-sided").pvalue)
 
 
 def compare_all(summaries: Sequence[Summary],

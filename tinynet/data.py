@@ -36,10 +36,11 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from .validation import UnknownNameError, check_float, check_int, check_memory, check_seed
+from .validation import ShapeError, UnknownNameError, as_float_matrix, check_float, check_int, \
+    check_memory, check_seed
 
 __all__ = ["xor", "moons", "circles", "spirals", "blobs", "DATASETS", "Split", "digits",
-           "mnist1d", "split", "CLASSIFICATION"]
+           "mnist1d", "split", "labelled_split", "CLASSIFICATION"]
 
 
 def xor(n: int | None = None, noise: float = 0.0,
@@ -145,6 +146,52 @@ class Split(NamedTuple):
     def __repr__(self) -> str:
         return (f"Split({self.name!r}: {len(self.X):,} training and {len(self.X_test):,} test "
                 f"samples of {self.X.shape[1]} features, {self.classes} classes)")
+
+
+def labelled_split(X: object, y: object, X_test: object, y_test: object,
+                   name: str = "your data") -> Split:
+    """Your own training and test samples as a :class:`Split`, checked: ``X`` (n, d) and
+    ``X_test`` (m, d) finite numbers, ``y`` (n,) and ``y_test`` (m,) integer class labels from
+    0, at least two classes, and every class in both parts (a class missing from the test
+    split could not be scored; one missing from the training split could not be learned).
+    The arrays are copied and made read-only."""
+    X, X_test = (as_float_matrix(label, values) for label, values in (("X", X),
+                                                                     ("X_test", X_test)))
+    if X_test.shape[1] != X.shape[1]:
+        raise ShapeError(f"X_test must have the {X.shape[1]} columns of X, got "
+                         f"{X_test.shape[1]} (shape {X_test.shape})")
+    labels = []
+    for label, values, samples in (("y", y, X), ("y_test", y_test, X_test)):
+        values = np.asarray(values)
+        if values.ndim != 1 or len(values) != len(samples):
+            raise ShapeError(f"{label} must hold one class label per sample, shape "
+                             f"({len(samples)},), got shape {values.shape}")
+        if values.dtype.kind not in "iu":
+            raise TypeError(f"{label} must hold integer class labels 0, 1, ..., got dtype "
+                            f"{values.dtype}" + (f"; pass {label}.astype(int) if they are "
+                                                 "whole numbers" if values.dtype.kind == "f"
+                                                 else ""))
+        if values.min() < 0:
+            index = int(np.argmin(values))
+            raise ValueError(f"{label}[{index}] is class {int(values[index])}; class labels "
+                             "count from 0")
+        labels.append(values.astype(np.int64))
+    classes = int(max(labels[0].max(), labels[1].max())) + 1
+    if classes < 2:
+        raise ValueError("y and y_test must hold at least two classes, got only class 0")
+    for label, values in zip(("y", "y_test"), labels):
+        missing = np.setdiff1d(np.arange(classes), values)
+        if missing.size:
+            part = "training" if label == "y" else "test"
+            raise ValueError(f"{label}: the {part} split has no sample of class "
+                             f"{int(missing[0])} (of classes 0 to {classes - 1}"
+                             f"{f', {missing.size} missing' if missing.size > 1 else ''}); every "
+                             f"class needs a {part} sample, or it could not be "
+                             f"{'learned' if part == 'training' else 'scored'}")
+    arrays = [X, labels[0], X_test, labels[1]]  # copies, all four
+    for array in arrays:
+        array.flags.writeable = False
+    return Split(*arrays, classes, name, "given as arrays")
 
 
 DIGITS_TEST_FRACTION = 5

@@ -310,6 +310,15 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
     return forward_many(theta, table, activations, X)
 
 
+def predict_packed(theta: np.ndarray, like: "Network", loss: Loss, optimizer: Optimizer,
+                   X: np.ndarray) -> np.ndarray:
+    """The outputs on X (N, n_in) of the members whose packed parameters are ``theta``
+    (S, P), networks shaped ``like`` this one: (S, N, n_out) (:func:`forward_many`; the
+    loss and optimizer, which the compiled backend's kit is chosen by, are not used)."""
+    return forward_many(theta, layout(like).table, [layer.activation for layer in like.layers],
+                        X)
+
+
 def layer_outputs_many(theta: np.ndarray, table: np.ndarray, activations: list[Activation],
                        X: np.ndarray) -> Iterator[np.ndarray]:
     """Each layer's output on X (N, n_in) of S stacked networks, packed parameters ``theta``

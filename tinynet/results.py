@@ -21,6 +21,8 @@ Per run:
 * ``last_wrong_epoch``: the last epoch in which training saw an output on the other side of
   ``threshold`` from its target (ŷ > threshold where y <= threshold, or the reverse; −1: never),
   for targets that are classes.
+* ``evaluation``: with ``evaluate_every`` or a test set, the losses and accuracies on the
+  training and test sets every k epochs (:class:`tinynet.evaluation.Evaluation`); else None.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from dataclasses import dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
+
+from .evaluation import Evaluation
 
 __all__ = ["UPDATES", "Settings", "run_in_chunks", "Record", "History", "EnsembleResult"]
 
@@ -65,6 +69,16 @@ class Settings(NamedTuple):
         for start in range(0, self.epochs, epochs):
             yield self._replace(first_epoch=self.first_epoch + start,
                                 epochs=min(epochs, self.epochs - start))
+
+
+    def split(self, *every: int) -> Iterator["Settings"]:
+        """These settings cut after every multiple of each of ``every`` epochs (counted from
+        ``first_epoch``) and at the end, in order: :meth:`chunks` with more than one
+        period, the whole run bit for bit."""
+        cuts = sorted({*(end for period in every for end in range(period, self.epochs, period)),
+                       self.epochs})
+        for start, end in zip([0, *cuts], cuts):
+            yield self._replace(first_epoch=self.first_epoch + start, epochs=end - start)
 
 
 def run_in_chunks(settings: Settings, work_per_epoch: int, chunk_work: int,
@@ -115,6 +129,7 @@ class History:
     epochs: int
     record_every: int
     threshold: float
+    evaluation: "Evaluation | None" = None
 
     @property
     def diverged(self) -> bool:
@@ -141,6 +156,7 @@ class EnsembleResult:
     epochs: int
     record_every: int
     threshold: float
+    evaluation: "Evaluation | None" = None
 
     @property
     def diverged(self) -> np.ndarray:
@@ -159,7 +175,8 @@ class EnsembleResult:
         """Member ``member``'s run as a :class:`History`, as its own ``fit`` would report it."""
         return history(Record(self.loss, self.final_loss, self.diverged_epoch,
                               self.last_wrong_epoch), member, self.epochs, self.record_every,
-                       self.threshold)
+                       self.threshold,
+                       None if self.evaluation is None else self.evaluation.member(member))
 
     @classmethod
     def concatenate(cls, parts: "list[EnsembleResult]") -> "EnsembleResult":
@@ -169,17 +186,24 @@ class EnsembleResult:
         if not parts:
             raise ValueError("parts must hold at least one EnsembleResult, got none")
         first = parts[0]
-        settings = {f.name for f in fields(cls) if not isinstance(getattr(first, f.name),
-                                                                 np.ndarray)}
+        settings = {f.name for f in fields(cls) if f.name != "evaluation" and
+                    not isinstance(getattr(first, f.name), np.ndarray)}
+        evaluated = [part.evaluation is not None for part in parts]
+        if any(evaluated) and not all(evaluated):
+            raise ValueError(f"parts[{evaluated.index(not evaluated[0])}] was "
+                             f"{'not ' * evaluated[0]}evaluated during training, parts[0] "
+                             f"was{' not' * (not evaluated[0])}")
         for index, part in enumerate(parts):
             if any(getattr(part, name) != getattr(first, name) for name in settings):
                 raise ValueError(f"parts[{index}] ran with "
                                  f"{ {name: getattr(part, name) for name in sorted(settings)} }, "
                                  f"parts[0] with "
                                  f"{ {name: getattr(first, name) for name in sorted(settings)} }")
+        evaluation = (Evaluation.concatenate([part.evaluation for part in parts])
+                      if all(evaluated) else None)
         return cls(**{f.name: np.concatenate([getattr(part, f.name) for part in parts])
                       if f.name not in settings else getattr(first, f.name)
-                      for f in fields(cls)})
+                      for f in fields(cls) if f.name != "evaluation"}, evaluation=evaluation)
 
     def __repr__(self) -> str:
         return (f"EnsembleResult(members={self.members}, epochs={self.epochs}, "
@@ -187,12 +211,13 @@ class EnsembleResult:
 
 
 def history(record: Record, member: int, epochs: int, record_every: int,
-            threshold: float) -> History:
-    """Row ``member`` of ``record`` as a :class:`History` of a run of ``epochs`` epochs."""
+            threshold: float, evaluation: Evaluation | None = None) -> History:
+    """Row ``member`` of ``record`` as a :class:`History` of a run of ``epochs`` epochs, with
+    its ``evaluation`` (one member's) if it was evaluated."""
     diverged = int(record.diverged_epoch[member])
     ran = epochs if diverged < 0 else diverged + 1
     kept = 0 if record_every == 0 else ran // record_every
     return History(loss=record.loss[member, :kept].copy(),
                    final_loss=float(record.final_loss[member]), diverged_epoch=diverged,
                    last_wrong_epoch=int(record.last_wrong_epoch[member]), epochs=ran,
-                   record_every=record_every, threshold=threshold)
+                   record_every=record_every, threshold=threshold, evaluation=evaluation)

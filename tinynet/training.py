@@ -44,13 +44,14 @@ import numpy as np
 
 from . import compiled, reference
 from .compiled import kit
+from .evaluation import Evaluation, evaluate_into
 from .losses import CrossEntropy, Loss, check_output, get_loss
 from .network import Network
 from .optimizers import SGD, Optimizer, get_optimizer, keep_state, state_of
-from .packing import pack, size, unpack
+from .packing import pack, size, stack, unpack
 from .results import UPDATES, EnsembleResult, History, Record, Settings, history
 from .validation import (MAX_EPOCHS, as_float_matrix, check_backend, check_callable,
-                         check_choice, check_instance, check_int,
+                         check_choice, check_instance, check_int, check_memory,
                          check_members, check_packed, check_seed, check_seeds, check_state,
                          check_training_data, check_training_settings)
 
@@ -72,7 +73,8 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
         shuffle: bool = True, seed: int | None = None, print_every: int | None = None,
         backend: str = "numba", threshold: float = 0.5, record_every: int | None = 1,
         update: str = "after_backward", loss: str | Loss = "mse",
-        optimizer: str | Optimizer = "sgd") -> History:
+        optimizer: str | Optimizer = "sgd", test: tuple[object, object] | None = None,
+        evaluate_every: int | None = None) -> History:
     """Train ``net`` in place on ``loss`` by ``optimizer`` and return its :class:`History`.
 
     ``loss`` is a name of :data:`tinynet.losses.LOSSES` (``"mse"``, the notes' loss, by
@@ -91,6 +93,11 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     docstring). ``backend`` is ``"numba"`` (compiled, the default) or ``"numpy"`` (the
     reference); both give the same result to rounding.
 
+    ``test=(X_test, y_test)`` and ``evaluate_every=k`` evaluate the network every k epochs
+    (default with a test set: once, at the end): its loss and accuracy on the training set
+    and on the test set, in ``History.evaluation`` (:mod:`tinynet.evaluation`); the training
+    is the same, bit for bit.
+
     The run goes in chunks of at most about a second (``FIT_CHUNK_WORK`` in each backend's
     module), the same run bit for bit; a Ctrl-C (KeyboardInterrupt) stops it between two,
     putting the network back as it was before the call.
@@ -107,27 +114,68 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     optimizer = get_optimizer(optimizer)
     run = _backend(backend, net, loss, optimizer)
 
+    test, evaluate_every = _checked_test(test, evaluate_every, net, epochs, 1)
+    evaluation = None if test is None else Evaluation.empty(1, epochs, evaluate_every)
+
     record = Record.empty(1, epochs, every)
     settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
     chunk = max(1, run.FIT_CHUNK_WORK // (size(net) * len(X)))  # Ctrl-C: between chunks
     state = state_of(net, optimizer, size(net))  # a copy: net keeps its own until the end
+    printed = {part.first_epoch + part.epochs for part in settings.chunks(print_every or epochs)}
+    columns = {} if evaluation is None else {int(done): column for column, done
+                                             in enumerate(evaluation.epochs)}
     with np.errstate(all="ignore"), _restored_at_interrupt(net, pack(net)):
-        for part in settings.chunks(print_every or epochs):
+        for part in settings.split(print_every or epochs, evaluate_every or epochs):
             for piece in part.chunks(chunk):
                 run.fit_one(net, state, loss, optimizer, X, y, seed, piece, record)
                 if record.diverged_epoch[0] >= 0:
                     break
             diverged = record.diverged_epoch[0] >= 0
-            if print_every:
-                last = (record.diverged_epoch[0] + 1 if diverged
-                        else part.first_epoch + part.epochs)
+            done = part.first_epoch + part.epochs
+            if done in columns:
+                evaluate_into(evaluation, columns[done], _predictor(run, net, loss, optimizer),
+                              pack(net)[None], record.diverged_epoch >= 0, loss, (X, y), test,
+                              threshold)
+            if print_every and (done in printed or diverged):
+                last = record.diverged_epoch[0] + 1 if diverged else done
                 print(f"epoch {last:>{len(str(epochs))}}/{epochs}  loss "
                       f"{record.final_loss[0]:.6g}{'  (diverged)' if diverged else ''}",
                       file=sys.stdout)
             if diverged:
                 break
     keep_state(net, optimizer, state)
-    return history(record, 0, epochs, every, threshold)
+    return history(record, 0, epochs, every, threshold, evaluation)
+
+
+def _checked_test(test: object, evaluate_every: object, like: Network, epochs: int,
+                  members: int) -> tuple[tuple[np.ndarray, np.ndarray] | None, int | None]:
+    """``test`` as (X_test, y_test) arrays shaped as the training data are (None: no
+    evaluation), and how often to evaluate (default with a test set: at the end)."""
+    if test is None:
+        if evaluate_every is not None:
+            raise ValueError(f"evaluate_every={evaluate_every!r} evaluates on a test set; give "
+                             "test=(X_test, y_test) as well")
+        return None, None
+    if not isinstance(test, tuple) or len(test) != 2:
+        raise TypeError(f"test must be a tuple (X_test, y_test), got {type(test).__name__}"
+                        + (f" of length {len(test)}" if isinstance(test, tuple) else ""))
+    X_test, y_test = check_training_data(*test, like.n_in, like.n_out, _labels(like),
+                                         suffix="_test")
+    every = epochs if evaluate_every is None else \
+        check_int("evaluate_every", evaluate_every, minimum=1, maximum=MAX_EPOCHS)
+    evaluations = -(-epochs // every)
+    check_memory(f"evaluate_every={every} evaluates {evaluations:,} times over {epochs:,} "
+                 f"epochs; the scores of {members:,} network{'s' * (members > 1)}",
+                 32 * members * evaluations, "pass a larger evaluate_every")
+    return (X_test, y_test), every
+
+
+def _predictor(run: ModuleType, like: Network, loss: Loss,
+               optimizer: Optimizer) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``predict(theta, X)``: the outputs (S, N, n_out) on X of the members whose packed
+    parameters are ``theta`` (S, P), by backend ``run``'s forward pass of the training run's
+    maths."""
+    return lambda theta, X: run.predict_packed(theta, like, loss, optimizer, X)
 
 
 def _labels(net: Network) -> bool:
@@ -178,7 +226,9 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
                  backend: str = "numba", threshold: float = 0.5, record_every: int | None = None,
                  update: str = "after_backward",
                  progress: Callable[[int], None] | None = None,
-                 loss: str | Loss = "mse", optimizer: str | Optimizer = "sgd") -> EnsembleResult:
+                 loss: str | Loss = "mse", optimizer: str | Optimizer = "sgd",
+                 test: tuple[object, object] | None = None,
+                 evaluate_every: int | None = None) -> EnsembleResult:
     """Train every network in ``networks`` (in place), each as :func:`fit` would alone.
 
     The members share sizes and activations; each keeps its own weights and optimizer state,
@@ -191,7 +241,8 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     diverges ends where its own fit stops.
 
     ``record_every=k`` keeps every member's loss every k epochs: S · epochs / k floats (8 bytes
-    each: 16 MB for 100 members × 20,000 epochs), so it is off by default.
+    each: 16 MB for 100 members × 20,000 epochs), so it is off by default. ``test`` and
+    ``evaluate_every`` evaluate every member as :func:`fit` does (``result.evaluation``).
 
     The run goes in chunks of epochs (``CHUNK_WORK`` in each backend's module), after
     each of which ``progress(epochs_done)`` is called if given, and a Ctrl-C
@@ -210,10 +261,17 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     state = np.stack([state_of(net, optimizer, size(networks[0])) for net in networks])
     run = EnsembleRun.checked(networks[0], len(networks), X, y, epochs, lr, batch_size,
                               shuffle, seeds, backend, threshold, record_every, update,
-                              progress, loss, optimizer)
+                              progress, loss, optimizer, test, evaluate_every)
     with np.errstate(all="ignore"):
-        predictions = run.backend.fit_many(networks, state, run.loss, optimizer, run.X, run.y,
-                                           run.seeds, run.settings, run.record, progress)
+        if run.evaluation is None:
+            predictions = run.backend.fit_many(networks, state, run.loss, optimizer, run.X,
+                                               run.y, run.seeds, run.settings, run.record,
+                                               progress)
+        else:
+            theta = stack(networks)
+            predictions = run.evaluated(theta, state, networks[0], optimizer, progress)
+            for net, row in zip(networks, theta):
+                unpack(net, row)
     for net, values in zip(networks, state):
         keep_state(net, optimizer, values)
     return run.result(predictions)
@@ -225,7 +283,8 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
                update: str = "after_backward",
                progress: Callable[[int], None] | None = None,
                loss: str | Loss = "mse", optimizer: str | Optimizer = "sgd",
-               state: np.ndarray | None = None) -> EnsembleResult:
+               state: np.ndarray | None = None, test: tuple[object, object] | None = None,
+               evaluate_every: int | None = None) -> EnsembleResult:
     """:func:`fit_ensemble` on packed parameters: train the members whose parameters are the
     rows of ``theta`` (S, P), float64, in place, without a Network per member.
 
@@ -238,7 +297,8 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
     :func:`fit_ensemble`'s on those networks, bit for bit. A Ctrl-C between chunks leaves ``theta``
     as it was on the numba backend (which trains a copy), and part-trained on the NumPy one. Memory:
     ``theta`` (8 · P bytes a member), the kernels' copy of it (as many again), the trained outputs
-    (8 · N · n_out) and about 40 bytes of results.
+    (8 · N · n_out) and about 40 bytes of results. ``test`` and ``evaluate_every``: as in
+    :func:`fit`; a Ctrl-C then leaves ``theta`` as it was on both backends.
     """
     check_instance("like", like, Network, "a tinynet Network")
     theta = check_packed("theta", theta, size(like))
@@ -251,11 +311,14 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
                             f"({', '.join(optimizer.state) or 'none'}) per member")
     run = EnsembleRun.checked(like, len(theta), X, y, epochs, lr, batch_size, shuffle, seeds,
                               backend, threshold, record_every, update, progress, loss,
-                              optimizer)
+                              optimizer, test, evaluate_every)
     with np.errstate(all="ignore"):
-        predictions = run.backend.fit_packed(theta, state, like, run.loss, optimizer, run.X,
-                                             run.y, run.seeds, run.settings, run.record,
-                                             progress)
+        if run.evaluation is None:
+            predictions = run.backend.fit_packed(theta, state, like, run.loss, optimizer, run.X,
+                                                 run.y, run.seeds, run.settings, run.record,
+                                                 progress)
+        else:
+            predictions = run.evaluated(theta, state, like, optimizer, progress)
     return run.result(predictions)
 
 
@@ -271,12 +334,15 @@ class EnsembleRun(NamedTuple):
     seeds: np.ndarray
     settings: Settings
     record: Record
+    test: tuple[np.ndarray, np.ndarray] | None = None
+    evaluation: Evaluation | None = None
 
     @classmethod
     def checked(cls, like: Network, members: int, X: object, y: object, epochs: object,
                 lr: object, batch_size: object, shuffle: object, seeds: object, backend: object,
                 threshold: object, record_every: object, update: object, progress: object,
-                loss: object, optimizer: Optimizer) -> "EnsembleRun":
+                loss: object, optimizer: Optimizer, test: object = None,
+                evaluate_every: object = None) -> "EnsembleRun":
         """The run of ``members`` networks like ``like``, every setting checked, and an empty
         :class:`~tinynet.results.Record` for it."""
         X, y = check_training_data(X, y, like.n_in, like.n_out, _labels(like))
@@ -286,16 +352,43 @@ class EnsembleRun(NamedTuple):
         seeds = check_seeds(seeds, members)
         check_callable("progress", progress, "a function of the number of epochs done")
         loss = _checked_loss(loss, like, y)
+        test, evaluate_every = _checked_test(test, evaluate_every, like, epochs, members)
         return cls(_backend(backend, like, loss, optimizer), loss, X, y, seeds,
                    Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during),
-                   Record.empty(members, epochs, every))
+                   Record.empty(members, epochs, every), test,
+                   None if test is None else Evaluation.empty(members, epochs, evaluate_every))
+
+    def evaluated(self, theta: np.ndarray, state: np.ndarray, like: Network,
+                  optimizer: Optimizer, progress: Callable[[int], None] | None) -> np.ndarray:
+        """The run in parts of ``evaluate_every`` epochs, the members of ``theta`` (S, P)
+        evaluated after each (:func:`tinynet.evaluation.evaluate_into`); the trained
+        members' outputs on X. A Ctrl-C puts ``theta`` and ``state`` back as they were."""
+        every = int(self.evaluation.epochs[0])
+        predict = _predictor(self.backend, like, self.loss, optimizer)
+        before = theta.copy(), state.copy()
+        try:
+            for column, part in enumerate(self.settings.chunks(every)):
+                told = None if progress is None else \
+                    (lambda done, ran=part.first_epoch: progress(ran + done))
+                predictions = self.backend.fit_packed(theta, state, like, self.loss, optimizer,
+                                                      self.X, self.y, self.seeds, part,
+                                                      self.record, told)
+                diverged = self.record.diverged_epoch >= 0
+                evaluate_into(self.evaluation, column, predict, theta, diverged, self.loss,
+                              (self.X, self.y), self.test, self.settings.threshold)
+                if np.all(diverged):
+                    break
+        except KeyboardInterrupt:
+            theta[...], state[...] = before
+            raise
+        return predictions
 
     def result(self, predictions: np.ndarray) -> EnsembleResult:
         """What the run reports, once the backend has written its record and returned the
         trained members' ``predictions``."""
         return EnsembleResult(*self.record, predictions=predictions, epochs=self.settings.epochs,
                               record_every=self.settings.record_every,
-                              threshold=self.settings.threshold)
+                              threshold=self.settings.threshold, evaluation=self.evaluation)
 
 
 def predict(net: Network, X: object, backend: str = "numba") -> np.ndarray:

@@ -321,25 +321,27 @@ def check_backend(backend: object) -> str:
     return check_choice("backend", backend, BACKENDS)
 
 
-def check_training_data(X: object, y: object, n_in: int, n_out: int,
-                        labels: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Return X (B, n_in) and y (B, n_out) as float64, or raise naming what does not fit.
+def check_training_data(X: object, y: object, n_in: int, n_out: int, labels: bool = False,
+                        suffix: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """Return X (B, n_in) and y (B, n_out) as float64, or raise naming what does not fit
+    (``X`` and ``y``, or with ``suffix`` ``"_test"``, ``X_test`` and ``y_test``).
 
     A 1-D ``y`` is taken as one target per sample when the network has a single output;
     with ``labels`` (a softmax output of ``n_out`` classes), as class labels, returned as
     one-hot rows (:func:`one_hot`).
     """
-    X = as_float_matrix("X", X, columns=n_in)
-    y_array = np.asarray(check_not_masked("y", y))
+    x_name, y_name = f"X{suffix}", f"y{suffix}"
+    X = as_float_matrix(x_name, X, columns=n_in)
+    y_array = np.asarray(check_not_masked(y_name, y))
     given_shape = y_array.shape
     if labels and y_array.ndim == 1:
-        y_array = one_hot("y", y_array, n_out)
+        y_array = one_hot(y_name, y_array, n_out)
     if y_array.ndim == 1 and n_out == 1 and y_array.dtype.kind in "biuf":
         y_array = y_array.reshape(-1, 1)
-    y = as_float_matrix("y", y_array, columns=n_out)
+    y = as_float_matrix(y_name, y_array, columns=n_out)
     if len(X) != len(y):
-        raise ShapeError(f"X and y must have the same number of samples, got X {X.shape} "
-                         f"and y {given_shape}")
+        raise ShapeError(f"{x_name} and {y_name} must have the same number of samples, got "
+                         f"{x_name} {X.shape} and {y_name} {given_shape}")
     return X, y
 
 

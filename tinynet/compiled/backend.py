@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..network import Network
 
 __all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "lane_width", "fit_one", "fit_many", "fit_packed",
-           "predict", "typed", "check_counters"]
+           "predict_packed", "predict", "typed", "check_counters"]
 
 
 def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
@@ -200,6 +200,20 @@ def use_threads(threads: int) -> int:
     previous = numba.get_num_threads()
     numba.set_num_threads(threads)
     return previous
+
+
+def predict_packed(theta: np.ndarray, like: "Network", loss: Loss, optimizer: Optimizer,
+                   X: np.ndarray) -> np.ndarray:
+    """The outputs on X (N, n_in) of the members whose packed parameters are ``theta``
+    (S, P), networks shaped ``like`` this one: (S, N, n_out), by the kit's
+    ``predict_members`` of the training run's maths (``loss``, ``optimizer``: the kit a run
+    has loaded already), members spread over the cores, BLAS on one thread."""
+    maths = kit.maths_of(like, loss, optimizer)
+    outputs = np.empty((len(theta), len(X), like.n_out))
+    with typed(maths), one_blas_thread():
+        kit.entry(maths, "predict_members")(np.ascontiguousarray(theta),
+                                            kit.layout_for(layout(like), maths), X, outputs)
+    return outputs
 
 
 def predict(net: "Network", X: np.ndarray) -> np.ndarray:

@@ -345,12 +345,20 @@ def fit_members(theta, state, hyper, layout, X, Y, seeds, settings, record, pred
     record member s's (a member that has diverged stays as it stopped), spread over the
     cores; predictions[s], member s's outputs on X (N, n_out)."""
     loss_history, final_loss, diverged_epoch, last_wrong_epoch = record
-    width = max(X.shape[1], layout.table[:, 1].max())
     for s in prange(theta.shape[0]):
         if diverged_epoch[s] < 0:
             fit_network(theta[s], state[s], hyper, layout, X, Y, seeds[s], settings,
                         (loss_history[s:s + 1], final_loss[s:s + 1], diverged_epoch[s:s + 1],
                          last_wrong_epoch[s:s + 1]))
+    predict_members(theta, layout, X, predictions)
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def predict_members(theta, layout, X, predictions):
+    """predictions[s], the outputs on X (N, n_out) of the network whose packed parameters are
+    theta[s] (theta (S, P)), the members spread over the cores (tinynet.evaluation)."""
+    width = max(X.shape[1], layout.table[:, 1].max())
+    for s in prange(theta.shape[0]):
         Zs = np.empty((layout.table.shape[0], X.shape[0] * width))
         predictions[s] = forward_network(theta[s], layout, X, Zs, np.empty_like(Zs))
 '''

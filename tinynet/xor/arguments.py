@@ -130,8 +130,11 @@ def _study_flags(parser: argparse.ArgumentParser) -> None:
     add("--batch-size", type=int, default=None,
         help=f"samples per SGD step ({DEFAULT_SETUP.batch_size})")
     add("--data", default=None, metavar="NAME",
-        help=f"the data set to learn, one of {', '.join(data.DATASETS)} (xor: its four points "
-             "unless --samples)")
+        help=f"the data set to learn, one of {', '.join([*data.DATASETS, *data.CLASSIFICATION])}"
+             " (xor: its four points unless --samples; digits and mnist1d: their fixed test "
+             "split, a softmax output with cross-entropy, and by default one hidden ReLU layer "
+             "of 100, minibatches of 32 at lr 0.1, shuffled, 10 epochs, init he_normal; a seed "
+             "learns when its test accuracy is above --accuracy, default twice chance)")
     add("--samples", type=int, default=None, metavar="N",
         help="samples to draw from the data set (its generator's default)")
     add("--noise", type=float, default=None,
@@ -162,7 +165,12 @@ def _run_flags(parser: argparse.ArgumentParser) -> None:
              "all the study's seeds if fewer; at most the study's seeds)")
     add("--curves", type=Path, metavar="PNG",
         help="write each arm's loss curves of its first 100 seeds, with the plateaus marked "
-             "(keeps 200 losses per seed while training)")
+             "(keeps 200 losses per seed while training); on digits or mnist1d, each arm's "
+             "test accuracy and loss over epochs, median and quartiles over all its seeds "
+             "(evaluated every --evaluate-every epochs, default epochs / 50)")
+    add("--evaluate-every", type=int, default=None, metavar="K",
+        help="on digits or mnist1d, evaluate every seed's training and test loss and accuracy "
+             "every K epochs (kept in --json's arms, in memory in the study)")
     add("--save-failed", type=Path, metavar="DIR",
         help="write every seed that did not succeed into DIR: its network as initialised and "
              "as trained (.npz, read with tinynet.load) and its outcome and loss history, 200 "

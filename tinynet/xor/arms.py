@@ -5,7 +5,7 @@ to refuse. :func:`build_network` makes an arm's network from a seed."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 
 from .. import init, packing
 from ..activations import ACTIVATIONS, Activation, get_activation
@@ -17,9 +17,10 @@ from ..results import UPDATES
 from ..validation import MAX_EPOCHS, check_backend, check_bool, check_choice, \
     check_float, check_hidden, check_instance, check_int, check_memory, check_probability, \
     check_seed
-from .task import XOR, Task
+from .task import XOR, OwnData, Task
 
-__all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network", "activation_of", "spec_name"]
+__all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network", "activation_of", "spec_name",
+           "setup_dict"]
 
 
 def spec_name(spec: str) -> str:
@@ -160,7 +161,14 @@ class Setup:
         for name, value in checked.items():  # plain Python values (NumPy scalars would not
             object.__setattr__(self, name, value)  # survive JSON)
         activation_of(self.activation, self.alpha)
-        activation_of(self.output, self.alpha, "output activation")
+        output = activation_of(self.output, self.alpha, "output activation")
+        if isinstance(self.task, Task) and self.task.classification != output.over_units:
+            raise ValueError(
+                f"task {self.task.name!r} has {self.task.outputs} output"
+                f"{'s' * (self.task.outputs > 1)}: give output="
+                f"{'softmax' if self.task.classification else 'sigmoid'!r}, not "
+                f"{self.output!r}" + (" (and arms with loss='cross_entropy')"
+                                      if self.task.classification else ""))
         check_seed("last seed (first_seed + seeds - 1)", self.first_seed + self.seeds - 1)
         check_instance("task", self.task, Task, "a tinynet.xor Task")
         object.__setattr__(self, "batch_size", check_int("batch_size", self.batch_size,
@@ -192,8 +200,9 @@ class Setup:
 
     @property
     def sizes(self) -> list[int]:
-        """Layer sizes, the task's 2 inputs first and its 1 output last."""
-        return [2, *self.hidden, 1]
+        """Layer sizes, the task's inputs first (2 for the 2-D sets) and its outputs last (1,
+        or one per class: :attr:`Task.outputs`)."""
+        return [self.task.inputs, *self.hidden, self.task.outputs]
 
     @property
     def parameters(self) -> int:
@@ -215,6 +224,17 @@ class Setup:
         return (f"{self.task.describe()}, {shape or self.shape} ({self.activation}{alpha} hidden, "
                 f"{self.output} output), lr {self.lr:g}{batch}, {self.epochs:,} epochs, "
                 f"{seed_range}backend {self.backend}")
+
+
+def setup_dict(setup: Setup) -> dict:
+    """``dataclasses.asdict(setup)`` as a study's JSON writes it: your own data
+    (:class:`~tinynet.xor.task.OwnData`) as its description, which names the arrays' hash;
+    the task's ``test``, which is None once the task is made, left out."""
+    values = asdict(setup)
+    values["task"].pop("test")
+    if isinstance(setup.task.data, OwnData):
+        values["task"]["data"] = repr(setup.task.data)
+    return values
 
 
 DEFAULT_SETUP = Setup()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+from dataclasses import replace
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -13,16 +14,18 @@ import numpy as np
 
 from .. import reference
 from ..network import Network
+from ..losses import check_output, get_loss
 from ..optimizers import get_optimizer
 from ..packing import layout
 from ..validation import MAX_EPOCHS, check_callable, check_instance, check_int, check_memory, \
     check_sequence
-from .arms import DEFAULT_SETUP, Arm, Setup, build_network
+from .arms import DEFAULT_SETUP, Arm, Setup, activation_of, build_network
 from .blocks import run_blocks, train
 from .outcome import THRESHOLD, ArmResult, wrong_outputs
 from .report import Study, compare
 
-__all__ = ["ArmProgress", "run_study", "bytes_per_seed", "fixed_bytes", "check_study_memory",
+__all__ = ["ArmProgress", "run_study", "plan", "bytes_per_seed", "fixed_bytes",
+           "check_study_memory",
            "HELD_OUT_CHUNK"]
 
 
@@ -52,12 +55,17 @@ def bytes_per_seed(setup: Setup, arms: int = 1, record_every: int | None = None,
     return arms * kept_per_seed(setup, record_every) + training_per_seed(setup, state)
 
 
-def kept_per_seed(setup: Setup, record_every: int | None = None) -> int:
-    """What one arm keeps per seed once trained, in bytes (see :func:`bytes_per_seed`)."""
-    kept = 8 * setup.parameters + 8 * setup.task.samples + 32
+def kept_per_seed(setup: Setup, record_every: int | None = None,
+                  evaluate_every: int | None = None) -> int:
+    """What one arm keeps per seed once trained, in bytes (see :func:`bytes_per_seed`); on a
+    task of many classes, its outputs are one per class, and it keeps its test accuracy and
+    loss (16) and four scores per evaluation (32 each: :mod:`tinynet.evaluation`)."""
+    kept = 8 * setup.parameters + 8 * setup.task.samples * setup.task.outputs + 32
     if record_every:
         kept += 8 * (setup.epochs // record_every)
-    if setup.task.has_held_out:
+    if setup.task.classification:
+        kept += 16 + 32 * -(-setup.epochs // (evaluate_every or setup.epochs))
+    elif setup.task.has_held_out:
         kept += 8
     return kept
 
@@ -106,14 +114,17 @@ def members_alone(setup: Setup) -> bool:
 
 
 def check_study_memory(setups: Sequence[Setup], arms: Sequence[Arm],
-                       record_every: int | None = None) -> None:
+                       record_every: int | None = None,
+                       evaluate_every: int | None = None) -> int:
     """Raise :class:`~tinynet.validation.TooLargeError` before training if studies of
     ``arms`` on each of ``setups``, all kept (a sweep's), would need more memory than the
-    machine has (:func:`bytes_per_seed`, and :func:`fixed_bytes` of the largest)."""
+    machine has (:func:`bytes_per_seed`, and :func:`fixed_bytes` of the largest); return
+    the bytes it counted."""
     state = max(len(get_optimizer(arm.optimizer).state) for arm in arms)
     count = len(arms)
     # Every arm's results are kept; one arm trains at a time (arms may differ in shape).
-    per_seed = [sum(kept_per_seed(setup.for_arm(arm), record_every) for arm in arms)
+    per_seed = [sum(kept_per_seed(setup.for_arm(arm), record_every, evaluate_every)
+                    for arm in arms)
                 + max(training_per_seed(setup.for_arm(arm), state) for arm in arms)
                 for setup in setups]
     needed = [setup.seeds * bytes for setup, bytes in zip(setups, per_seed)]
@@ -124,6 +135,7 @@ def check_study_memory(setups: Sequence[Setup], arms: Sequence[Arm],
             if len(setups) == 1 else f"{len(setups)} studies of {count} arm{'s' * (count > 1)}")
     check_memory(what, sum(needed) + fixed,
                  "use fewer seeds, or run them in ranges of first seeds and add up the counts")
+    return sum(needed) + fixed
 
 
 class ArmProgress:
@@ -164,7 +176,8 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
               progress: bool = False, record_every: int | None = None,
               executor: object | None = None, block_seeds: int | None = None,
               against: int | None = None,
-              on_chunk: Callable[[int, int], None] | None = None) -> Study:
+              on_chunk: Callable[[int, int], None] | None = None,
+              evaluate_every: int | None = None) -> Study:
     """Train every arm on ``setup.seeds`` seeds on the setup's task and compare the arms.
 
     By default in this process, on every core. With ``executor`` (a ``dask.distributed.Client``
@@ -187,6 +200,16 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
     The arms are compared pairwise (Fisher, Holm over the pairs), or with ``against``, the index
     of a baseline arm, each other arm against it (Holm over those: :func:`compare`).
 
+    On a task of many classes (``Task("digits")``, ``Task("mnist1d")``) a seed's outcome is
+    its test accuracy after training (:meth:`ArmResult.from_test`): it learns when that is
+    above the task's criterion; the arms are compared by Fisher's test on the fractions that
+    learn and by the Mann–Whitney rank test on the accuracies, Holm over both.
+    ``evaluate_every=k`` evaluates every seed's training and test loss and accuracy every k
+    epochs too (``study.result(arm).ensemble.evaluation``: 32 bytes per seed and
+    evaluation). With ``progress``, such a study says on stderr what it will need before it
+    starts: its memory and, from one epoch of a few seeds, about how long it takes
+    (:func:`plan`).
+
     ``on_chunk(arm_index, epochs_done)``, if given, is called in this process after each chunk
     of an arm's training (chunks of about a second: :data:`tinynet.compiled.backend.CHUNK_WORK`);
     an exception it raises stops the study and propagates (the playground's Stop button). It
@@ -208,14 +231,24 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
                              "with an executor the blocks train elsewhere, got both")
     if record_every is not None:  # checked here, before any work goes out
         check_int("record_every", record_every, minimum=1, maximum=MAX_EPOCHS)
-    check_study_memory([setup], arms, record_every)
+    if evaluate_every is not None:
+        if not setup.task.classification:
+            raise ValueError(f"evaluate_every={evaluate_every!r} evaluates on a test set of "
+                             "a task of many classes (Task('digits'), Task('mnist1d')); task "
+                             f"{setup.task.name!r} has none")
+        check_int("evaluate_every", evaluate_every, minimum=1, maximum=MAX_EPOCHS)
+    for arm in arms:  # a softmax trains on cross-entropy alone, and cross-entropy on it alone
+        check_output(get_loss(arm.loss), activation_of(setup.output, setup.alpha))
+    needed = check_study_memory([setup], arms, record_every, evaluate_every)
     if against is not None:  # checked before the training, which compare would follow
         against = check_int("against (the index of the baseline arm)", against, minimum=0,
                             maximum=len(arms) - 1)
+    if progress and setup.task.classification:
+        print(plan(setup, arms, needed, executor is None), file=sys.stderr, flush=True)
     y = setup.task.training_data()[1]  # the targets the outcomes are judged on
     held_out = setup.task.held_out_data()
     remote = None if executor is None else run_blocks(list(arms), setup, executor, block_seeds,
-                                                      record_every, progress)
+                                                      record_every, progress, evaluate_every)
     results = []
     for index, arm in enumerate(arms):
         label = f"[{index + 1}/{len(arms)}] {arm.name}"
@@ -228,21 +261,53 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
                                  else functools.partial(on_chunk, index))
             started = time.perf_counter()
             try:
-                outcome, trained = train(arm, setup, record_every, listener)
+                outcome, trained = train(arm, setup, record_every, listener, evaluate_every)
             finally:
                 if reporter is not None:
                     reporter.close()
             seconds = time.perf_counter() - started
         like = build_network(setup, arm, setup.first_seed)
-        results.append(ArmResult.from_ensemble(
-            arm, outcome, y, [layer.init_std() for layer in like.layers], seconds,
-            trained=trained, accuracy=setup.task.criterion,
-            held_out=None if held_out is None else _accuracies(like, trained, *held_out)))
+        stds = [layer.init_std() for layer in like.layers]
+        if setup.task.classification:
+            results.append(ArmResult.from_test(arm, outcome, stds, seconds,
+                                               setup.task.criterion, trained))
+        else:
+            results.append(ArmResult.from_ensemble(
+                arm, outcome, y, stds, seconds, trained=trained,
+                accuracy=setup.task.criterion,
+                held_out=None if held_out is None else _accuracies(like, trained, *held_out)))
         if progress:
-            print(f"{label}: {results[-1].successes}/{setup.seeds} solved ({seconds:.1f} s)",
+            print(f"{label}: {results[-1].successes}/{setup.seeds} "
+                  f"{'learned' if setup.task.classification else 'solved'} ({seconds:.1f} s)",
                   file=sys.stderr)
     return Study(setup, results, compare(results, against),
                  None if against is None else arms[against].name)
+
+
+PLAN_SEEDS = 16
+"""How many seeds :func:`plan` times for one epoch."""
+
+
+def plan(setup: Setup, arms: Sequence[Arm], needed: int, here: bool = True) -> str:
+    """One line, before a study starts: its arms, seeds and network, the memory it needs
+    (``needed`` bytes, :func:`check_study_memory`'s count) and about how long it takes in
+    this process (``here``), from one epoch of :data:`PLAN_SEEDS` seeds of each arm timed
+    after a first, untimed one (which compiles the kernels), scaled by seeds and epochs: an
+    estimate (a run of many seeds keeps both cores busy where 16 may not)."""
+    seconds = 0.0
+    if here:
+        for arm in arms:
+            few = replace(setup, seeds=min(PLAN_SEEDS, setup.seeds), epochs=1)
+            train(arm, few)  # compiles, and warms the caches
+            started = time.perf_counter()
+            train(arm, few)
+            seconds += ((time.perf_counter() - started) * setup.seeds / few.seeds
+                        * setup.for_arm(arm).epochs)
+    took = f", about {seconds:,.0f} s here (one epoch of {min(PLAN_SEEDS, setup.seeds)} " \
+           "seeds timed)" if here else ""
+    return (f"{len(arms)} arm{'s' * (len(arms) > 1)} of {setup.seeds:,} seeds of "
+            f"{setup.shape} on {setup.task.name}, {setup.epochs:,} epochs: about "
+            f"{needed / 2**20:,.0f} MB{took}")
 
 
 def _listener(*listeners: Callable[[int], None] | None) -> Callable[[int], None] | None:

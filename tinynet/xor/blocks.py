@@ -52,14 +52,16 @@ seeds per task already cost less than 1 % beside the training of 99mlp's 20,000 
 (``benchmarks/bench_cluster.py``)."""
 
 
-def train(arm: Arm, setup: Setup, record_every: int | None = None,
-          progress=None) -> tuple[EnsembleResult, np.ndarray]:
+def train(arm: Arm, setup: Setup, record_every: int | None = None, progress=None,
+          evaluate_every: int | None = None) -> tuple[EnsembleResult, np.ndarray]:
     """Train ``arm`` on ``setup``'s seeds, one network per seed: the ensemble's result (S
     members) and the trained parameters (S, P), row s the packed parameters of the s-th
     seed. The seeds' initial parameters are drawn straight into that array
     (:func:`tinynet.packing.draw`), bit for bit those of :func:`build_network`; no Network is
     built per seed. The arm trains with its own learning rate and hidden layers where it
-    gives them (:meth:`~tinynet.xor.Setup.for_arm`)."""
+    gives them (:meth:`~tinynet.xor.Setup.for_arm`). On a task of many classes every seed is
+    evaluated on the test set (:mod:`tinynet.evaluation`) at the end, and every
+    ``evaluate_every`` epochs if given."""
     setup = setup.for_arm(arm)
     like = build_network(setup, arm, setup.first_seed)
     theta = draw(like, setup.seed_range)
@@ -68,7 +70,9 @@ def train(arm: Arm, setup: Setup, record_every: int | None = None,
                         lr=setup.lr, batch_size=setup.batch_size, shuffle=arm.shuffle,
                         update=arm.update, backend=setup.backend, threshold=THRESHOLD,
                         record_every=record_every, progress=progress, loss=arm.loss,
-                        optimizer=arm.optimizer)
+                        optimizer=arm.optimizer,
+                        test=setup.task.held_out_data() if setup.task.classification else None,
+                        evaluate_every=evaluate_every)
     return result, theta
 
 
@@ -80,6 +84,7 @@ class Block:
     arm: Arm
     setup: Setup
     record_every: int | None = None
+    evaluate_every: int | None = None
 
     def __str__(self) -> str:
         first = self.setup.first_seed
@@ -141,7 +146,8 @@ def train_block(block: Block) -> BlockResult:
     previous = backend.use_threads(1)
     try:
         started = time.perf_counter()
-        result, trained = train(block.arm, block.setup, block.record_every)
+        result, trained = train(block.arm, block.setup, block.record_every,
+                                evaluate_every=block.evaluate_every)
         return BlockResult(result, trained, time.perf_counter() - started, _worker_name(),
                            _package_hash())
     finally:
@@ -172,12 +178,12 @@ def _check_code(block: Block, part: BlockResult, here: str) -> None:
                          "worker this tinynet")
 
 
-def blocks(arm: Arm, setup: Setup, block_seeds: int,
-           record_every: int | None = None) -> list[Block]:
+def blocks(arm: Arm, setup: Setup, block_seeds: int, record_every: int | None = None,
+           evaluate_every: int | None = None) -> list[Block]:
     """``arm``'s seeds cut into blocks of ``block_seeds`` (the last one shorter)."""
     last = setup.first_seed + setup.seeds
     return [Block(arm, replace(setup, first_seed=first, seeds=min(block_seeds, last - first)),
-                  record_every)
+                  record_every, evaluate_every)
             for first in range(setup.first_seed, last, block_seeds)]
 
 
@@ -230,6 +236,7 @@ def _one_line(error: BaseException) -> str:
 
 def run_blocks(arms: list[Arm], setup: Setup, executor: object, block_seeds: int | None = None,
                record_every: int | None = None, progress: bool = False,
+               evaluate_every: int | None = None,
                ) -> list[tuple[EnsembleResult, np.ndarray, float]]:
     """Every arm's seeds in blocks of ``block_seeds`` (default: :func:`block_size`) on
     ``executor``; per arm, in seed order: the ensemble's result (S members), the trained
@@ -248,7 +255,8 @@ def run_blocks(arms: list[Arm], setup: Setup, executor: object, block_seeds: int
                    else check_block_seeds(block_seeds))
     pending = {pool.submit(train_block, block): (a, b, block)
                for a, arm in enumerate(arms)
-               for b, block in enumerate(blocks(arm, setup, block_seeds, record_every))}
+               for b, block in enumerate(blocks(arm, setup, block_seeds, record_every,
+                                                evaluate_every))}
     done: dict[tuple[int, int], BlockResult] = {}
     here = _package_hash()
     total, started = len(pending), time.perf_counter()

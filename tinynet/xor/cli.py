@@ -54,8 +54,11 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     if isinstance(args.init, Every):
         print(args.init.note(), file=sys.stderr)
     progress = show_progress(args.progress)
-    record_every = (max(1, setups[0].epochs // 200) if args.curves or args.save_failed
-                    else None)
+    many = setups[0].task.classification
+    record_every = (max(1, setups[0].epochs // 200) if (args.curves and not many)
+                    or args.save_failed else None)
+    evaluate_every = args.evaluate_every or (max(1, setups[0].epochs // 50)
+                                             if args.curves and many else None)
     against = None if args.preset is None else get_preset(args.preset).against
     written: list[Path] = []
     try:
@@ -67,7 +70,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
                                           **blocks)
             elif len(setups) == 1:
                 results = run_study(arms, setups[0], progress, record_every, against=against,
-                                    **blocks)
+                                    evaluate_every=evaluate_every, **blocks)
             else:
                 results = run_sweep(arms, setups, progress, record_every, against=against,
                                     **blocks)

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 
 from .. import diagnostics
 from ..activations import ACTIVATIONS
 from ..text import table
 from ..validation import check_choice, check_int, check_instance, check_sequence
-from .arms import Arm, Setup, build_network, spec_name
+from .arms import Arm, Setup, build_network, setup_dict, spec_name
 from .report import finite_or_none
 from .sweep import Sweep, run_sweep
 from .task import Task
@@ -156,7 +156,7 @@ class DepthStudy:
     def to_dict(self) -> dict:
         """Everything but ``sweep``, as JSON-ready Python objects (inf as None)."""
         return finite_or_none({f.name: getattr(self, f.name) for f in fields(self)
-                               if f.name != "sweep"} | {"setup": asdict(self.setup)})
+                               if f.name != "sweep"} | {"setup": setup_dict(self.setup)})
 
     def to_json(self) -> str:
         """:meth:`to_dict` as JSON text."""

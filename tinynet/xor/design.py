@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict, replace
 
+from .. import data
 from .arguments import DEFAULT_INIT
 from .arms import DEFAULT_SETUP, Arm, Setup, spec_name
 from .failed import check_folder
@@ -14,7 +15,7 @@ from .outputs import check_output_names
 from .presets import get_preset
 from .task import Task
 
-__all__ = ["design"]
+__all__ = ["design", "classification_setup"]
 
 SETUP_FLAGS = ("hidden", "activation", "lr", "epochs", "seeds", "first_seed", "backend",
                "batch_size")
@@ -27,7 +28,7 @@ def design(parser: argparse.ArgumentParser,
     one line through ``parser.error`` (exit 2)."""
     try:
         arms, setups = _design(parser, args)
-    except (ValueError, TypeError) as error:
+    except (ValueError, TypeError, ModuleNotFoundError) as error:  # the last: a data extra
         parser.error(str(error))
     check_output_names(parser, args, [setup.shape for setup in setups])
     if args.save_failed is not None:
@@ -56,21 +57,26 @@ def _design(parser: argparse.ArgumentParser,
             parser.error(f"--{name.replace('_', '-')} cannot be combined with --seed-ranges; "
                          "with --seed-ranges, use --json or --csv")
     base = DEFAULT_SETUP if preset is None else preset.base
+    if preset is None and args.data in data.CLASSIFICATION:
+        base = classification_setup(args.data)
     setup = replace(base, task=_task(parser, args, base, preset),
                     **{**{name: value for name in SETUP_FLAGS
                           if (value := getattr(args, name)) is not None},
                        **_activation(args, base)})
     made = args.hyperparameters
-    loss = chosen_spec(args, made, "loss", args.loss or "mse") or args.loss
+    many = setup.task.classification
+    default_loss = "cross_entropy" if many else "mse"
+    loss = chosen_spec(args, made, "loss", args.loss or default_loss) or args.loss
     optimizer = chosen_spec(args, made, "optimizer", args.optimizer or "sgd") or args.optimizer
     if preset is not None:
         arms, setups = preset.design(setup, args.shuffle, args.bias_init, args.update, loss,
                                      optimizer)
     else:
-        arms = [Arm(spec, args.output_init, bool(args.shuffle), bias_init=args.bias_init,
-                    update=args.update or "after_backward", loss=loss or "mse",
+        shuffle = many if args.shuffle is None else args.shuffle
+        arms = [Arm(spec, args.output_init, shuffle, bias_init=args.bias_init,
+                    update=args.update or "after_backward", loss=loss or default_loss,
                     optimizer=optimizer or "sgd")
-                for spec in args.init or [DEFAULT_INIT]]
+                for spec in args.init or ["he_normal" if many else DEFAULT_INIT]]
         setups = [setup]
     if (args.workers is not None or args.scheduler is not None) and \
             any(setup.backend != "numba" for setup in setups):
@@ -79,11 +85,23 @@ def _design(parser: argparse.ArgumentParser,
     if args.seed_ranges is not None and len(setups) > 1:
         parser.error(f"--seed-ranges needs one shape, but --preset {args.preset} has "
                      f"{len(setups)}")
+    if args.evaluate_every is not None and not many:
+        parser.error(f"--evaluate-every {args.evaluate_every}: evaluates on a test set; give "
+                     f"--data {' or '.join(data.CLASSIFICATION)}")
     seeds = setups[0].seeds  # every setup of a preset has the same seeds
     if args.gallery_seeds is not None and args.gallery_seeds > seeds:
         parser.error(f"--gallery-seeds {args.gallery_seeds}: more than the study's {seeds} "
                      f"seeds; expected a number from 1 to {seeds}")
     return arms, setups
+
+
+def classification_setup(name: str) -> Setup:
+    """The setup a study of data set ``name`` (of :data:`tinynet.data.CLASSIFICATION`) starts
+    from: one hidden ReLU layer of 100, a softmax output (with cross-entropy, the arms'
+    default loss there), minibatches of 32 at lr 0.1, shuffled, 10 epochs; the options given
+    change it."""
+    return Setup(task=Task(name), hidden=(100,), activation="relu", output="softmax", lr=0.1,
+                 epochs=10, batch_size=32)
 
 
 def _activation(args: argparse.Namespace, base: Setup) -> dict[str, object]:

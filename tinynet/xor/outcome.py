@@ -125,6 +125,8 @@ class ArmResult:
     init_stds: list[float | None]
     seconds: float
     held_out_quartiles: list[float] | None = None
+    test_accuracy: list[float] | None = field(default=None, repr=False)
+    test_loss: list[float] | None = field(default=None, repr=False)
     solved: np.ndarray | None = field(default=None, repr=False)
     outcomes: np.ndarray | None = field(default=None, repr=False)
     ensemble: EnsembleResult | None = field(default=None, repr=False)
@@ -169,6 +171,34 @@ class ArmResult:
                    held_out_quartiles=None if held_out is None else _quartiles(held_out[solved]),
                    solved=solved, outcomes=kinds, ensemble=result,
                    trained=trained)
+
+    @classmethod
+    def from_test(cls, arm: Arm, result: EnsembleResult, init_stds: list[float | None],
+                  seconds: float, criterion: float,
+                  trained: np.ndarray | None = None) -> "ArmResult":
+        """Summarise an ensemble trained on a task of many classes, evaluated on its test set
+        (``result.evaluation``): a seed succeeds (*learns*) when its final test accuracy is
+        above ``criterion``; the others failed below it, or diverged. ``test_accuracy`` and
+        ``test_loss`` keep every seed's (NaN for a diverged one), ``held_out_quartiles`` the
+        quartiles of the test accuracy of the seeds that learned."""
+        accuracy = result.evaluation.test_accuracy[:, -1]
+        learned = np.nan_to_num(accuracy, nan=-1.0) > criterion
+        diverged = result.diverged & ~learned
+        successes = int(learned.sum())
+        kinds = np.array(["diverged", "below_criterion", "solved"],
+                         dtype=object)[np.select([learned, ~diverged], [2, 1], 0)]
+        finite = np.isfinite(result.final_loss)
+        return cls(arm=arm, n=result.members, successes=successes,
+                   interval=stats.wilson_interval(successes, result.members),
+                   solved_epoch_quartiles=None,
+                   final_loss_quartiles=_quartiles(result.final_loss[finite]),
+                   diverged=int(diverged.sum()),
+                   failures={**dict.fromkeys(FAILURES), "diverged": int(diverged.sum())},
+                   init_stds=init_stds, seconds=seconds,
+                   held_out_quartiles=_quartiles(accuracy[learned]),
+                   test_accuracy=accuracy.tolist(),
+                   test_loss=result.evaluation.test_loss[:, -1].tolist(),
+                   solved=learned, outcomes=kinds, ensemble=result, trained=trained)
 
     def __repr__(self) -> str:
         return (f"ArmResult({self.arm.name!r}: {self.successes}/{self.n} solved, "

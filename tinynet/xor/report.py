@@ -13,11 +13,12 @@ from dataclasses import asdict, dataclass, field, fields
 import numpy as np
 
 from .. import stats
+from ..accuracy import rank_test, summarise
 from ..text import table
 from ..validation import check_int
 from ..network import Network
 from ..packing import unpack
-from .arms import Setup, build_network
+from .arms import Setup, build_network, setup_dict
 from .outcome import FAILURES, MEMORY_ONLY, ArmResult, encode_solved
 
 __all__ = ["Comparison", "compare", "Study", "CSV_COLUMNS", "write_csv", "finite_or_none"]
@@ -49,16 +50,51 @@ class Comparison:
                 "with the same correction for multiple comparisons)")
 
 
+@dataclass
+class RankedComparison(Comparison):
+    """Two arms of a task with a test set compared on both outcomes: Fisher's exact test on
+    the fractions that learn (``p``) and the Mann–Whitney rank test on the test accuracies
+    (``rank_p``), each Holm-adjusted over every test of the study (``p_holm``,
+    ``rank_p_holm``); ``median_a``, ``median_b`` the median test accuracies."""
+
+    rank_p: float = 1.0
+    rank_p_holm: float = 1.0
+    median_a: float = float("nan")
+    median_b: float = float("nan")
+
+    def verdict(self, n: int) -> str:
+        """A sentence on what the two tests found at the 5 % level, after Holm."""
+        gap = (f"{self.a} learned {self.rate_a:.0%}, median test accuracy "
+               f"{self.median_a:.1%} vs {self.b} {self.rate_b:.0%}, {self.median_b:.1%}")
+        found = [what for what, p in (("the fraction that learns", self.p_holm),
+                                      ("test accuracy", self.rank_p_holm)) if p < 0.05]
+        tested = (f"Fisher p = {self.p:.3g}, Holm {self.p_holm:.3g}; Mann-Whitney p = "
+                  f"{self.rank_p:.3g}, Holm {self.rank_p_holm:.3g}")
+        if found:
+            return f"{gap}: they differ in {' and '.join(found)} ({tested})"
+        return f"{gap}: no significant difference at n = {n} ({tested})"
+
+
+def test_accuracies(result: ArmResult) -> np.ndarray:
+    """An arm's final test accuracy per seed, a diverged seed's as 0 (its outputs are not
+    numbers, and no sample is classified right)."""
+    return np.nan_to_num(np.asarray(result.test_accuracy, dtype=np.float64), nan=0.0)
+
+
 def compare(results: list[ArmResult], against: int | None = None) -> list[Comparison]:
     """Fisher exact tests between every pair of arms, Holm-adjusted over the pairs; or, with
     ``against`` (an index into ``results``), of every other arm against that one (a
-    baseline), Holm-adjusted over those tests alone."""
+    baseline), Holm-adjusted over those tests alone. Arms of a task with a test set
+    (:meth:`ArmResult.from_test`) are compared on their test accuracies too
+    (:class:`RankedComparison`)."""
     if against is None:
         pairs = list(itertools.combinations(results, 2))
     else:
         against = check_int("against (the index of the baseline arm)", against, minimum=0,
                             maximum=len(results) - 1)
         pairs = [(results[against], r) for i, r in enumerate(results) if i != against]
+    if results and results[0].test_accuracy is not None:
+        return _ranked(pairs)
     p_values = [stats.fisher_exact_p(a.successes, a.n, b.successes, b.n) for a, b in pairs]
     # Seeds needed at the level the family of comparisons is held to (Bonferroni's α/m, which
     # Holm's first step uses), so that the advice agrees with the Holm-adjusted verdict.
@@ -66,6 +102,21 @@ def compare(results: list[ArmResult], against: int | None = None) -> list[Compar
     return [Comparison(a.arm.name, b.arm.name, a.rate, b.rate, p, p_holm,
                        stats.seeds_needed(a.rate, b.rate, alpha=alpha))
             for (a, b), p, p_holm in zip(pairs, p_values, stats.holm(p_values))]
+
+
+def _ranked(pairs: list[tuple[ArmResult, ArmResult]]) -> list[Comparison]:
+    """:class:`RankedComparison` of each pair, Holm over both tests of every pair."""
+    found = []
+    for a, b in pairs:
+        xa, xb = test_accuracies(a), test_accuracies(b)
+        found.append((a, b, stats.fisher_exact_p(a.successes, a.n, b.successes, b.n),
+                      rank_test(xa, xb), float(np.median(xa)), float(np.median(xb))))
+    adjusted = stats.holm([p for *_, fisher, rank, _, _ in found for p in (fisher, rank)])
+    alpha = 0.05 / max(1, 2 * len(pairs))
+    return [RankedComparison(a.arm.name, b.arm.name, a.rate, b.rate, fisher,
+                             adjusted[2 * k], stats.seeds_needed(a.rate, b.rate, alpha=alpha),
+                             rank, adjusted[2 * k + 1], median_a, median_b)
+            for k, (a, b, fisher, rank, median_a, median_b) in enumerate(found)]
 
 
 CSV_COLUMNS = ["arm", "init", "output_init", "shuffle", "bias_init", "update", "loss",
@@ -113,6 +164,8 @@ class Study:
         if the task has a held-out set). Failures on XOR's four points by how many outputs are
         wrong; on other tasks, below the criterion or diverged."""
         task = self.setup.task
+        if task.classification:
+            return self._test_table()
 
         def quartiles(values: list[float] | None, form: str) -> str:
             return "-" if values is None else " / ".join(format(q, form) for q in values)
@@ -145,11 +198,35 @@ class Study:
         return table([[header for header, _ in shown],
                       *([cell(r) for _, cell in shown] for r in self.results)])
 
+    def _test_table(self) -> str:
+        """:meth:`table` on a task with a test set: per arm the seeds that learned, with
+        their interval, the test accuracy's median and quartiles and its mean with a 95 %
+        t-interval (:func:`tinynet.accuracy.summarise`), the failures, and seconds."""
+        rows = [["arm", "learned", "rate", "95% CI", "test acc. median [q1, q3]",
+                 "mean (95% CI)", "failures below, diverged", "init std by layer",
+                 "seconds"]]
+        for r in self.results:
+            s = summarise(r.arm.name, test_accuracies(r), self.setup.task.classes, r.seconds,
+                          threshold=self.setup.task.criterion)
+            q1, median, q3 = s.quartiles
+            rows.append([r.arm.name, f"{r.successes}/{r.n}", f"{r.rate:.1%}",
+                         f"[{r.interval[0]:.1%}, {r.interval[1]:.1%}]",
+                         f"{median:.1%} [{q1:.1%}, {q3:.1%}]",
+                         f"{s.mean:.1%} [{s.mean_interval[0]:.1%}, {s.mean_interval[1]:.1%}]",
+                         f"{r.n - r.successes - r.diverged}, {r.diverged}",
+                         ", ".join("?" if d is None else f"{d:.3g}" for d in r.init_stds),
+                         f"{r.seconds:.1f}"])
+        return table(rows)
+
     def report(self) -> str:
         """The setup line, the table, the failure legend, and the pairwise verdicts."""
+        task = self.setup.task
         legend = ("; ".join(f"{label}: {text}" for label, text in FAILURES.values())
-                  if self.setup.task.four_points else  # the plateaus are XOR's
-                  f"below criterion: training accuracy below {self.setup.task.criterion:.0%}; "
+                  if task.four_points else  # the plateaus are XOR's
+                  f"below: test accuracy at most {task.criterion:.0%}; diverged: "
+                  f"{FAILURES['diverged'][1]} (its test accuracy counts as 0)"
+                  if task.classification else
+                  f"below criterion: training accuracy below {task.criterion:.0%}; "
                   f"diverged: {FAILURES['diverged'][1]}")
         lines = [self.setup.describe(shape=self.shape), "", self.table(), "",
                  "failures: " + legend]
@@ -159,7 +236,13 @@ class Study:
             lines += ["", f"At n = {self.setup.seeds} the 95 % interval is the measure of "
                           "precision; to compare initializers, name several and read the "
                           "pairwise tests."]
-        if self.comparisons:
+        if self.comparisons and task.classification:
+            lines += ["", ("Pairwise" if self.baseline is None else
+                           f"Against {self.baseline}") + " (Fisher exact on the fractions "
+                          "that learn, Mann-Whitney on test accuracy, both two-sided; "
+                          f"Holm-adjusted over {2 * len(self.comparisons)} tests):"]
+            lines += [f"  {c.verdict(self.setup.seeds)}" for c in self.comparisons]
+        elif self.comparisons:
             lines += ["", ("Pairwise" if self.baseline is None else
                            f"Against {self.baseline}") + " (Fisher exact, two-sided; "
                           f"Holm-adjusted over {len(self.comparisons)} comparisons):"]
@@ -174,7 +257,7 @@ class Study:
                     "arm": {**asdict(r.arm), "name": r.arm.name}, "rate": r.rate,
                     "solved": None if r.solved is None else encode_solved(r.solved)}
                    for r in self.results]
-        return finite_or_none({"setup": asdict(self.setup), "results": results,
+        return finite_or_none({"setup": setup_dict(self.setup), "results": results,
                                 "comparisons": [asdict(c) for c in self.comparisons],
                                 "baseline": self.baseline})
 
@@ -197,7 +280,7 @@ class Study:
                          f"{r.rate:.4f}", f"{r.interval[0]:.4f}", f"{r.interval[1]:.4f}",
                          "" if r.arm.reported_rate is None else r.arm.reported_rate,
                          "" if median is None else median, *r.failures.values(),
-                         self.setup.task.data, self.setup.task.criterion,
+                         self.setup.task.name, self.setup.task.criterion,
                          "" if r.held_out_quartiles is None else r.held_out_quartiles[1]])
         return rows
 

@@ -8,24 +8,58 @@ drawn by the same generator from a second seed::
     >>> task = Task("circles", n=128, accuracy=0.95)
     >>> X, y = task.training_data()
     >>> X_held_out, y_held_out = task.held_out_data()
+
+A data set of many classes with a fixed test split (:data:`tinynet.data.CLASSIFICATION`:
+``"digits"``, ``"mnist1d"``) is learned by a softmax output with cross-entropy; there a seed
+*learns* when its test accuracy is above ``accuracy`` (default: twice chance,
+:func:`tinynet.accuracy.learning_threshold`), and its outcome is that accuracy::
+
+    >>> Task("digits").criterion     # 10 classes: twice chance
+    0.2
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
 
 from .. import data
+from ..accuracy import learning_threshold
 from ..validation import check_accuracy, check_choice, check_float, check_int, check_seed
 
-__all__ = ["Task", "XOR", "DRAWN_ACCURACY"]
+__all__ = ["Task", "OwnData", "XOR", "DRAWN_ACCURACY"]
 
 DRAWN_ACCURACY = 0.95
 """The default success criterion on drawn (noisy) samples: 95 % training accuracy. Noise can
 put a sample on the other class's side, where no classifier is right; XOR's four points are
 all learnable, so there it is 1."""
+
+
+class OwnData:
+    """Your own arrays as a task's data: a :class:`tinynet.data.Split` checked by
+    :func:`tinynet.data.labelled_split`, equal to another of the same arrays (compared by a
+    SHA-256 of their bytes), printed by its sizes and the start of that hash."""
+
+    def __init__(self, split: data.Split) -> None:
+        self.split = split
+        digest = hashlib.sha256()
+        for array in split[:4]:
+            digest.update(np.ascontiguousarray(array).tobytes())
+        self.digest = digest.hexdigest()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OwnData) and other.digest == self.digest
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def __repr__(self) -> str:
+        s = self.split
+        return (f"OwnData({len(s.X):,} training / {len(s.X_test):,} test samples, "
+                f"{s.X.shape[1]} inputs, {s.classes} classes, sha256 {self.digest[:12]})")
 
 
 @dataclass(frozen=True)
@@ -37,18 +71,45 @@ class Task:
     on XOR's four points and :data:`DRAWN_ACCURACY` on drawn samples).
 
     The held-out set is a second draw with ``held_out_seed``; the four-point XOR has none (a
-    second draw is the same four points).
+    second draw is the same four points). A data set of :data:`tinynet.data.CLASSIFICATION`
+    has its own fixed split: its training and test samples, class labels as targets, and no
+    ``n``, ``noise``, ``seed`` or ``held_out_seed`` of its own to give.
+
+    Your own data: ``Task(data=(X, y), test=(X_test, y_test))``, integer class labels, learned
+    as a data set of many classes is (every class in both parts:
+    :func:`tinynet.data.labelled_split`); ``data`` is then kept as an :class:`OwnData`.
     """
 
-    data: str = "xor"
+    data: str | OwnData = "xor"
     n: int | None = None
     noise: float | None = None
     seed: int = 0
     held_out_seed: int = 1
     accuracy: float | None = None
+    test: tuple | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        check_choice("data", self.data, data.DATASETS, kind="data set")
+        if isinstance(self.data, tuple):
+            if not isinstance(self.test, tuple) or len(self.test) != 2 or len(self.data) != 2:
+                raise TypeError("your own data is data=(X, y) with test=(X_test, y_test), "
+                                f"got data as a tuple of {len(self.data)} and test="
+                                f"{type(self.test).__name__}")
+            object.__setattr__(self, "data", OwnData(data.labelled_split(*self.data,
+                                                                         *self.test)))
+            object.__setattr__(self, "test", None)  # in data now, checked
+        elif self.test is not None:
+            raise ValueError(f"test=(X_test, y_test) goes with your own data=(X, y); data set "
+                             f"{self.data!r} has its own")
+        if not isinstance(self.data, OwnData):
+            check_choice("data", self.data, {**data.DATASETS, **data.CLASSIFICATION},
+                         kind="data set")
+        if self.classification:
+            given = [f"{name}={value!r}" for name, value, default in (
+                ("n", self.n, None), ("noise", self.noise, None), ("seed", self.seed, 0),
+                ("held_out_seed", self.held_out_seed, 1)) if value != default]
+            if given:
+                raise ValueError(f"data set {self.name!r} has a fixed training and test split; "
+                                 f"it takes no {', '.join(given)}")
         if self.n is not None:
             check_int("n", self.n, minimum=2)
         if self.noise is not None:
@@ -61,6 +122,34 @@ class Task:
         if self.accuracy is not None:
             check_accuracy("accuracy", self.accuracy)
         _ = self._training  # drawn now: the generator's own checks (noise without n for XOR)
+
+    @property
+    def classification(self) -> bool:
+        """Whether this is a data set of many classes with a fixed test split
+        (:data:`tinynet.data.CLASSIFICATION`), learned by a softmax output."""
+        return isinstance(self.data, OwnData) or self.data in data.CLASSIFICATION
+
+    @cached_property
+    def _split(self) -> data.Split:
+        if isinstance(self.data, OwnData):
+            return self.data.split
+        return data.CLASSIFICATION[self.data]()
+
+    @property
+    def classes(self) -> int:
+        """How many classes the task has (2 for the 2-D sets)."""
+        return self._split.classes if self.classification else 2
+
+    @property
+    def inputs(self) -> int:
+        """How many inputs a sample has: 2 for the 2-D sets."""
+        return self._split.X.shape[1] if self.classification else 2
+
+    @property
+    def outputs(self) -> int:
+        """How many outputs the network has: one per class for a data set of many classes
+        (a softmax), else 1 (a sigmoid's probability of class 1)."""
+        return self.classes if self.classification else 1
 
     @property
     def four_points(self) -> bool:
@@ -79,22 +168,32 @@ class Task:
 
     @cached_property
     def _training(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.classification:
+            return self._split.X, self._split.y
         return self._draw(self.seed)
 
     @cached_property
     def _held_out(self) -> tuple[np.ndarray, np.ndarray] | None:
+        if self.classification:
+            return self._split.X_test, self._split.y_test
         return self._draw(self.held_out_seed) if self.has_held_out else None
 
     @property
     def criterion(self) -> float:
-        """The training accuracy a seed must reach: ``accuracy``, or its default for the task."""
+        """The accuracy a seed must reach: ``accuracy``, or its default for the task (the
+        training accuracy on the 2-D sets; the test accuracy a seed must exceed to learn a
+        data set of many classes)."""
         if self.accuracy is not None:
             return self.accuracy
+        if self.classification:
+            return learning_threshold(self.classes)
         return DRAWN_ACCURACY if self.has_held_out else 1.0
 
     @property
     def name(self) -> str:
         """The data set's name in text: ``"XOR"`` or the generator's name."""
+        if isinstance(self.data, OwnData):
+            return self.data.split.name
         return "XOR" if self.data == "xor" else self.data
 
     @property
@@ -103,7 +202,8 @@ class Task:
         return len(self._training[0])
 
     def training_data(self) -> tuple[np.ndarray, np.ndarray]:
-        """X (n, 2) and y (n, 1), drawn with ``seed`` (once; each call returns a copy)."""
+        """X (n, 2) and y (n, 1), drawn with ``seed`` (once; each call returns a copy); for a
+        data set of many classes, X (n, inputs) and its class labels (n,)."""
         X, y = self._training
         return X.copy(), y.copy()
 
@@ -116,6 +216,10 @@ class Task:
         """The data set in a few words, such as ``"circles (128 samples, seed 0)"``, and the
         success criterion when it is not every sample right."""
         name = self.name
+        if self.classification:
+            return (f"{name} ({self.samples:,} training / {len(self._held_out[0]):,} test "
+                    f"samples, {self.classes} classes), learned: test accuracy > "
+                    f"{self.criterion:.0%}")
         if self.has_held_out:
             noise = "" if self.noise is None else f", noise {self.noise:g}"
             name += f" ({self.samples} samples{noise}, seed {self.seed})"

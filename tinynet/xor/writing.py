@@ -58,7 +58,11 @@ def _figures_and_seeds(args: argparse.Namespace, studies: list[Study],
             _whole(shape_path(args.gallery, study.setup.shape, len(studies)),
                    lambda path: figures.seed_gallery(study, seeds=gallery_seeds, path=path),
                    written)
-        if args.curves:
+        if args.curves and study.setup.task.classification:
+            from .bands import evaluation_curves
+            _whole(shape_path(args.curves, study.setup.shape, len(studies)),
+                   lambda path: evaluation_curves(study, path=path), written)
+        elif args.curves:
             _whole(shape_path(args.curves, study.setup.shape, len(studies)),
                    lambda path: figures.study_curves(study, path=path), written)
         if args.save_failed:
