@@ -118,8 +118,10 @@ def test_the_digit_sets_are_split_once_and_the_same_every_time(name, sizes, feat
     np.random.seed(7)  # the global state, which mnist1d's generator seeds: put back after
     before = np.random.random()
     np.random.seed(7)
-    split = data.CLASSIFICATION[name]()
+    split = getattr(data, f"_{name}").__wrapped__()  # made now, not the process's copy
     assert np.random.random() == before
+    again = data.CLASSIFICATION[name]()
+    again.X[0, 0] += 1.0  # a copy: the next call is the data set as made
     again = data.CLASSIFICATION[name]()
     assert (len(split.X), len(split.X_test)) == sizes and split.classes == 10
     assert split.X.shape[1] == split.X_test.shape[1] == features
@@ -159,6 +161,7 @@ def test_mnist1d_is_the_papers_set_standardised():
 def test_a_missing_package_is_named_with_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "sklearn", None)
     monkeypatch.setitem(sys.modules, "sklearn.datasets", None)
+    monkeypatch.setattr(data, "_digits", data._digits.__wrapped__)  # not the process's copy
     with pytest.raises(ModuleNotFoundError, match=r"data set 'digits' needs the scikit-learn "
                                                   r"package .*pip install 'tinynet\[data\]'"):
         data.digits()

@@ -102,6 +102,34 @@ def test_clicking_a_seed_shows_it_up_close(page, served):
     page.screenshot(path=ARTIFACTS / "playground-seed.png", full_page=True)
 
 
+DIGITS = {"data": "digits", "seeds": "16", "epochs": "3", "batch": "32", "lr": "0.1",
+          "activation": "relu", "loss": "cross_entropy", "a": "normal(std=0.01)"}
+
+
+def test_the_digits_show_every_seeds_test_accuracy_and_a_seeds_confusion_matrix(page, served):
+    study = trained(page, served, DIGITS)
+    assert page.inner_text("#grid-title") == "Every seed's test accuracy"
+    for letter, arm in zip("ab", study["arms"]):
+        tiles = page.locator(f"#grid-{letter} .seed")
+        assert tiles.count() == 16
+        assert tiles.evaluate_all("nodes => nodes.map(n => n.dataset.outcome)") == arm["outcomes"]
+        assert page.inner_text(f"#solved-{letter}") == f"{arm['successes']} of {arm['n']}"
+        q1, median, q3 = arm["accuracy_quartiles"]
+        assert page.inner_text(f"#accuracy-{letter}") == \
+            f"{100 * median:.1f} % [{100 * q1:.1f}, {100 * q3:.1f}]"
+    assert study["verdict"] in page.inner_text("#comparison")
+    page.locator("#grid-b .seed").nth(3).click()
+    assert page.inner_text("#detail-title") == "Seed 3"
+    matrices = page.locator("#detail table.confusion")
+    assert matrices.count() == 2
+    counts = matrices.nth(1).locator("tbody td").evaluate_all(
+        "cells => cells.map(c => Number(c.textContent))")
+    assert sum(counts) == 355  # every test image, in one cell of its row
+    assert page.locator("#detail figure canvas").count() == 2
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "playground-digits.png", full_page=True)
+
+
 def test_stop_stops_a_long_study(page, served):
     trained(page, served, {**SMALL, "seeds": "4"})
     for name, value in LONG.items():

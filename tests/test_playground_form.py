@@ -201,3 +201,57 @@ def test_a_field_longer_than_its_limit_is_refused_with_its_length():
     assert refused({"n": "9" * 5000}) == {"n": f"n must be at most {MAX_FIELD_CHARS} characters, "
                                                 "got 5,000"}
     assert "hidden must be sent as text, got [8, 8" in refused({"hidden": [8] * 1000})["hidden"]
+
+
+DIGITS = {"data": "digits", "epochs": "2", "loss": "cross_entropy", "seeds": "6",
+          "batch": "32", "lr": "0.1", "activation": "relu"}
+
+
+def test_the_digits_train_a_softmax_and_refuse_what_does_not_fit_them():
+    form = read_form(DIGITS)
+    assert form.setup.sizes == [64, 8, 10] and form.setup.output == "softmax"
+    assert form.setup.task == Task("digits")
+    assert refused({**DIGITS, "loss": "mse"})["loss"].startswith(
+        "data set digits trains a softmax output: a softmax output trains with "
+        "loss='cross_entropy' only")
+    assert refused({**DIGITS, "n": "50"}) == {
+        "n": "n is not a setting of digits, which has a fixed training and test split; leave "
+             "n empty"}
+    assert refused({"data": "moons", "loss": "cross_entropy"})["loss"].startswith(
+        "data set moons trains a sigmoid output: loss 'cross_entropy' needs a softmax output")
+    assert samples_of("digits", None) == 1442
+    # the work counts the digits' 64 inputs and 10 outputs: 64·8 + 8 + 8·10 + 10 = 610
+    assert form.work == 2 * 6 * 2 * 1442 * 610
+
+
+def test_a_digits_page_is_within_its_estimate_and_scores_every_seed():
+    """The page's data of a digits study (trained on the NumPy backend here: the same study
+    to rounding, and no kernel to compile) against page_bytes, its confusion matrices
+    against the seeds' test accuracies."""
+    import json
+    from dataclasses import replace
+
+    import numpy as np
+
+    from tinynet.playground.payload import page_bytes, study_payload
+    from tinynet.xor import run_study
+    from tinynet.xor.report import finite_or_none
+
+    form = read_form(DIGITS)
+    sizes, estimates = [], []
+    for seeds in (6, 12):
+        setup = replace(form.setup, backend="numpy", seeds=seeds)
+        study = run_study(form.arms, setup, record_every=form.record_every,
+                          evaluate_every=form.record_every)
+        payload = study_payload(study, form.fields, form.record_every)
+        sizes.append(len(json.dumps(finite_or_none(payload), separators=(",", ":"))))
+        estimates.append(page_bytes(setup, 2, form.record_every))
+    assert sizes[1] < estimates[1] + 20_000  # + the study's summary, as for XOR
+    assert sizes[1] - sizes[0] <= estimates[1] - estimates[0]  # per seed: at most the estimate
+    assert payload["kind"] == "classes" and payload["evaluated"] == [1, 2]
+    for arm, result in zip(payload["arms"], study.results):
+        matrices = np.frombuffer(__import__("base64").b64decode(arm["confusion"]["base64"]),
+                                 dtype="<u2").reshape(12, 10, 10)
+        right = np.trace(matrices, axis1=1, axis2=2) / 355
+        np.testing.assert_allclose(right, result.test_accuracy)
+        assert arm["outcomes"] == [str(kind) for kind in result.outcomes]

@@ -25,6 +25,7 @@ SMALL = {  # settings that keep each run to a few seconds
                  "SPREAD_SEEDS": 50},
     "05_distributions_and_fans": {"SAMPLES": 10_000, "LAYERS": 6},
     "06_what_fixes_99mlp": {"SEEDS": 64, "SWEEP_SEEDS": 16, "EPOCHS": 300},
+    "07_beyond_xor": {"SEEDS": 8, "EPOCHS": 2, "DEPTH": 2},
 }
 
 EXERCISES = [  # (lesson, what the exercise says, settings it changes, (line, changed line))
@@ -57,6 +58,13 @@ EXERCISES = [  # (lesson, what the exercise says, settings it changes, (line, ch
                                      'optimizer="adam", lr=0.01, label="Adam + BCE")]')),
     ("06_what_fixes_99mlp", '`tuned = change("momentum")`', {},
      ('tuned = change("adam")', 'tuned = change("momentum")')),
+    ("07_beyond_xor", 'Set `ACTIVATION = "sigmoid"`', {"ACTIVATION": "sigmoid"}, None),
+    ("07_beyond_xor", "Set `SEEDS = 200`", {"SEEDS": 200, "EPOCHS": 1}, None),
+    ("07_beyond_xor",
+     '`arms.append(Arm("lecun_normal", loss="cross_entropy", shuffle=True, label="Xavier"))`',
+     {}, ("study = run_study(arms, setup",
+          'arms.append(Arm("lecun_normal", loss="cross_entropy", shuffle=True, '
+          'label="Xavier"))\nstudy = run_study(arms, setup')),
 ]
 
 QUOTED = {  # per lesson: (what its text says, what its default run printed), both verbatim
@@ -96,9 +104,9 @@ def run_script(text: str, name: str, folder: Path) -> subprocess.CompletedProces
     return run_python([name], folder)
 
 
-def test_there_are_six_lessons_each_with_small_settings_and_a_shown_figure():
+def test_there_are_seven_lessons_each_with_small_settings_and_a_shown_figure():
     names = list(LESSONS)
-    assert len(names) == 6 and names == sorted(names)
+    assert len(names) == 7 and names == sorted(names)
     assert set(SMALL) == set(names) == set(make_notebooks.SHOWN_FIGURES) == set(QUOTED)
 
 

@@ -30,6 +30,7 @@ blobs       two Gaussian clouds around (−1, 0) and (1, 0), with standard devia
 
 from __future__ import annotations
 
+import functools
 import random
 from contextlib import contextmanager
 from typing import Iterator, NamedTuple
@@ -204,7 +205,20 @@ def digits() -> Split:
     64 pixels, each pixel a count from 0 to 16, here divided by 16 (so in [0, 1], as the
     textbooks scale MNIST's pixels). Split once, stratified: of each class's images, in the
     order of a ``numpy.random.Generator`` seeded 0, the first fifth (rounded down) is the
-    test set: 1,442 training and 355 test images, every class in both."""
+    test set: 1,442 training and 355 test images, every class in both. Made once per
+    process; each call returns copies of the arrays."""
+    return _copied(_digits())
+
+
+def _copied(split: Split) -> Split:
+    """``split`` with its four arrays copied: a caller may change them."""
+    return split._replace(**{name: getattr(split, name).copy()
+                             for name in ("X", "y", "X_test", "y_test")})
+
+
+@functools.cache
+def _digits() -> Split:
+    """:func:`digits`, made."""
     try:
         from sklearn.datasets import load_digits
     except ModuleNotFoundError as error:
@@ -229,7 +243,14 @@ def mnist1d() -> Split:
     ``make_dataset`` with its default arguments (5,000 samples, seed 42: the paper's data
     set), which standardises every value by the whole set's mean and standard deviation and
     splits 4,000 training from 1,000 test samples. The package seeds NumPy's and Python's
-    global random state; tinynet puts both back as they were."""
+    global random state; tinynet puts both back as they were. Made once per process (about
+    3 s); each call returns copies of the arrays."""
+    return _copied(_mnist1d())
+
+
+@functools.cache
+def _mnist1d() -> Split:
+    """:func:`mnist1d`, made."""
     try:
         from mnist1d.data import get_dataset_args, make_dataset
     except ModuleNotFoundError as error:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 from .validation import check_counts, check_not_masked, check_probability
 
-__all__ = ["wilson_interval", "fisher_exact_p", "equal_proportions_p", "holm", "seeds_needed"]
+__all__ = ["wilson_interval", "fisher_exact_p", "equal_proportions_p", "holm", "seeds_needed",
+           "median_interval"]
 
 
 def wilson_interval(successes: int, n: int,
@@ -120,3 +122,23 @@ def seeds_needed(rate_a: float, rate_b: float, alpha: float = 0.05,
     spread = (z_alpha * math.sqrt(2 * mean * (1 - mean))
               + z_power * math.sqrt(rate_a * (1 - rate_a) + rate_b * (1 - rate_b)))
     return spread ** 2 / (rate_a - rate_b) ** 2
+
+
+def median_interval(values: Sequence[float],
+                    confidence_level: float = 0.95) -> tuple[float, float]:
+    """A distribution-free interval for the median of the population ``values`` were drawn
+    from (at least 6 of them for 95 %): the order statistics x_(k) and x_(n−k+1), k the
+    largest with P(Binomial(n, ½) <= k − 1) <= (1 − confidence_level) / 2, so that it covers
+    the median at least ``confidence_level`` of the time whatever the distribution (the sign
+    test's interval; Conover, *Practical Nonparametric Statistics*, §3.2)."""
+    ordered = sorted(float(v) for v in check_not_masked("values", values))
+    n = len(ordered)
+    confidence_level = check_probability("confidence_level", confidence_level, strict=True)
+    tail = Fraction((1.0 - confidence_level) / 2.0) * 2 ** n  # in counts of the 2^n outcomes
+    k, below = 0, 0  # below: 2^n · P(Binomial(n, 1/2) <= k - 1), exact in integers
+    while k < n and below + math.comb(n, k) <= tail:
+        k, below = k + 1, below + math.comb(n, k)
+    if k == 0:
+        raise ValueError(f"values must hold enough numbers for a {confidence_level:.0%} "
+                         f"interval of the median (6 for 95 %), got {n}")
+    return ordered[k - 1], ordered[n - k]

@@ -49,6 +49,8 @@ SHOWN_FIGURES = {
     "04_depth": ("04_depth.png", "success rate against depth, six initializers"),
     "05_distributions_and_fans": ("05_fans.png", "second moments through m → n → m stacks"),
     "06_what_fixes_99mlp": ("06_fixes.png", "each change against the notes' network"),
+    "07_beyond_xor": ("07_digits_curves.png", "test accuracy and loss over epochs on the "
+                                             "digits, median and quartiles over seeds"),
 }
 """Per lesson, the figure it writes that the teaching page shows, and what it shows."""
 

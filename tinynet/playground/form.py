@@ -28,10 +28,11 @@ import math
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from ..activations import ACTIVATIONS
-from ..data import DATASETS
+from .. import packing
+from ..activations import ACTIVATIONS, get_activation
+from ..data import CLASSIFICATION, DATASETS
 from ..init import available
-from ..losses import LOSSES
+from ..losses import LOSSES, check_output, get_loss
 from ..optimizers import OPTIMIZERS
 from ..validation import check_choice, check_float, check_int, shorten
 from ..xor import Arm, Setup, Task
@@ -116,12 +117,12 @@ class Form:
 
 def choices() -> dict[str, list[str]]:
     """The names each choice field takes, for the page's menus."""
-    return {"data": list(DATASETS), "activation": [a for a, kind in ACTIVATIONS.items()
-                                                    if a != "identity" and not kind.over_units],
+    return {"data": [*DATASETS, *CLASSIFICATION],
+            "activation": [a for a, kind in ACTIVATIONS.items()
+                           if a != "identity" and not kind.over_units],
             "a": available(), "b": available(),
-            "loss": [name for name, kind in LOSSES.items()  # its networks' output: a sigmoid
-                     if not kind().through("gradient_through_softmax")],
-            "optimizer": list(OPTIMIZERS)}
+            "loss": list(LOSSES),  # the 2-D sets' sigmoid takes all but cross_entropy, which
+            "optimizer": list(OPTIMIZERS)}  # the digits' softmax takes alone
 
 
 def read_form(values: dict) -> Form:
@@ -171,7 +172,10 @@ def read_form(values: dict) -> Form:
 
 def samples_of(data_set: str, n: int | None) -> int:
     """How many samples ``Task(data_set, n=n)`` draws, known without drawing them: ``n``, or
-    the generator's default (XOR: its four points)."""
+    the generator's default (XOR: its four points); a data set of many classes' training
+    samples (made once per process)."""
+    if data_set in CLASSIFICATION:
+        return len(CLASSIFICATION[data_set]().X)
     if n is None:
         n = inspect.signature(DATASETS[data_set]).parameters["n"].default
     return 4 if n is None else n
@@ -191,7 +195,7 @@ def _sized(typed: dict, errors: dict[str, str]) -> dict[str, str]:
         return {}
     arms = 1 if typed["b"] is None else 2
     work = _work(arms, typed["seeds"], typed["epochs"], samples,
-                 Setup(hidden=typed["hidden"]).parameters)
+                 packing.count(_sizes(typed["data"], typed["hidden"])))
     if work > MAX_WORK:
         return {"study": f"seeds x epochs x samples x parameters is {work:.3g} over the arms, "
                          f"above the playground's limit of {MAX_WORK:.2g} (about a minute of "
@@ -199,8 +203,23 @@ def _sized(typed: dict, errors: dict[str, str]) -> dict[str, str]:
     return {}
 
 
+def _sizes(data_set: str, hidden: tuple[int, ...]) -> list[int]:
+    """The layer sizes of a network of ``hidden`` widths on ``data_set``: its inputs first
+    and its outputs last (one per class on a data set of many classes)."""
+    if data_set in CLASSIFICATION:
+        split = CLASSIFICATION[data_set]()
+        return [split.X.shape[1], *hidden, split.classes]
+    return [2, *hidden, 1]
+
+
 def _form(typed: dict, task: Task, fields: dict) -> Form:
     """The study of checked ``typed`` fields on ``task``, with the checks between fields."""
+    output = "softmax" if task.classification else "sigmoid"
+    try:
+        check_output(get_loss(typed["loss"]), get_activation(output))
+    except ValueError as error:
+        raise FormError({"loss": f"data set {task.name} trains a {output} output: "
+                                 f"{_one_line(error)}"}) from None
     arms = [Arm(typed["a"], loss=typed["loss"], optimizer=typed["optimizer"],
                 shuffle=typed["shuffle"], label=f"A: {typed['a']}")]
     if typed["b"] is not None:
@@ -208,7 +227,7 @@ def _form(typed: dict, task: Task, fields: dict) -> Form:
                         shuffle=typed["shuffle"], label=f"B: {typed['b']}"))
     setup = Setup(hidden=typed["hidden"], activation=typed["activation"], lr=typed["lr"],
                   epochs=typed["epochs"], seeds=typed["seeds"], first_seed=typed["first"],
-                  batch_size=typed["batch"], task=task)
+                  batch_size=typed["batch"], task=task, output=output)
     record_every = math.ceil(setup.epochs / RECORDS)
     size = page_bytes(setup, len(arms), record_every)
     if size > MAX_PAGE_BYTES:
@@ -216,7 +235,8 @@ def _form(typed: dict, task: Task, fields: dict) -> Form:
                                   f"seed's boundary, loss curve and weights), above the "
                                   f"playground's limit of {MAX_PAGE_BYTES // 2**20} MiB; use "
                                   "fewer seeds or narrower layers"})
-    check_study_memory([setup], arms, record_every)
+    check_study_memory([setup], arms, record_every,
+                       record_every if task.classification else None)
     return Form(tuple(arms), setup, fields, record_every)
 
 
@@ -226,6 +246,11 @@ def _work(arms: int, seeds: int, epochs: int, samples: int, parameters: int) -> 
 
 
 def _task(typed: dict) -> Task:
+    if typed["data"] in CLASSIFICATION:  # named here, where the field can be
+        for name in ("n", "noise"):
+            if typed[name] is not None:
+                raise ValueError(f"{name} is not a setting of {typed['data']}, which has a "
+                                 f"fixed training and test split; leave {name} empty")
     return Task(typed["data"], n=typed["n"], noise=typed["noise"])
 
 
@@ -310,7 +335,8 @@ def _check_alone(name: str, value: object) -> None:
     elif name in ("loss", "optimizer"):
         Arm(DEFAULTS["a"], **{name: value})
     elif name == "data":
-        check_choice("data", value, DATASETS, kind="data set")  # Task's check, nothing drawn
+        check_choice("data", value, {**DATASETS, **CLASSIFICATION},
+                     kind="data set")  # Task's check, nothing drawn
 
 
 def _one_line(error: BaseException) -> str:

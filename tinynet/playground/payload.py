@@ -24,7 +24,7 @@ from ..xor import FAILURES, Setup, Study, build_network, solved_epochs
 
 __all__ = ["RESOLUTION", "NOT_FINITE", "FLOAT_CHARS", "SAMPLE_BYTES", "OUTCOME_BYTES",
            "CHUNK_BYTES", "packed", "study_payload", "extent", "boundaries", "activation_stds",
-           "page_bytes"]
+           "confusions", "page_bytes"]
 
 RESOLUTION = 40
 """Grid points per side of a seed's decision boundary: 1,600 bytes a seed and arm."""
@@ -56,7 +56,17 @@ def page_bytes(setup: Setup, arms: int, record_every: int) -> int:
     its weights as initialised and as trained (float32), as base64 (4/3, and 4 bytes of
     padding per arm and array), its outcome (:data:`OUTCOME_BYTES`) and epoch of success (its
     digits and a comma); and the training data as JSON numbers (:data:`SAMPLE_BYTES` a
-    sample at most)."""
+    sample at most). On a data set of many classes, per arm and seed instead: its test
+    accuracy, its loss and test-accuracy curves (float32) and its confusion matrix (uint16,
+    classes²), as base64, its outcome, and the study's JSON's test accuracy and loss as
+    numbers; no data, no weights."""
+    if setup.task.classification:
+        records = setup.epochs // record_every
+        evaluations = -(-setup.epochs // record_every)
+        per_seed = ((4 + 4 * records + 4 * evaluations + 2 * setup.task.classes ** 2) * 4 // 3
+                    + 4 + OUTCOME_BYTES + 2 * (FLOAT_CHARS + 1))  # and the study's JSON's
+        # test accuracy and loss of the seed
+        return arms * (setup.seeds * per_seed + 4 * 4)
     per_seed = ((RESOLUTION ** 2 + 4 * (setup.epochs // record_every + 1)
                  + 8 * setup.parameters) * 4 // 3 + 1
                 + OUTCOME_BYTES + len(str(setup.epochs)) + 1)
@@ -145,11 +155,79 @@ def _arm(study: Study, index: int, like: Network, X: np.ndarray, y: np.ndarray,
     }
 
 
+def confusions(theta: np.ndarray, like: Network, X: np.ndarray, labels: np.ndarray,
+               classes: int) -> np.ndarray:
+    """Each network's confusion matrix on X (S, classes, classes), uint16: row the true
+    class, column the class it gave (its most probable output; a sample whose outputs are
+    not finite is counted in no column)."""
+    found = np.zeros((len(theta), classes, classes), dtype=np.uint16)
+    for start, per_layer in _layers(theta, like, X):
+        outputs = per_layer[-1]
+        given = np.argmax(outputs, axis=-1)
+        finite = np.all(np.isfinite(outputs), axis=-1)
+        for row in range(len(outputs)):
+            np.add.at(found[start + row], (labels[finite[row]], given[row][finite[row]]), 1)
+    return found
+
+
+def _test_arm(study: Study, index: int, like: Network, X_test: np.ndarray,
+              y_test: np.ndarray) -> dict:
+    """An arm on a task with a test set: per seed its test accuracy, outcome (learned,
+    below, diverged), training-loss and test-accuracy curves and confusion matrix."""
+    result, setup = study.results[index], study.setup
+    stds = activation_stds(draw(like, setup.seed_range), like, setup.task.training_data()[0])
+    scores = np.nan_to_num(np.asarray(result.test_accuracy, dtype=np.float64), nan=0.0)
+    return {
+        "name": result.arm.name, "successes": result.successes, "n": result.n,
+        "rate": result.rate, "interval": list(result.interval), "seconds": result.seconds,
+        "failures": {"below_criterion": result.n - result.successes - result.diverged,
+                     "diverged": result.diverged},
+        "accuracy_quartiles": [float(q) for q in np.percentile(scores, [25, 50, 75])],
+        "activation_stds": [_quartiles(stds[:, layer]) for layer in range(stds.shape[1])],
+        "outcomes": [str(kind) for kind in result.outcomes],
+        "test_accuracy": packed(scores, "float32"),
+        "loss": packed(result.ensemble.loss, "float32"),
+        "test_curve": packed(result.ensemble.evaluation.test_accuracy, "float32"),
+        "confusion": packed(confusions(result.trained, like, X_test, y_test,
+                                       setup.task.classes), "uint16"),
+    }
+
+
+def _test_payload(study: Study, fields: dict[str, str], record_every: int) -> dict:
+    """:func:`study_payload` on a task with a test set."""
+    setup = study.setup
+    X_test, y_test = setup.task.held_out_data()
+    likes = [build_network(setup, result.arm, setup.first_seed) for result in study.results]
+    differ = []
+    if len(likes) == 2:
+        a, b = (result.solved for result in study.results)
+        differ = np.flatnonzero(a != b).tolist()
+    criterion = setup.task.criterion
+    return {
+        "kind": "classes", "fields": fields, "describe": setup.describe(),
+        "sizes": setup.sizes, "first_seed": setup.first_seed, "seeds": setup.seeds,
+        "record_every": record_every, "loss_name": study.results[0].arm.loss,
+        "classes": setup.task.classes, "criterion": criterion,
+        "evaluated": study.results[0].ensemble.evaluation.epochs.tolist(),
+        "failure_labels": {"below_criterion": [f"at most {criterion:.0%}",
+                                               f"test accuracy at most {criterion:.0%}"],
+                           "diverged": list(FAILURES["diverged"])},
+        "arms": [_test_arm(study, index, like, X_test, y_test)
+                 for index, like in enumerate(likes)],
+        "differ": differ,
+        "verdict": study.comparisons[0].verdict(setup.seeds) if study.comparisons else None,
+        "study": study.to_dict(),
+    }
+
+
 def study_payload(study: Study, fields: dict[str, str], record_every: int) -> dict:
     """What the page shows of ``study``, trained from the form's ``fields``, which recorded
     the loss every ``record_every`` epochs: JSON-ready. The numbers the page does not show
-    are in ``"study"``, as :meth:`~tinynet.xor.Study.to_dict` writes them."""
+    are in ``"study"``, as :meth:`~tinynet.xor.Study.to_dict` writes them. On a task with a
+    test set (the digits, MNIST-1D), what :func:`_test_payload` gives."""
     setup = study.setup
+    if setup.task.classification:
+        return _test_payload(study, fields, record_every)
     X, y = setup.task.training_data()
     box = extent(X)
     likes = [build_network(setup, result.arm, setup.first_seed) for result in study.results]
@@ -159,7 +237,8 @@ def study_payload(study: Study, fields: dict[str, str], record_every: int) -> di
         a, b = (result.solved for result in study.results)
         differ = np.flatnonzero(a != b).tolist()
     return {
-        "fields": fields, "describe": setup.describe(), "sizes": setup.sizes,
+        "kind": "boundaries", "fields": fields, "describe": setup.describe(),
+        "sizes": setup.sizes,
         "first_seed": setup.first_seed, "seeds": setup.seeds,
         "record_every": record_every, "loss_name": study.results[0].arm.loss,
         "table": layout(likes[0]).table.tolist(),

@@ -127,8 +127,10 @@ def train_studies(connection, cancelled) -> None:
         send("running", job_id, None)
         try:
             with compiling_told_to(lambda what: send("compiling", job_id, what)):
+                many = form.setup.task.classification  # evaluated on the test set
                 study = run_study(form.arms, form.setup, progress=False,
-                                  record_every=form.record_every, on_chunk=on_chunk)
+                                  record_every=form.record_every, on_chunk=on_chunk,
+                                  evaluate_every=form.record_every if many else None)
             payload = study_payload(study, form.fields, form.record_every)
             text = json.dumps(finite_or_none(payload), separators=(",", ":"))
             if len(text) > MAX_PAGE_BYTES:  # the form's estimate checked, not trusted

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["band", "evaluation_curves", "PANELS"]
+__all__ = ["quartiles", "band", "evaluation_curves", "PANELS"]
 
 PANELS = (("test_accuracy", "test accuracy"), ("test_loss", "test loss"),
           ("train_loss", "training loss"))
@@ -27,14 +27,25 @@ PANELS = (("test_accuracy", "test accuracy"), ("test_loss", "test loss"),
 field and its axis label."""
 
 
-def band(ax: "Axes", epochs: np.ndarray, values: np.ndarray, label: str, color: str) -> None:
-    """The median of ``values`` (seeds, evaluations) over seeds against ``epochs``, with the
-    quartiles as a shaded band; seeds that diverged (NaN) are left out of each point."""
+def quartiles(values: np.ndarray) -> np.ndarray:
+    """The first quartile, median and third quartile over seeds of ``values`` (seeds,
+    evaluations), (3, evaluations); seeds that diverged (not finite) are left out of each
+    point, which is NaN where all did."""
     with np.errstate(all="ignore"):
         finite = np.where(np.isfinite(values), values, np.nan)
-        if np.all(np.isnan(finite)):
-            return
-        q1, median, q3 = np.nanpercentile(finite, [25, 50, 75], axis=0)
+        if np.all(np.isnan(finite), axis=0).any():
+            found = np.full((3, values.shape[1]), np.nan)
+            some = ~np.all(np.isnan(finite), axis=0)
+            found[:, some] = np.nanpercentile(finite[:, some], [25, 50, 75], axis=0)
+            return found
+        return np.nanpercentile(finite, [25, 50, 75], axis=0)
+
+
+def band(ax: "Axes", epochs: object, bands: object, label: str, color: str) -> None:
+    """A median against ``epochs`` with its quartiles as a shaded band: ``bands`` (3, E),
+    the first quartile, median and third quartile (:func:`quartiles`; None or NaN where no
+    seed was left)."""
+    q1, median, q3 = np.array(bands, dtype=np.float64)
     ax.fill_between(epochs, q1, q3, color=color, alpha=0.25, linewidth=0)
     ax.plot(epochs, median, color=color, label=label, linewidth=1.8)
 
@@ -56,8 +67,8 @@ def evaluation_curves(study: Study, path: str | Path | None = None) -> "Figure":
     for ax, (field, label) in zip(axes, PANELS):
         for index, (result, evaluation) in enumerate(zip(study.results, evaluations)):
             check_instance("evaluation", evaluation, Evaluation, "an Evaluation")
-            band(ax, evaluation.epochs, getattr(evaluation, field), result.arm.name,
-                 colors[index % len(colors)])
+            band(ax, evaluation.epochs, quartiles(getattr(evaluation, field)),
+                 result.arm.name, colors[index % len(colors)])
         ax.set_xlabel("epoch")
         ax.set_ylabel(label)
         if field.endswith("loss"):

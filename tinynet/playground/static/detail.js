@@ -25,6 +25,7 @@
   }
 
   function show(study, index) {
+    if (study.kind === "classes") { playground.showClassSeed(study, index); return; }
     const seed = study.first_seed + index;
     const { resolution, not_finite: notFinite, extent } = study.grid;
     const panels = study.arms.map((arm) => {

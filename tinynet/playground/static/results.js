@@ -10,13 +10,17 @@
   // The server's data, with its packed arrays unpacked.
   function decode(study) {
     for (const arm of study.arms) {
-      for (const name of ["boundaries", "loss", "initial", "trained"]) arm[name] = unpack(arm[name]);
+      for (const [name, value] of Object.entries(arm)) {
+        if (value && typeof value === "object" && "base64" in value) arm[name] = unpack(value);
+      }
     }
     return study;
   }
 
+  // A seed's outcome in words: "solved" (on a task with a test set, "learned") or its failure.
   function outcomeLabel(study, kind) {
-    return kind === "solved" ? "solved" : study.failure_labels[kind][0];
+    if (kind === "solved") return study.kind === "classes" ? "learned" : "solved";
+    return study.failure_labels[kind][0];
   }
 
   function rateBar(arm) {
@@ -56,7 +60,6 @@
     parts.push(element("p", { class: "note" },
       `Rates come with their Wilson 95 % interval: at ${thousands(study.seeds)} seeds up to ` +
       `about ±${halfWidth} points, so a gap smaller than that is often noise.`));
-    parts.push(activationTable(study));
     return parts;
   }
 
@@ -129,13 +132,20 @@
   }
 
   function show(study, onPick) {
+    const classes = study.kind === "classes";  // a task with a test set: tiles of accuracy
     document.getElementById("describe").textContent = study.describe;
-    document.getElementById("numbers").replaceChildren(...numbers(study));
-    document.getElementById("legend").replaceChildren(...legend(study), " ", playground.colourBar());
-    document.getElementById("grids").replaceChildren(...grids(study, onPick));
+    document.getElementById("numbers").replaceChildren(
+      ...(classes ? playground.classNumbers(study) : numbers(study)), activationTable(study));
+    document.getElementById("grid-title").textContent = classes ?
+      "Every seed's test accuracy" : "Every seed's decision boundary";
+    document.getElementById("legend").replaceChildren(...legend(study), " ",
+      classes ? playground.accuracyBar(study) : playground.colourBar());
+    document.getElementById("grids").replaceChildren(
+      ...(classes ? playground.accuracyGrids(study, onPick) : grids(study, onPick)));
     document.getElementById("curves").replaceChildren(...curves(study));
     document.getElementById("results").hidden = false;
   }
 
-  Object.assign(playground, { decodeStudy: decode, showStudy: show, epochsOf, outcomeLabel });
+  Object.assign(playground, { decodeStudy: decode, showStudy: show, epochsOf, outcomeLabel,
+                              rateBar });
 })(window.playground);
