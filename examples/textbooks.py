@@ -125,6 +125,8 @@ def curves_figure(studies: dict, measures: list[tuple[str, str]], path: Path,
                             fontsize=9, color="dimgray", va="bottom")
             if measure.endswith("loss"):
                 ax.set_yscale("log")
+            else:  # accuracies on one scale, chance and a stall as visible as learning
+                ax.set_ylim(0.0, 1.0)
             ax.set_title(f"{cell}: {label}", fontsize=11)
             ax.set_xlabel("epoch")
             ax.grid(alpha=0.3)
@@ -141,7 +143,7 @@ def histogram_figure(histograms: dict, path: Path) -> None:
     layers = len(rows[0]["counts"])
     fig = figure(figsize=(2.3 * layers + 1.2, 1.7 * len(rows) + 0.9))
     axes = fig.subplots(len(rows), layers, sharex=True, squeeze=False)
-    for ax_row, row in zip(axes, rows):
+    for number, (ax_row, row) in enumerate(zip(axes, rows)):
         for layer, ax in enumerate(ax_row):
             fraction = np.array(row["counts"][layer]) / row["values"]
             ax.bar(edges[:-1], fraction, width=np.diff(edges), align="edge",
@@ -150,7 +152,7 @@ def histogram_figure(histograms: dict, path: Path) -> None:
             ax.tick_params(labelsize=8)
             if layer == 0:
                 ax.set_ylabel(f"{row['activation']}\n{DLFS_LABELS[row['init']]}", fontsize=9)
-            if ax_row is axes[0]:
+            if number == 0:
                 ax.set_title(f"layer {layer + 1}", fontsize=10)
     fig.suptitle(f"Activations at initialization, 1,000 N(0, 1) inputs, pooled over "
                  f"{histograms['seeds']} seeds (fraction of values per bin of [0, 1])",
@@ -223,10 +225,17 @@ def _sooner_line(name: str, cell: dict) -> str:
         return f"- {name}: too few seeds reached {target:.0%} in both arms to compare ({reached})."
     low, high = s["interval"]
     verdict = "significant" if s["p_holm"] < 0.05 else "not significant"
-    return (f"- {name}: {b.name} reached {target:.0%} test accuracy a median of "
-            f"{s['median']:g} epochs sooner than {a.name} (95 % CI {low:g} to {high:g}; "
-            f"{s['pairs']} seeds that reached it in both; Wilcoxon p = {s['p']:.3g}, Holm over "
-            f"the {len(NIELSEN.setups)} cells {s['p_holm']:.3g}: {verdict}). {reached}.")
+    if s["median"] == 0:
+        gap = f"in the same epoch as {a.name}, the median of the differences"
+    else:  # a − b: positive when b got there first
+        sooner, size = ("sooner", s["median"]) if s["median"] > 0 else ("later", -s["median"])
+        gap = f"a median of {size:g} epoch{'s' * (size != 1)} {sooner} than {a.name}"
+        if s["median"] < 0:
+            low, high = -high, -low
+    return (f"- {name}: {b.name} reached {target:.0%} test accuracy {gap} (95 % CI "
+            f"{low:g} to {high:g}; {s['pairs']} seeds that reached it in both; Wilcoxon p = "
+            f"{s['p']:.3g}, Holm over the {len(NIELSEN.setups)} cells {s['p_holm']:.3g}: "
+            f"{verdict}). {reached}.")
 
 
 def render(data: dict) -> str:

@@ -150,6 +150,28 @@ def test_the_depth_page_is_rendered_from_the_committed_study():
     assert "| 32 |" in shown and "![relu: success rate against depth" in shown
 
 
+def test_the_textbooks_page_is_rendered_from_the_committed_experiments():
+    """docs/textbooks.md's section is examples/textbooks.py's rendering of the committed
+    JSON, whose studies have the seeds the experiments state and whose every comparison is
+    Holm-adjusted (a sentence is a test's)."""
+    import textbooks  # examples/textbooks.py; examples/ is on the path (tests/conftest.py)
+    from tinynet.xor.textbooks import EXPERIMENTS
+    readme = page("textbooks.md")
+    start, end = textbooks.MARKERS
+    data = json.loads((RESULTS / "textbooks.json").read_text())
+    assert readme[readme.index(start) + len(start):readme.index(end)] == textbooks.render(data)
+    for name, experiment in EXPERIMENTS.items():
+        assert list(data[name]["studies"]) == list(experiment.setups)
+        for cell, setup in experiment.setups.items():
+            study = data[name]["studies"][cell]["study"]
+            assert study["setup"]["seeds"] == setup.seeds >= 100
+            assert all(r["n"] == setup.seeds == len(r["test_accuracy"])
+                       for r in study["results"])
+            assert all(c["p_holm"] >= c["p"] and c["rank_p_holm"] >= c["rank_p"]
+                       for c in study["comparisons"])
+    assert data["histograms"]["seeds"] >= 100
+
+
 def test_the_numpy_paths_cost_is_quoted_from_the_committed_before_after():
     """The performance page's sentence on what the NumPy path's bit-identity costs: the NumPy ensemble rows'
     slowdown (1 − before/after, in %) and the NumPy fit's ratio, from

@@ -81,3 +81,19 @@ def test_the_histograms_show_what_the_books_figures_show():
     he = [q[1] for q in kept["std_quartiles"]]
     assert max(he) / min(he) < 1.5
     assert len(kept["counts"]) == 5 and len(kept["counts"][0]) == 30
+
+
+@pytest.mark.slow  # compiles the experiments' kernels: about a minute
+def test_the_command_runs_a_quick_try_and_renders_it(tmp_path, monkeypatch):
+    import json
+
+    import textbooks as command  # examples/textbooks.py (examples/ is on the path)
+    monkeypatch.chdir(tmp_path)
+    command.main(["--quick", "--no-progress", "--out", str(tmp_path / "try")])
+    data = json.loads((tmp_path / "try" / "textbooks.json").read_text())
+    assert data["dlfs"]["studies"]["digits, relu"]["study"]["setup"]["seeds"] == 8
+    for name in ("dlfs", "histograms", "nielsen", "mnist1d_mlp"):
+        assert (tmp_path / "try" / f"textbooks_{name}.png").stat().st_size > 10_000
+    text = command.render(data)
+    assert "### MNIST-1D's MLP beside the paper's 68 %" in text
+    assert text.count("Holm") >= 4

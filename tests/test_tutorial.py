@@ -91,6 +91,10 @@ QUOTED = {  # per lesson: (what its text says, what its default run printed), bo
                                    "multiplies E[a²] by m·n/fan² = 1.000")],
     "06_what_fixes_99mlp": [("The notes' network fails mostly with one output wrong",
                              "the notes' network                       failed  123: one wrong  103")],
+    "07_beyond_xor": [("std 0.01 barely moves in these epochs: no seed learns",
+                       "std 0.01  0/50     0.0%"),
+                      ("shrinks its input's scale by about 0.01 · √(100/2) ≈ 0.07",
+                       "normal(std=0.01)   std of activations by layer: 0.058  0.0041")],
 }
 
 

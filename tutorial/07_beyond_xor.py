@@ -90,10 +90,10 @@ for init in ("normal(std=0.01)", "he_normal"):
     print(f"{ACTIVATION:8s} {init:18s} std of activations by layer: {stds}")
 
 # %% [markdown]
-# With std 0.01 each ReLU layer shrinks its input's scale by about
-# 0.01 · √(100/2) ≈ 0.07, so after five layers the activations, and the gradients that flow
-# back through the same weights, are some 10^-5 of the input's: SGD at lr 0.01 cannot move
-# them in 20 epochs. He's std √(2/n_in) keeps the scale layer after layer.
+# With std 0.01 each ReLU layer shrinks its input's scale by about 0.01 · √(100/2) ≈ 0.07,
+# so after five layers the activations, and the gradients that flow back through the same
+# weights, are some 10^-5 of the input's: SGD at lr 0.01 cannot move them in 20 epochs. He's
+# std √(2/n_in) keeps the scale layer after layer.
 #
 # ## Exercises
 #
