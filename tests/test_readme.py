@@ -33,6 +33,8 @@ RESULTS = ROOT / "examples" / "results"
      "| 2-8-1 | tanh | NumPy Adam loop |"),
     ("performance.md", "wide", "bench_wide.md", "| 2-16x8-1 |"),
     ("performance.md", "digits", "bench_digits.md", "| 100 networks | JAX (vmap, jit, lax.scan) |"),
+    ("performance.md", "evaluation", "bench_evaluation.md", "| 64-100-100-100-100-100-10, 64 "
+                                                          "seeds, batches of 128 |"),
     ("playground.md", "playground", "bench_playground.md",
      "| default: 2 x 100 seeds | the server's answer |"),
 ])
