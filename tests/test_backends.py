@@ -245,7 +245,8 @@ def test_a_backend_continues_a_run_from_where_it_stopped(backend, during):
     from tinynet.results import Record, Settings
     module = tinynet.compiled.load() if backend == "numba" else tinynet.reference
     X, y = tinynet.data.xor()
-    whole, parts = ([tinynet.mlp([2, 3, 1], seed=s) for s in range(3)] for _ in range(2))
+    like = tinynet.mlp([2, 3, 1], seed=0)
+    whole, parts = (tinynet.packing.draw(like, range(3)) for _ in range(2))
     seeds = np.arange(3)
 
     def epochs(first, count):
@@ -253,17 +254,19 @@ def test_a_backend_continues_a_run_from_where_it_stopped(backend, during):
 
     record_whole, record_parts = Record.empty(3, 20, 2), Record.empty(3, 20, 2)
     state_whole, state_parts = np.zeros((3, 3, 13)), np.zeros((3, 3, 13))  # Adam's m, v, t
-    module.fit_many(whole, state_whole, MSE(), Adam(), X, y, seeds, epochs(0, 20), record_whole)
-    module.fit_many(parts, state_parts, MSE(), Adam(), X, y, seeds, epochs(0, 7), record_parts)
-    predictions = module.fit_many(parts, state_parts, MSE(), Adam(), X, y, seeds,
-                                  epochs(7, 13), record_parts)
+    module.fit_packed(whole, state_whole, like, MSE(), Adam(), X, y, seeds, epochs(0, 20),
+                      record_whole)
+    module.fit_packed(parts, state_parts, like, MSE(), Adam(), X, y, seeds, epochs(0, 7),
+                      record_parts)
+    predictions = module.fit_packed(parts, state_parts, like, MSE(), Adam(), X, y, seeds,
+                                    epochs(7, 13), record_parts)
     for field_whole, field_parts in zip(record_whole, record_parts):
         np.testing.assert_array_equal(field_parts, field_whole)
     np.testing.assert_array_equal(state_parts, state_whole)
     assert (state_whole[:, 2] == 80.0).all()  # 20 epochs of 4 steps
-    for net_whole, net_parts in zip(whole, parts):
-        same_parameters(net_parts, net_whole)
-    np.testing.assert_allclose(predictions[1], parts[1].predict(X, backend), rtol=1e-13)
+    np.testing.assert_array_equal(parts, whole)
+    tinynet.packing.unpack(like, parts[1])
+    np.testing.assert_allclose(predictions[1], like.predict(X, backend), rtol=1e-13)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)

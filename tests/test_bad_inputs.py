@@ -563,7 +563,11 @@ CATALOGUE = [
      ValueError, r"^y: the training split has no sample of class 1"),
     ("own data string labels",
      lambda: Task(data=(X, np.array(list("abab"))), test=(X, np.array([0, 1, 0, 1]))),
-     TypeError, r"^y must hold integer class labels 0, 1, ..., got dtype <U1$"),
+     TypeError, r"^y: class labels must be integers from 0, got strings such as 'a'; number "
+                r"them first \(np.unique\(y, return_inverse=True\)\[1\]\)$"),
+    ("own data negative label",
+     lambda: Task(data=(X, np.array([0, 1, -1, 1])), test=(X, np.array([0, 1, 0, 1]))),
+     ValueError, r"^y\[2\] is class -1; class labels count from 0$"),
     ("own data nan pixels",
      lambda: Task(data=([[0, np.nan], [0, 1], [1, 0], [1, 1]], np.array([0, 1, 0, 1])),
                   test=(X, np.array([0, 1, 0, 1]))), ValueError, r"^X .*(nan|NaN)"),
@@ -577,7 +581,8 @@ CATALOGUE = [
      r"^test=\(X_test, y_test\) goes with your own data=\(X, y\); data set 'moons' has its "
      r"own$"),
     ("digits with a seed", lambda: Task("digits", seed=3), ValueError,
-     r"^data set 'digits' has a fixed training and test split; it takes no seed=3$"),
+     r"^seed is not a setting of data set 'digits', which has a fixed training and test "
+     r"split; got seed=3, leave it out$"),
     ("digits with a sigmoid output", lambda: Setup(task=Task("digits")), ValueError,
      r"^task 'digits' has 10 outputs: give output='softmax', not 'sigmoid' \(and arms with "
      r"loss='cross_entropy'\)$"),

@@ -24,10 +24,10 @@ from dask.distributed import Client, LocalCluster
 
 import tinynet
 from tinynet.results import EnsembleResult
-from tinynet.xor import Arm, Setup, Task, get_preset, run_seed_ranges, run_study
+from tinynet.xor import Arm, Setup, Task, classification_setup, get_preset, run_seed_ranges, \
+    run_study
 from tinynet.xor.blocks import BLOCK_SEEDS, BlockError, block_size, blocks
 from tinynet.xor.cli import main
-from tinynet.xor.design import classification_setup
 from tinynet.xor.cluster import DASK_MISSING
 
 pytestmark = [pytest.mark.unrolled, pytest.mark.slow]  # the default kernels, on the workers as here

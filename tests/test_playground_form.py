@@ -215,8 +215,10 @@ def test_the_digits_train_a_softmax_and_refuse_what_does_not_fit_them():
         "data set digits trains a softmax output: a softmax output trains with "
         "loss='cross_entropy' only")
     assert refused({**DIGITS, "n": "50"}) == {
-        "n": "n is not a setting of digits, which has a fixed training and test split; leave "
-             "n empty"}
+        "n": "n is not a setting of data set 'digits', which has a fixed training and test "
+             "split; got n=50, leave it out"}
+    assert refused({**DIGITS, "noise": "0.1"})["noise"].startswith(
+        "noise is not a setting of data set 'digits'")
     assert refused({"data": "moons", "loss": "cross_entropy"})["loss"].startswith(
         "data set moons trains a sigmoid output: loss 'cross_entropy' needs a softmax output")
     assert samples_of("digits", None) == 1442

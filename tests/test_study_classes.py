@@ -13,9 +13,8 @@ import scipy.stats
 import tinynet
 from tinynet import accuracy
 from tinynet.stats import holm
-from tinynet.xor import Arm, Setup, Task, run_study
+from tinynet.xor import Arm, Setup, Task, classification_setup, run_study
 from tinynet.xor.cli import main
-from tinynet.xor.design import classification_setup
 from tinynet.xor.report import RankedComparison
 
 SETUP = replace(classification_setup("digits"), hidden=(8,), epochs=2, seeds=6,

@@ -38,7 +38,7 @@ from typing import Iterator, NamedTuple
 import numpy as np
 
 from .validation import ShapeError, UnknownNameError, as_float_matrix, check_float, check_int, \
-    check_memory, check_seed
+    check_labels, check_memory, check_not_masked, check_seed
 
 __all__ = ["xor", "moons", "circles", "spirals", "blobs", "DATASETS", "Split", "digits",
            "mnist1d", "split", "labelled_split", "CLASSIFICATION"]
@@ -163,20 +163,11 @@ def labelled_split(X: object, y: object, X_test: object, y_test: object,
                          f"{X_test.shape[1]} (shape {X_test.shape})")
     labels = []
     for label, values, samples in (("y", y, X), ("y_test", y_test, X_test)):
-        values = np.asarray(values)
+        values = np.asarray(check_not_masked(label, values))
         if values.ndim != 1 or len(values) != len(samples):
             raise ShapeError(f"{label} must hold one class label per sample, shape "
                              f"({len(samples)},), got shape {values.shape}")
-        if values.dtype.kind not in "iu":
-            raise TypeError(f"{label} must hold integer class labels 0, 1, ..., got dtype "
-                            f"{values.dtype}" + (f"; pass {label}.astype(int) if they are "
-                                                 "whole numbers" if values.dtype.kind == "f"
-                                                 else ""))
-        if values.min() < 0:
-            index = int(np.argmin(values))
-            raise ValueError(f"{label}[{index}] is class {int(values[index])}; class labels "
-                             "count from 0")
-        labels.append(values.astype(np.int64))
+        labels.append(check_labels(label, values))
     classes = int(max(labels[0].max(), labels[1].max())) + 1
     if classes < 2:
         raise ValueError("y and y_test must hold at least two classes, got only class 0")

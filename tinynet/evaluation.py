@@ -19,6 +19,7 @@ here is the loss of the epoch's last parameters, not the mean over the epoch's s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -101,7 +102,8 @@ def scores(outputs: np.ndarray, y: np.ndarray, loss: Loss,
     return losses, np.mean(right, axis=-1)
 
 
-def evaluate_into(evaluation: Evaluation, column: int, predict, theta: np.ndarray,
+def evaluate_into(evaluation: Evaluation, column: int,
+                  predict: Callable[[np.ndarray, np.ndarray], np.ndarray], theta: np.ndarray,
                   diverged: np.ndarray, loss: Loss, train: tuple[np.ndarray, np.ndarray],
                   test: tuple[np.ndarray, np.ndarray], threshold: float) -> None:
     """Write column ``column`` of ``evaluation``: every member's scores on the ``train`` and

@@ -54,7 +54,7 @@ from . import dense, step, verdicts
 from .activations import Activation
 from .losses import Loss
 from .optimizers import Optimizer
-from .packing import layer_views, layout, pack, stack, unpack
+from .packing import layer_views, layout, pack, unpack
 from .results import Record, Settings, run_in_chunks
 from .shuffle import orders_from
 
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from .network import Network
 
 __all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "train", "Epochs", "fit_one",
-           "fit_many", "fit_packed", "layer_outputs_many", "forward_many", "output_layer",
+           "fit_packed", "layer_outputs_many", "forward_many", "output_layer",
            "predict"]
 
 def train(theta: np.ndarray, state: np.ndarray, table: np.ndarray,
@@ -277,19 +277,6 @@ which the caller may report progress; see :meth:`tinynet.results.Settings.chunks
 FIT_CHUNK_WORK = 1 << 19
 """:func:`tinynet.fit` on this backend runs in chunks of this much work: about a second of
 one 2-2-1 network's per-sample steps (a Ctrl-C stops NumPy code at once anyway)."""
-
-
-def fit_many(networks: "list[Network]", state: np.ndarray, loss: Loss, optimizer: Optimizer,
-             X: np.ndarray, y: np.ndarray, seeds: np.ndarray, settings: Settings,
-             record: Record, progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """Train ``networks`` and their optimizer's ``state`` (S, k, P) in place:
-    :func:`fit_packed` on their packed parameters, copied back into every network."""
-    theta = stack(networks)
-    predictions = fit_packed(theta, state, networks[0], loss, optimizer, X, y, seeds, settings,
-                             record, progress)
-    for net, row in zip(networks, theta):
-        unpack(net, row)
-    return predictions
 
 
 def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss,

@@ -27,6 +27,7 @@ Per run:
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from typing import NamedTuple
@@ -61,24 +62,18 @@ class Settings(NamedTuple):
     record_every: int  # 0: record no loss history
     update_during_backward: bool
 
-    def chunks(self, epochs: int) -> Iterator["Settings"]:
-        """These settings cut into runs of at most ``epochs`` epochs, in order. Run one after
-        the other on the same parameters and record, they are the whole run, bit for bit:
-        every backend continues from ``first_epoch`` (sample orders depend on the epoch, not
-        on what ran before)."""
-        for start in range(0, self.epochs, epochs):
-            yield self._replace(first_epoch=self.first_epoch + start,
-                                epochs=min(epochs, self.epochs - start))
-
-
-    def split(self, *every: int) -> Iterator["Settings"]:
+    def chunks(self, *every: int) -> Iterator["Settings"]:
         """These settings cut after every multiple of each of ``every`` epochs (counted from
-        ``first_epoch``) and at the end, in order: :meth:`chunks` with more than one
-        period, the whole run bit for bit."""
-        cuts = sorted({*(end for period in every for end in range(period, self.epochs, period)),
-                       self.epochs})
-        for start, end in zip([0, *cuts], cuts):
-            yield self._replace(first_epoch=self.first_epoch + start, epochs=end - start)
+        ``first_epoch``) and at the end, in order: with one period, runs of at most that
+        many epochs. Run one after the other on the same parameters and record, they are the
+        whole run, bit for bit: every backend continues from ``first_epoch`` (sample orders
+        depend on the epoch, not on what ran before)."""
+        start = 0
+        for end in heapq.merge(*(range(period, self.epochs, period) for period in every),
+                               [self.epochs]):
+            if end > start:  # a multiple of two periods comes once
+                yield self._replace(first_epoch=self.first_epoch + start, epochs=end - start)
+                start = end
 
 
 def run_in_chunks(settings: Settings, work_per_epoch: int, chunk_work: int,

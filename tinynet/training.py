@@ -125,7 +125,7 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     columns = {} if evaluation is None else {int(done): column for column, done
                                              in enumerate(evaluation.epochs)}
     with np.errstate(all="ignore"), _restored_at_interrupt(net, pack(net)):
-        for part in settings.split(print_every or epochs, evaluate_every or epochs):
+        for part in settings.chunks(print_every or epochs, evaluate_every or epochs):
             for piece in part.chunks(chunk):
                 run.fit_one(net, state, loss, optimizer, X, y, seed, piece, record)
                 if record.diverged_epoch[0] >= 0:
@@ -262,17 +262,10 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     run = EnsembleRun.checked(networks[0], len(networks), X, y, epochs, lr, batch_size,
                               shuffle, seeds, backend, threshold, record_every, update,
                               progress, loss, optimizer, test, evaluate_every)
-    with np.errstate(all="ignore"):
-        if run.evaluation is None:
-            predictions = run.backend.fit_many(networks, state, run.loss, optimizer, run.X,
-                                               run.y, run.seeds, run.settings, run.record,
-                                               progress)
-        else:
-            theta = stack(networks)
-            predictions = run.evaluated(theta, state, networks[0], optimizer, progress)
-            for net, row in zip(networks, theta):
-                unpack(net, row)
-    for net, values in zip(networks, state):
+    theta = stack(networks)
+    predictions = run.train(theta, state, networks[0], optimizer, progress)
+    for net, row, values in zip(networks, theta, state):
+        unpack(net, row)
         keep_state(net, optimizer, values)
     return run.result(predictions)
 
@@ -312,13 +305,12 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
     run = EnsembleRun.checked(like, len(theta), X, y, epochs, lr, batch_size, shuffle, seeds,
                               backend, threshold, record_every, update, progress, loss,
                               optimizer, test, evaluate_every)
-    with np.errstate(all="ignore"):
-        if run.evaluation is None:
-            predictions = run.backend.fit_packed(theta, state, like, run.loss, optimizer, run.X,
-                                                 run.y, run.seeds, run.settings, run.record,
-                                                 progress)
-        else:
-            predictions = run.evaluated(theta, state, like, optimizer, progress)
+    if run.evaluation is not None:
+        return run.result(run.train(theta, state, like, optimizer, progress))
+    with np.errstate(all="ignore"):  # straight to the backend: no frame between a study and
+        predictions = run.backend.fit_packed(  # its kernel (tests/test_architecture.py)
+            theta, state, like, run.loss, optimizer, run.X, run.y, run.seeds, run.settings,
+            run.record, progress)
     return run.result(predictions)
 
 
@@ -358,28 +350,34 @@ class EnsembleRun(NamedTuple):
                    Record.empty(members, epochs, every), test,
                    None if test is None else Evaluation.empty(members, epochs, evaluate_every))
 
-    def evaluated(self, theta: np.ndarray, state: np.ndarray, like: Network,
-                  optimizer: Optimizer, progress: Callable[[int], None] | None) -> np.ndarray:
-        """The run in parts of ``evaluate_every`` epochs, the members of ``theta`` (S, P)
-        evaluated after each (:func:`tinynet.evaluation.evaluate_into`); the trained
-        members' outputs on X. A Ctrl-C puts ``theta`` and ``state`` back as they were."""
-        every = int(self.evaluation.epochs[0])
+    def train(self, theta: np.ndarray, state: np.ndarray, like: Network, optimizer: Optimizer,
+              progress: Callable[[int], None] | None) -> np.ndarray:
+        """Train the members whose packed parameters are the rows of ``theta`` (S, P) and
+        their optimizer's ``state`` in place on the backend; return their outputs on X. With
+        an evaluation, the run goes in parts of ``evaluate_every`` epochs, the members
+        evaluated after each (:func:`tinynet.evaluation.evaluate_into`), and a Ctrl-C puts
+        ``theta`` and ``state`` back as they were."""
+        every = self.settings.epochs if self.evaluation is None else int(self.evaluation.epochs[0])
         predict = _predictor(self.backend, like, self.loss, optimizer)
-        before = theta.copy(), state.copy()
+        before = None if self.evaluation is None else (theta.copy(), state.copy())
         try:
-            for column, part in enumerate(self.settings.chunks(every)):
-                told = None if progress is None else \
-                    (lambda done, ran=part.first_epoch: progress(ran + done))
-                predictions = self.backend.fit_packed(theta, state, like, self.loss, optimizer,
-                                                      self.X, self.y, self.seeds, part,
-                                                      self.record, told)
-                diverged = self.record.diverged_epoch >= 0
-                evaluate_into(self.evaluation, column, predict, theta, diverged, self.loss,
-                              (self.X, self.y), self.test, self.settings.threshold)
-                if np.all(diverged):
-                    break
+            with np.errstate(all="ignore"):
+                for column, part in enumerate(self.settings.chunks(every)):
+                    told = None if progress is None else \
+                        (lambda done, ran=part.first_epoch: progress(ran + done))
+                    predictions = self.backend.fit_packed(
+                        theta, state, like, self.loss, optimizer, self.X, self.y, self.seeds,
+                        part, self.record, told)
+                    diverged = self.record.diverged_epoch >= 0
+                    if self.evaluation is not None:
+                        evaluate_into(self.evaluation, column, predict, theta, diverged,
+                                      self.loss, (self.X, self.y), self.test,
+                                      self.settings.threshold)
+                    if np.all(diverged):
+                        break
         except KeyboardInterrupt:
-            theta[...], state[...] = before
+            if before is not None:
+                theta[...], state[...] = before
             raise
         return predictions
 

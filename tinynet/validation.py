@@ -345,25 +345,37 @@ def check_training_data(X: object, y: object, n_in: int, n_out: int, labels: boo
     return X, y
 
 
-def one_hot(name: str, labels: np.ndarray, classes: int) -> np.ndarray:
-    """Class labels (B,), integers from 0 to ``classes`` − 1, as one-hot rows (B, classes) of
-    float64; or a one-line error naming ``name`` and the first label that is not one."""
+def check_labels(name: str, labels: np.ndarray, classes: int | None = None) -> np.ndarray:
+    """``labels`` as int64 if they are integer class labels (of ``classes`` classes if
+    given, labels 0 to ``classes`` − 1; else labels from 0), or a one-line error naming
+    ``name``: strings or objects, floats, a label below 0 (or, given ``classes``, above its
+    last)."""
+    span = "from 0" if classes is None else f"0 to {classes - 1}"
     if labels.dtype.kind in "USO":
         shown = labels.flat[0] if labels.size else ""
         kind = "strings" if isinstance(shown, str) else f"{type(shown).__name__} objects"
-        raise TypeError(f"{name}: class labels must be integers 0 to {classes - 1}, got "
-                        f"{kind} such as {_plain(shown)!r}; number them first "
+        raise TypeError(f"{name}: class labels must be integers {span}, got {kind} such as "
+                        f"{_plain(shown)!r}; number them first "
                         f"(np.unique({name}, return_inverse=True)[1])")
     if labels.dtype.kind not in "iu":
-        raise TypeError(f"{name}: class labels must be integers 0 to {classes - 1}, got dtype "
-                        f"{labels.dtype}; pass {name}.astype(int) if they are whole numbers, "
-                        f"or one-hot rows of shape (samples, {classes})")
-    outside = np.flatnonzero((labels < 0) | (labels >= classes))
+        rows = "" if classes is None else f", or one-hot rows of shape (samples, {classes})"
+        raise TypeError(f"{name}: class labels must be integers {span}, got dtype "
+                        f"{labels.dtype}; pass {name}.astype(int) if they are whole "
+                        f"numbers{rows}")
+    outside = np.flatnonzero((labels < 0) | (labels >= (np.inf if classes is None else classes)))
     if outside.size:
         index = int(outside[0])
-        raise ValueError(f"{name}[{index}] is class {int(labels[index])}, outside 0 to "
-                         f"{classes - 1} (the output layer has {classes} units, one per "
-                         "class)")
+        where = ("; class labels count from 0" if classes is None else
+                 f", outside {span} (the output layer has {classes} units, one per class)")
+        raise ValueError(f"{name}[{index}] is class {int(labels[index])}{where}")
+    return labels.astype(np.int64)
+
+
+def one_hot(name: str, labels: np.ndarray, classes: int) -> np.ndarray:
+    """Class labels (B,), integers from 0 to ``classes`` − 1, as one-hot rows (B, classes) of
+    float64; or a one-line error naming ``name`` and the first label that is not one
+    (:func:`check_labels`)."""
+    labels = check_labels(name, labels, classes)
     rows = np.zeros((labels.size, classes))
     rows[np.arange(labels.size), labels] = 1.0
     return rows

@@ -32,9 +32,8 @@ from dataclasses import replace
 
 
 import tinynet
-from tinynet.xor import Arm, run_study
+from tinynet.xor import Arm, classification_setup, run_study
 from tinynet.xor.bands import evaluation_curves
-from tinynet.xor.design import classification_setup
 from tinynet.xor.textbooks import init_histograms
 
 digits = tinynet.data.digits()

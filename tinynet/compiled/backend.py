@@ -16,7 +16,7 @@ import numpy as np
 from ..activations import BUILT_IN
 from ..losses import MSE, CrossEntropy, Loss
 from ..optimizers import Optimizer
-from ..packing import Layout, layout, pack, stack, unpack
+from ..packing import Layout, layout, pack, unpack
 from ..results import Record, Settings, run_in_chunks
 from . import codegen, epochs, fused, kit, lanes, single, unrolled
 from .render import NotCompilableError
@@ -24,7 +24,7 @@ from .render import NotCompilableError
 if TYPE_CHECKING:
     from ..network import Network
 
-__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "lane_width", "fit_one", "fit_many", "fit_packed",
+__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "lane_width", "fit_one", "fit_packed",
            "predict_packed", "predict", "typed", "check_counters"]
 
 
@@ -62,19 +62,6 @@ FIT_CHUNK_WORK = 1 << 27
 x parameters): one network's steps are a chain of dependent operations, so a chunk of
 :data:`CHUNK_WORK` would take several seconds (about 7 for a 2-2-1 on XOR's four points);
 this one, well under one."""
-
-
-def fit_many(networks: "list[Network]", state: np.ndarray, loss: Loss, optimizer: Optimizer,
-             X: np.ndarray, y: np.ndarray, seeds: np.ndarray, settings: Settings,
-             record: Record, progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """Train ``networks`` and their optimizer's ``state`` (S, k, P) in place:
-    :func:`fit_packed` on their packed parameters, copied back into every network."""
-    theta = stack(networks)
-    predictions = fit_packed(theta, state, networks[0], loss, optimizer, X, y, seeds, settings,
-                             record, progress)
-    for net, row in zip(networks, theta):
-        unpack(net, row)
-    return predictions
 
 
 def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss,

@@ -246,11 +246,6 @@ def _work(arms: int, seeds: int, epochs: int, samples: int, parameters: int) -> 
 
 
 def _task(typed: dict) -> Task:
-    if typed["data"] in CLASSIFICATION:  # named here, where the field can be
-        for name in ("n", "noise"):
-            if typed[name] is not None:
-                raise ValueError(f"{name} is not a setting of {typed['data']}, which has a "
-                                 f"fixed training and test split; leave {name} empty")
     return Task(typed["data"], n=typed["n"], noise=typed["noise"])
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from ..network import Network
 from ..packing import draw, layout
 from ..reference import layer_outputs_many
-from ..xor import FAILURES, Setup, Study, build_network, solved_epochs
+from ..xor import FAILURES, ArmResult, Setup, Study, build_network, solved_epochs
 
 __all__ = ["RESOLUTION", "NOT_FINITE", "FLOAT_CHARS", "SAMPLE_BYTES", "OUTCOME_BYTES",
            "CHUNK_BYTES", "packed", "study_payload", "extent", "boundaries", "activation_stds",
@@ -136,23 +136,34 @@ def _quartiles(values: np.ndarray) -> list[float] | None:
     return None if len(values) == 0 else [float(q) for q in np.percentile(values, [25, 50, 75])]
 
 
-def _arm(study: Study, index: int, like: Network, X: np.ndarray, y: np.ndarray,
-         box: list[float]) -> dict:
-    result, setup = study.results[index], study.setup
-    initial = draw(like, setup.seed_range)  # bit for bit the study's (not kept by it)
+def _arm(result: ArmResult, like: Network, setup: Setup,
+         X: np.ndarray) -> tuple[dict, np.ndarray]:
+    """What the page shows of every arm: its counts, rate and interval, failures, seconds,
+    each layer's activation std at initialization on X, every seed's outcome and loss curve;
+    and the seeds' initial parameters (S, P), drawn again (bit for bit the study's, which it
+    does not keep)."""
+    initial = draw(like, setup.seed_range)
     stds = activation_stds(initial, like, X)
     return {
         "name": result.arm.name, "successes": result.successes, "n": result.n,
         "rate": result.rate, "interval": list(result.interval), "failures": result.failures,
-        "seconds": result.seconds, "solved_epoch_quartiles": result.solved_epoch_quartiles,
+        "seconds": result.seconds,
         "activation_stds": [_quartiles(stds[:, layer]) for layer in range(stds.shape[1])],
         "outcomes": [str(kind) for kind in result.outcomes],
-        "solved_epochs": solved_epochs(result.ensemble, y).tolist(),
-        "boundaries": packed(boundaries(result.trained, like, box), "uint8"),
         "loss": packed(result.ensemble.loss, "float32"),
-        "initial": packed(initial, "float32"),
-        "trained": packed(result.trained, "float32"),
-    }
+    }, initial
+
+
+def _boundary_arm(result: ArmResult, like: Network, setup: Setup, X: np.ndarray,
+                  y: np.ndarray, box: list[float]) -> dict:
+    """An arm on a 2-D task: :func:`_arm`, with every seed's epoch of success, decision
+    boundary, and weights as initialised and as trained."""
+    shown, initial = _arm(result, like, setup, X)
+    return {**shown, "solved_epoch_quartiles": result.solved_epoch_quartiles,
+            "solved_epochs": solved_epochs(result.ensemble, y).tolist(),
+            "boundaries": packed(boundaries(result.trained, like, box), "uint8"),
+            "initial": packed(initial, "float32"),
+            "trained": packed(result.trained, "float32")}
 
 
 def confusions(theta: np.ndarray, like: Network, X: np.ndarray, labels: np.ndarray,
@@ -160,92 +171,69 @@ def confusions(theta: np.ndarray, like: Network, X: np.ndarray, labels: np.ndarr
     """Each network's confusion matrix on X (S, classes, classes), uint16: row the true
     class, column the class it gave (its most probable output; a sample whose outputs are
     not finite is counted in no column)."""
-    found = np.zeros((len(theta), classes, classes), dtype=np.uint16)
+    found = np.zeros((len(theta), classes * classes), dtype=np.int64)
     for start, per_layer in _layers(theta, like, X):
         outputs = per_layer[-1]
-        given = np.argmax(outputs, axis=-1)
-        finite = np.all(np.isfinite(outputs), axis=-1)
-        for row in range(len(outputs)):
-            np.add.at(found[start + row], (labels[finite[row]], given[row][finite[row]]), 1)
-    return found
+        cells = labels * classes + np.argmax(outputs, axis=-1)  # (seeds, samples)
+        cells = np.where(np.all(np.isfinite(outputs), axis=-1), cells, classes * classes)
+        for row, seed_cells in enumerate(cells):  # the last bin: not finite, dropped
+            found[start + row] = np.bincount(seed_cells, minlength=classes * classes + 1)[:-1]
+    return found.astype(np.uint16).reshape(len(theta), classes, classes)
 
 
-def _test_arm(study: Study, index: int, like: Network, X_test: np.ndarray,
-              y_test: np.ndarray) -> dict:
-    """An arm on a task with a test set: per seed its test accuracy, outcome (learned,
-    below, diverged), training-loss and test-accuracy curves and confusion matrix."""
-    result, setup = study.results[index], study.setup
-    stds = activation_stds(draw(like, setup.seed_range), like, setup.task.training_data()[0])
-    scores = np.nan_to_num(np.asarray(result.test_accuracy, dtype=np.float64), nan=0.0)
-    return {
-        "name": result.arm.name, "successes": result.successes, "n": result.n,
-        "rate": result.rate, "interval": list(result.interval), "seconds": result.seconds,
-        "failures": {"below_criterion": result.n - result.successes - result.diverged,
-                     "diverged": result.diverged},
-        "accuracy_quartiles": [float(q) for q in np.percentile(scores, [25, 50, 75])],
-        "activation_stds": [_quartiles(stds[:, layer]) for layer in range(stds.shape[1])],
-        "outcomes": [str(kind) for kind in result.outcomes],
-        "test_accuracy": packed(scores, "float32"),
-        "loss": packed(result.ensemble.loss, "float32"),
-        "test_curve": packed(result.ensemble.evaluation.test_accuracy, "float32"),
-        "confusion": packed(confusions(result.trained, like, X_test, y_test,
-                                       setup.task.classes), "uint16"),
-    }
-
-
-def _test_payload(study: Study, fields: dict[str, str], record_every: int) -> dict:
-    """:func:`study_payload` on a task with a test set."""
-    setup = study.setup
-    X_test, y_test = setup.task.held_out_data()
-    likes = [build_network(setup, result.arm, setup.first_seed) for result in study.results]
-    differ = []
-    if len(likes) == 2:
-        a, b = (result.solved for result in study.results)
-        differ = np.flatnonzero(a != b).tolist()
-    criterion = setup.task.criterion
-    return {
-        "kind": "classes", "fields": fields, "describe": setup.describe(),
-        "sizes": setup.sizes, "first_seed": setup.first_seed, "seeds": setup.seeds,
-        "record_every": record_every, "loss_name": study.results[0].arm.loss,
-        "classes": setup.task.classes, "criterion": criterion,
-        "evaluated": study.results[0].ensemble.evaluation.epochs.tolist(),
-        "failure_labels": {"below_criterion": [f"at most {criterion:.0%}",
-                                               f"test accuracy at most {criterion:.0%}"],
-                           "diverged": list(FAILURES["diverged"])},
-        "arms": [_test_arm(study, index, like, X_test, y_test)
-                 for index, like in enumerate(likes)],
-        "differ": differ,
-        "verdict": study.comparisons[0].verdict(setup.seeds) if study.comparisons else None,
-        "study": study.to_dict(),
-    }
+def _test_arm(result: ArmResult, like: Network, setup: Setup, X: np.ndarray,
+              X_test: np.ndarray, y_test: np.ndarray) -> dict:
+    """An arm on a task with a test set: :func:`_arm`, with every seed's test accuracy,
+    test-accuracy curve and confusion matrix on the test set, and the quartiles of the test
+    accuracy."""
+    shown, _ = _arm(result, like, setup, X)
+    scores = np.asarray(result.test_accuracy)
+    return {**shown, "failures": {"below_criterion": result.n - result.successes
+                                                     - result.diverged,
+                                  "diverged": result.diverged},
+            "accuracy_quartiles": [float(q) for q in np.percentile(scores, [25, 50, 75])],
+            "test_accuracy": packed(scores, "float32"),
+            "test_curve": packed(result.ensemble.evaluation.test_accuracy, "float32"),
+            "confusion": packed(confusions(result.trained, like, X_test, y_test,
+                                           setup.task.classes), "uint16")}
 
 
 def study_payload(study: Study, fields: dict[str, str], record_every: int) -> dict:
     """What the page shows of ``study``, trained from the form's ``fields``, which recorded
     the loss every ``record_every`` epochs: JSON-ready. The numbers the page does not show
-    are in ``"study"``, as :meth:`~tinynet.xor.Study.to_dict` writes them. On a task with a
-    test set (the digits, MNIST-1D), what :func:`_test_payload` gives."""
+    are in ``"study"``, as :meth:`~tinynet.xor.Study.to_dict` writes them. On a 2-D task every
+    seed's decision boundary (``"kind": "boundaries"``); on a task with a test set (the
+    digits, MNIST-1D: ``"classes"``) every seed's test accuracy and confusion matrix."""
     setup = study.setup
-    if setup.task.classification:
-        return _test_payload(study, fields, record_every)
     X, y = setup.task.training_data()
-    box = extent(X)
     likes = [build_network(setup, result.arm, setup.first_seed) for result in study.results]
-    arms = [_arm(study, index, like, X, y, box) for index, like in enumerate(likes)]
     differ = []
-    if len(arms) == 2:
+    if len(likes) == 2:
         a, b = (result.solved for result in study.results)
         differ = np.flatnonzero(a != b).tolist()
-    return {
-        "kind": "boundaries", "fields": fields, "describe": setup.describe(),
-        "sizes": setup.sizes,
+    shared = {
+        "fields": fields, "describe": setup.describe(), "sizes": setup.sizes,
         "first_seed": setup.first_seed, "seeds": setup.seeds,
         "record_every": record_every, "loss_name": study.results[0].arm.loss,
-        "table": layout(likes[0]).table.tolist(),
-        "data": {"X": X.tolist(), "y": y.ravel().tolist()},
-        "grid": {"extent": box, "resolution": RESOLUTION, "not_finite": NOT_FINITE},
-        "failure_labels": {kind: list(text) for kind, text in FAILURES.items()},
-        "arms": arms, "differ": differ,
+        "differ": differ,
         "verdict": study.comparisons[0].verdict(setup.seeds) if study.comparisons else None,
         "study": study.to_dict(),
     }
+    if setup.task.classification:
+        X_test, y_test = setup.task.held_out_data()
+        criterion = setup.task.criterion
+        return {**shared, "kind": "classes", "classes": setup.task.classes,
+                "criterion": criterion,
+                "evaluated": study.results[0].ensemble.evaluation.epochs.tolist(),
+                "failure_labels": {"below_criterion": [f"at most {criterion:.0%}",
+                                                       f"test accuracy at most {criterion:.0%}"],
+                                   "diverged": list(FAILURES["diverged"])},
+                "arms": [_test_arm(result, like, setup, X, X_test, y_test)
+                         for result, like in zip(study.results, likes)]}
+    box = extent(X)
+    return {**shared, "kind": "boundaries", "table": layout(likes[0]).table.tolist(),
+            "data": {"X": X.tolist(), "y": y.ravel().tolist()},
+            "grid": {"extent": box, "resolution": RESOLUTION, "not_finite": NOT_FINITE},
+            "failure_labels": {kind: list(text) for kind, text in FAILURES.items()},
+            "arms": [_boundary_arm(result, like, setup, X, y, box)
+                     for result, like in zip(study.results, likes)]}

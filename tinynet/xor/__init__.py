@@ -39,7 +39,7 @@ hyperparameter :mod:`~tinynet.xor.hyperparameters`, the study they describe
 :mod:`~tinynet.xor.interrupts`).
 """
 
-from .arms import DEFAULT_SETUP, Arm, Setup, build_network
+from .arms import DEFAULT_SETUP, Arm, Setup, build_network, classification_setup
 from .bench import run_study
 from .blocks import BLOCK_SEEDS, BlockError
 from .depth import DEPTH_SETUP, DEPTHS, DepthStudy, depth_arms, run_depth_study
@@ -57,5 +57,6 @@ __all__ = ["Arm", "Setup", "DEFAULT_SETUP", "ArmResult", "Comparison", "Study", 
            "wrong_outputs", "Sweep", "run_sweep", "Preset", "PRESETS", "get_preset", "WIDTHS",
            "WIDTH_INITS", "CANDIDATE_ARMS", "SeedRanges", "run_seed_ranges", "encode_solved",
            "decode_solved", "OUTCOMES", "outcomes", "build_network", "Task", "XOR",
+           "classification_setup",
            "DepthStudy", "run_depth_study", "depth_arms", "DEPTHS", "DEPTH_SETUP",
            "BLOCK_SEEDS", "BlockError"]

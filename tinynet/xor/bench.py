@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import replace
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
 from .. import reference
-from ..network import Network
 from ..losses import check_output, get_loss
+from ..network import Network
 from ..optimizers import get_optimizer
 from ..packing import layout
 from ..validation import MAX_EPOCHS, check_callable, check_instance, check_int, check_memory, \

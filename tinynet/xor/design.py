@@ -8,14 +8,14 @@ from dataclasses import asdict, replace
 
 from .. import data
 from .arguments import DEFAULT_INIT
-from .arms import DEFAULT_SETUP, Arm, Setup, spec_name
+from .arms import DEFAULT_SETUP, Arm, Setup, classification_setup, spec_name
 from .failed import check_folder
 from .hyperparameters import chosen_spec, given
 from .outputs import check_output_names
 from .presets import get_preset
 from .task import Task
 
-__all__ = ["design", "classification_setup"]
+__all__ = ["design"]
 
 SETUP_FLAGS = ("hidden", "activation", "lr", "epochs", "seeds", "first_seed", "backend",
                "batch_size")
@@ -93,15 +93,6 @@ def _design(parser: argparse.ArgumentParser,
         parser.error(f"--gallery-seeds {args.gallery_seeds}: more than the study's {seeds} "
                      f"seeds; expected a number from 1 to {seeds}")
     return arms, setups
-
-
-def classification_setup(name: str) -> Setup:
-    """The setup a study of data set ``name`` (of :data:`tinynet.data.CLASSIFICATION`) starts
-    from: one hidden ReLU layer of 100, a softmax output (with cross-entropy, the arms'
-    default loss there), minibatches of 32 at lr 0.1, shuffled, 10 epochs; the options given
-    change it."""
-    return Setup(task=Task(name), hidden=(100,), activation="relu", output="softmax", lr=0.1,
-                 epochs=10, batch_size=32)
 
 
 def _activation(args: argparse.Namespace, base: Setup) -> dict[str, object]:

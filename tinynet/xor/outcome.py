@@ -178,12 +178,13 @@ class ArmResult:
                   trained: np.ndarray | None = None) -> "ArmResult":
         """Summarise an ensemble trained on a task of many classes, evaluated on its test set
         (``result.evaluation``): a seed succeeds (*learns*) when its final test accuracy is
-        above ``criterion``; the others failed below it, or diverged. ``test_accuracy`` and
-        ``test_loss`` keep every seed's (NaN for a diverged one), ``held_out_quartiles`` the
-        quartiles of the test accuracy of the seeds that learned."""
-        accuracy = result.evaluation.test_accuracy[:, -1]
-        learned = np.nan_to_num(accuracy, nan=-1.0) > criterion
-        diverged = result.diverged & ~learned
+        above ``criterion``; the others failed below it, or diverged. ``test_accuracy`` keeps
+        every seed's, a diverged seed's as 0 (its outputs are not numbers: no sample is
+        classified right), ``test_loss`` every seed's (NaN for a diverged one),
+        ``held_out_quartiles`` the quartiles of the test accuracy of the seeds that learned."""
+        diverged = result.diverged
+        accuracy = np.where(diverged, 0.0, result.evaluation.test_accuracy[:, -1])
+        learned = accuracy > criterion
         successes = int(learned.sum())
         kinds = np.array(["diverged", "below_criterion", "solved"],
                          dtype=object)[np.select([learned, ~diverged], [2, 1], 0)]

@@ -75,12 +75,6 @@ class RankedComparison(Comparison):
         return f"{gap}: no significant difference at n = {n} ({tested})"
 
 
-def test_accuracies(result: ArmResult) -> np.ndarray:
-    """An arm's final test accuracy per seed, a diverged seed's as 0 (its outputs are not
-    numbers, and no sample is classified right)."""
-    return np.nan_to_num(np.asarray(result.test_accuracy, dtype=np.float64), nan=0.0)
-
-
 def compare(results: list[ArmResult], against: int | None = None) -> list[Comparison]:
     """Fisher exact tests between every pair of arms, Holm-adjusted over the pairs; or, with
     ``against`` (an index into ``results``), of every other arm against that one (a
@@ -108,7 +102,7 @@ def _ranked(pairs: list[tuple[ArmResult, ArmResult]]) -> list[Comparison]:
     """:class:`RankedComparison` of each pair, Holm over both tests of every pair."""
     found = []
     for a, b in pairs:
-        xa, xb = test_accuracies(a), test_accuracies(b)
+        xa, xb = np.asarray(a.test_accuracy), np.asarray(b.test_accuracy)
         found.append((a, b, stats.fisher_exact_p(a.successes, a.n, b.successes, b.n),
                       rank_test(xa, xb), float(np.median(xa)), float(np.median(xb))))
     adjusted = stats.holm([p for *_, fisher, rank, _, _ in found for p in (fisher, rank)])
@@ -206,7 +200,7 @@ class Study:
                  "mean (95% CI)", "failures below, diverged", "init std by layer",
                  "seconds"]]
         for r in self.results:
-            s = summarise(r.arm.name, test_accuracies(r), self.setup.task.classes, r.seconds,
+            s = summarise(r.arm.name, r.test_accuracy, self.setup.task.classes, r.seconds,
                           threshold=self.setup.task.criterion)
             q1, median, q3 = s.quartiles
             rows.append([r.arm.name, f"{r.successes}/{r.n}", f"{r.rate:.1%}",
@@ -236,16 +230,13 @@ class Study:
             lines += ["", f"At n = {self.setup.seeds} the 95 % interval is the measure of "
                           "precision; to compare initializers, name several and read the "
                           "pairwise tests."]
-        if self.comparisons and task.classification:
+        if self.comparisons:
+            tests = (f"Fisher exact on the fractions that learn, Mann-Whitney on test accuracy, "
+                     f"both two-sided; Holm-adjusted over {2 * len(self.comparisons)} tests"
+                     if task.classification else "Fisher exact, two-sided; Holm-adjusted "
+                     f"over {len(self.comparisons)} comparisons")
             lines += ["", ("Pairwise" if self.baseline is None else
-                           f"Against {self.baseline}") + " (Fisher exact on the fractions "
-                          "that learn, Mann-Whitney on test accuracy, both two-sided; "
-                          f"Holm-adjusted over {2 * len(self.comparisons)} tests):"]
-            lines += [f"  {c.verdict(self.setup.seeds)}" for c in self.comparisons]
-        elif self.comparisons:
-            lines += ["", ("Pairwise" if self.baseline is None else
-                           f"Against {self.baseline}") + " (Fisher exact, two-sided; "
-                          f"Holm-adjusted over {len(self.comparisons)} comparisons):"]
+                           f"Against {self.baseline}") + f" ({tests}):"]
             lines += [f"  {c.verdict(self.setup.seeds)}" for c in self.comparisons]
         return "\n".join(lines)
 

@@ -104,12 +104,12 @@ class Task:
             check_choice("data", self.data, {**data.DATASETS, **data.CLASSIFICATION},
                          kind="data set")
         if self.classification:
-            given = [f"{name}={value!r}" for name, value, default in (
-                ("n", self.n, None), ("noise", self.noise, None), ("seed", self.seed, 0),
-                ("held_out_seed", self.held_out_seed, 1)) if value != default]
-            if given:
-                raise ValueError(f"data set {self.name!r} has a fixed training and test split; "
-                                 f"it takes no {', '.join(given)}")
+            for name, default in (("n", None), ("noise", None), ("seed", 0),
+                                  ("held_out_seed", 1)):
+                if getattr(self, name) != default:
+                    raise ValueError(f"{name} is not a setting of data set {self.name!r}, "
+                                     f"which has a fixed training and test split; got "
+                                     f"{name}={getattr(self, name)!r}, leave it out")
         if self.n is not None:
             check_int("n", self.n, minimum=2)
         if self.noise is not None:

@@ -29,10 +29,9 @@ import numpy as np
 from .. import dense
 from ..network import mlp
 from ..stats import holm, median_interval, wilson_interval
-from .arms import Arm, Setup
+from .arms import Arm, Setup, classification_setup
 from .bands import quartiles
 from .bench import run_study
-from .design import classification_setup
 from .report import Study
 
 __all__ = ["Experiment", "DLFS", "NIELSEN", "MNIST1D_MLP", "EXPERIMENTS", "run_experiment",

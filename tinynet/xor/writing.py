@@ -58,13 +58,12 @@ def _figures_and_seeds(args: argparse.Namespace, studies: list[Study],
             _whole(shape_path(args.gallery, study.setup.shape, len(studies)),
                    lambda path: figures.seed_gallery(study, seeds=gallery_seeds, path=path),
                    written)
-        if args.curves and study.setup.task.classification:
+        if args.curves:  # a task with a test set: its evaluations' bands over all seeds
             from .bands import evaluation_curves
+            draw = evaluation_curves if study.setup.task.classification else \
+                figures.study_curves
             _whole(shape_path(args.curves, study.setup.shape, len(studies)),
-                   lambda path: evaluation_curves(study, path=path), written)
-        elif args.curves:
-            _whole(shape_path(args.curves, study.setup.shape, len(studies)),
-                   lambda path: figures.study_curves(study, path=path), written)
+                   lambda path: draw(study, path=path), written)
         if args.save_failed:
             with batch():  # three files a failed seed: one scan and one sync a folder
                 save_failed(study, args.save_failed, written)

@@ -60,5 +60,5 @@
     section.scrollIntoView({ block: "nearest" });
   }
 
-  Object.assign(playground, { showSeed: show });
+  Object.assign(playground, { showSeed: show, ARM_COLOURS: COLOURS });
 })(window.playground);

@@ -30,14 +30,27 @@
       element("span", { class: "point", style: `left:${100 * arm.rate}%` }));
   }
 
+  // The table of the arms, the test between A and B, and how precise a rate is. On a task with
+  // a test set a seed that succeeds has learned, and its middle column is the test accuracy.
   function numbers(study) {
+    const classes = study.kind === "classes";
     const kinds = Object.keys(study.failure_labels);
-    const head = element("tr", {}, element("th", {}, "initializer"), element("th", {}, "solved"),
+    const head = element("tr", {}, element("th", {}, "initializer"),
+      element("th", {}, outcomeLabel(study, "solved")),
       element("th", {}, "rate [95 % interval]"), element("th", {}, ""),
-      element("th", {}, "median epoch solved"),
+      element("th", {}, classes ? "test accuracy: median [quartiles]" : "median epoch solved"),
       kinds.map((kind) => element("th", { title: study.failure_labels[kind][1] },
                                   study.failure_labels[kind][0])),
       element("th", {}, "training"));
+    const middle = (arm, index) => {
+      if (classes) {
+        const [q1, median, q3] = arm.accuracy_quartiles;
+        return element("td", { id: `accuracy-${"ab"[index]}` },
+                       `${percent(median)} ${interval([q1, q3])}`);
+      }
+      return element("td", {}, arm.solved_epoch_quartiles ?
+                     thousands(Math.round(arm.solved_epoch_quartiles[1])) : "–");
+    };
     const rows = study.arms.map((arm, index) => element("tr", {},
       element("td", {}, arm.name),
       element("td", { class: "count", id: `solved-${"ab"[index]}` },
@@ -45,14 +58,20 @@
       element("td", { class: "rate", id: `rate-${"ab"[index]}` },
               `${percent(arm.rate)} ${interval(arm.interval)}`),
       element("td", {}, rateBar(arm)),
-      element("td", {}, arm.solved_epoch_quartiles ? thousands(Math.round(arm.solved_epoch_quartiles[1])) : "–"),
+      middle(arm, index),
       kinds.map((kind) => element("td", { class: "count" }, thousands(arm.failures[kind]))),
       element("td", {}, duration(arm.seconds))));
-    const parts = [element("h2", {}, "Success rates"), element("table", { class: "numbers" },
-      element("thead", {}, head), element("tbody", {}, rows))];
+    const parts = [element("h2", {}, classes ? "Seeds that learned" : "Success rates")];
+    if (classes) {
+      parts.push(element("p", { class: "note" }, `A seed learned when its test accuracy is ` +
+        `above ${percent(study.criterion)} (twice chance on ${study.classes} classes).`));
+    }
+    parts.push(element("table", { class: "numbers" }, element("thead", {}, head),
+                       element("tbody", {}, rows)));
     if (study.verdict) {
-      parts.push(element("p", { id: "comparison" },
-        `Fisher's exact test, two-sided: ${study.verdict}.`));
+      const tests = classes ? "Fisher's exact test on the fractions that learned and the " +
+        "Mann-Whitney test on the accuracies, Holm over both" : "Fisher's exact test, two-sided";
+      parts.push(element("p", { id: "comparison" }, `${tests}: ${study.verdict}.`));
     } else {
       parts.push(element("p", { class: "note" }, "Choose an initializer B to test A against it."));
     }
@@ -82,28 +101,38 @@
     return kinds.map((kind) => element("span", { class: `swatch outcome-${kind}` }, outcomeLabel(study, kind)));
   }
 
-  // One grid per arm, seeds in the same places; `onPick(index)` when a seed is clicked.
+  // One seed's thumbnail: its decision boundary, or on a task with a test set its test
+  // accuracy as a shaded tile (playground.accuracyTile).
+  function thumbnail(study, arm, index) {
+    if (study.kind === "classes") return playground.accuracyTile(study, arm, index, THUMB);
+    const { resolution, not_finite: notFinite, extent } = study.grid;
+    const canvas = element("canvas", { width: THUMB, height: THUMB });
+    playground.drawBoundary(canvas, arm.boundaries.row(index), resolution, notFinite,
+                            study.data, extent, study.data.X.length <= 16 ? 2.5 : 0);
+    return canvas;
+  }
+
+  // One grid per arm, seeds in the same places, framed by outcome; `onPick(index)` when a
+  // seed is clicked.
   function grids(study, onPick) {
     const differ = new Set(study.differ);
-    const { resolution, not_finite: notFinite, extent } = study.grid;
     const columns = Math.ceil(Math.sqrt(study.seeds));
-    const radius = study.data.X.length <= 16 ? 2.5 : 0;
     return study.arms.map((arm, a) => {
       const panels = arm.outcomes.map((kind, index) => {
-        const canvas = element("canvas", { width: THUMB, height: THUMB });
-        playground.drawBoundary(canvas, arm.boundaries.row(index), resolution, notFinite,
-                                study.data, extent, radius);
         const seed = study.first_seed + index;
+        const accuracy = study.kind === "classes" ?
+          `, test accuracy ${percent(arm.test_accuracy.values[index])}` : "";
         const button = element("button", {
           type: "button", class: `seed outcome-${kind}${differ.has(index) ? " differs" : ""}`,
           "data-seed": seed, "data-index": index, "data-outcome": kind,
-          title: `seed ${seed}: ${outcomeLabel(study, kind)}`,
-        }, canvas);
+          title: `seed ${seed}: ${outcomeLabel(study, kind)}${accuracy}`,
+        }, thumbnail(study, arm, index));
         button.addEventListener("click", () => onPick(index));
         return button;
       });
       return element("div", { class: "grid-column" },
-        element("h3", {}, `${arm.name}: ${thousands(arm.successes)} of ${thousands(arm.n)} solved`),
+        element("h3", {}, `${arm.name}: ${thousands(arm.successes)} of ${thousands(arm.n)} ` +
+                          outcomeLabel(study, "solved")),
         element("div", { class: "grid", id: `grid-${"ab"[a]}`, style: `--columns:${columns}` }, panels));
     });
   }
@@ -134,18 +163,15 @@
   function show(study, onPick) {
     const classes = study.kind === "classes";  // a task with a test set: tiles of accuracy
     document.getElementById("describe").textContent = study.describe;
-    document.getElementById("numbers").replaceChildren(
-      ...(classes ? playground.classNumbers(study) : numbers(study)), activationTable(study));
+    document.getElementById("numbers").replaceChildren(...numbers(study), activationTable(study));
     document.getElementById("grid-title").textContent = classes ?
       "Every seed's test accuracy" : "Every seed's decision boundary";
     document.getElementById("legend").replaceChildren(...legend(study), " ",
       classes ? playground.accuracyBar(study) : playground.colourBar());
-    document.getElementById("grids").replaceChildren(
-      ...(classes ? playground.accuracyGrids(study, onPick) : grids(study, onPick)));
+    document.getElementById("grids").replaceChildren(...grids(study, onPick));
     document.getElementById("curves").replaceChildren(...curves(study));
     document.getElementById("results").hidden = false;
   }
 
-  Object.assign(playground, { decodeStudy: decode, showStudy: show, epochsOf, outcomeLabel,
-                              rateBar });
+  Object.assign(playground, { decodeStudy: decode, showStudy: show, epochsOf, outcomeLabel });
 })(window.playground);
