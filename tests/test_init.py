@@ -121,6 +121,8 @@ def test_the_name_says_the_distribution(name):
     expected = next((d for d in ["truncated_normal", "uniform"] if base.endswith(d)), "normal")
     if base == "torch_linear_default":  # named after what it copies: U(±1/sqrt(fan_in))
         expected = "uniform"
+    if base == "bert":  # named after BERT, whose weights are a truncated normal
+        expected = "truncated_normal"
     if base == "variance_scaling":
         expected = tinynet.init.parse_spec(name)[1].get("distribution", "normal")
     assert tinynet.init.get(name).distribution == expected
@@ -427,7 +429,8 @@ def test_register_refuses_a_function_it_could_not_call(function, restore_registr
 
 def test_unknown_name_lists_the_valid_ones_and_the_closest():
     with pytest.raises(UnknownNameError, match=r"unknown initializer 'xavier_norml'; expected one "
-                                                r"of: auto, constant, .*did you mean 'xavier_normal'"):
+                                                r"of: auto, bert, constant, .*did you mean "
+                                                r"'xavier_normal'"):
         tinynet.init.get("xavier_norml")
 
 

@@ -16,6 +16,7 @@ from . import (activations, data, dense, init, losses, optimizers, packing, regi
 from .activations import get_activation
 from .layers import Layer
 from .network import Network, mlp
+from .residual import LayerNorm, Residual
 from .results import EnsembleResult, History
 from .saving import load, save
 from .training import fit, fit_ensemble, fit_packed, predict, predict_classes
@@ -35,8 +36,8 @@ activations.register = registering.activation
 losses.register = registering.loss
 optimizers.register = registering.optimizer
 
-__all__ = ["Layer", "Network", "mlp", "fit", "fit_ensemble", "fit_packed", "predict",
-           "predict_classes", "History",
+__all__ = ["Layer", "Residual", "LayerNorm", "Network", "mlp", "fit", "fit_ensemble",
+           "fit_packed", "predict", "predict_classes", "History",
            "EnsembleResult", "save", "load", "FileFormatError", "ShapeError", "TooLargeError",
            "UnknownNameError", "get_activation", "gradcheck", "GradcheckReport", "check",
            "DefinitionError", "kernel_source", "activations",

@@ -399,9 +399,16 @@ def _check_step_small(net: Network, eps: float) -> None:
 
 
 def _named_parameters(net: Network) -> list[tuple[str, np.ndarray]]:
-    """``[("layer 0 W", W0), ("layer 0 b", b0), ...]``, in the order of ``net.parameters()``."""
-    return [(f"layer {index} {kind}", parameter) for index, layer in enumerate(net.layers)
-            for kind, parameter in zip("Wb", layer.parameters())]
+    """``[("layer 0 W", W0), ("layer 0 b", b0), ...]``, in the order of ``net.parameters()``
+    (a residual block's norm and α as ``"block 1 norm gain"``, ``"block 1 scale"``)."""
+    labels = {id(layer): f"layer {index}" for index, layer in enumerate(net.layers)}
+    for index, block in enumerate(net.blocks):
+        if block in net.residuals:
+            labels[id(block)] = f"block {index}"
+            if block.norm is not None:
+                labels[id(block.norm)] = f"block {index} norm"
+    return [(f"{labels[id(owner)]} {name}", getattr(owner, name))
+            for owner, name, _ in net.slots()]
 
 
 def _has_kink(activation: Activation) -> bool:

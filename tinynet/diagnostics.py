@@ -117,6 +117,10 @@ def _per_unit_mean(function, variance: float, biases: np.ndarray) -> float:
 def _propagate(net: Network, X: object, output_gradient: object | None, seed: int,
                weight_variance: str) -> SignalReport:
     check_choice("weight_variance", weight_variance, ("init", "actual"))
+    if net.residuals:
+        raise ValueError(f"propagate follows a chain of layers; it does not follow residual "
+                         f"blocks yet (layers[{net.blocks.index(net.residuals[0])}] is "
+                         f"{net.residuals[0]!r})")
     X = as_float_matrix("X", X, columns=net.n_in)
     if output_gradient is None:
         output_gradient = np.random.default_rng(check_seed("seed", seed)).normal(

@@ -170,6 +170,11 @@ class Layer(Dense):
         return super().backward(dA, given_dZ=given_dZ, update=update,  # tinynet.step.Dense
                                 input_gradient=input_gradient)
 
+    def slots(self) -> list[tuple[object, str, str]]:
+        """Where the layer's parameters and their gradients are: ``(self, "W", "dW")`` and
+        ``(self, "b", "db")``, in the order of :meth:`parameters`."""
+        return [(self, "W", "dW"), (self, "b", "db")]
+
     def parameters(self) -> list[np.ndarray]:
         """``[W, b]``: the arrays themselves, updated in place by training."""
         return [self.W, self.b]

@@ -27,11 +27,12 @@ from .activations import Activation
 from .init import InitSpec
 from .layers import Layer
 from .optimizers import State
+from .residual import Residual
 from .text import table
-from .validation import ShapeError, as_float_matrix, check_int, check_not_masked, check_seed, \
-    check_sequence
+from .validation import (ShapeError, as_float_matrix, check_choice, check_int,
+                         check_not_masked, check_seed, check_sequence)
 
-__all__ = ["Network", "mlp"]
+__all__ = ["Network", "mlp", "RESIDUALS"]
 
 
 class Network:
@@ -55,34 +56,42 @@ class Network:
     next fit with the same optimizer continues from; None for a new network or after plain SGD.
     """
 
-    def __init__(self, layers: Sequence[Layer], seed: int = 0,
+    def __init__(self, layers: Sequence[Layer | Residual], seed: int = 0,
                  parameters: Sequence[np.ndarray] | None = None) -> None:
-        layers = check_sequence("layers", layers, Layer, "tinynet Layer", distinct=True)
-        for index, layer in enumerate(layers):
-            owner = _owner(layer)
+        blocks = check_sequence("layers", layers, (Layer, Residual),
+                                "tinynet Layer or Residual", distinct=True)
+        for index, block in enumerate(blocks):
+            owner = _owner(block)
             if owner is not None:
                 raise ValueError(
-                    f"layers[{index}] ({layer!r}) already belongs to a Network (seed "
+                    f"layers[{index}] ({block!r}) already belongs to a Network (seed "
                     f"{owner.seed}); a Layer belongs to one Network, since building a second "
                     "would redraw the first one's weights: build new Layers, or "
                     "copy.deepcopy the first network")
-        for index, layer in enumerate(layers[:-1]):
-            if layer.activation.over_units:
+        if isinstance(blocks[-1], Residual):
+            raise ValueError("layers[-1] is a Residual block: a network ends with a Layer, "
+                             "its output layer")
+        layers = [layer for block in blocks
+                  for layer in (block.layers if isinstance(block, Residual) else (block,))]
+        for index, layer in enumerate(blocks[:-1]):
+            if isinstance(layer, Layer) and layer.activation.over_units:
                 raise ValueError(f"layers[{index}]'s activation {layer.activation!r} is defined "
                                  "over its units and has no element-wise derivative: it can "
                                  "only be the output layer's, trained with "
                                  "loss='cross_entropy'")
-        for index in range(1, len(layers)):
-            previous, layer = layers[index - 1], layers[index]
+        for index in range(1, len(blocks)):
+            previous, layer = blocks[index - 1], blocks[index]
             if layer.n_in != previous.n_out:
                 raise ShapeError(
                     f"layers[{index}] takes {layer.n_in} inputs but layers[{index - 1}] gives "
-                    f"{previous.n_out} outputs (weight shapes {previous.shape} then "
-                    f"{layer.shape}, as (n_out, n_in))")
+                    f"{previous.n_out} outputs" + (
+                        f" (weight shapes {previous.shape} then {layer.shape}, as (n_out, n_in))"
+                        if isinstance(previous, Layer) and isinstance(layer, Layer) else ""))
         self.seed = check_seed("seed", seed)
+        self.layers = layers    # every dense layer, in order (a block's among them)
+        self.blocks = blocks    # what the network chains: Layers and Residual blocks
         if parameters is not None:
-            parameters = _checked_parameters(parameters, layers)
-        self.layers = layers
+            parameters = _checked_parameters(parameters, self)
         self.optimizer_state: State | None = None  # what the last fit's optimizer carries
         if parameters is None:
             self.reset_parameters()
@@ -92,8 +101,23 @@ class Network:
         self._claim_layers()  # once built: a failed build leaves the layers free
 
     def _claim_layers(self) -> None:
-        for layer in self.layers:
+        for layer in (*self.layers, *self.residuals):
             layer._network = weakref.ref(self)
+
+    def structure(self) -> tuple:
+        """What an ensemble's members must share with its first: each residual block's
+        placement of its norm and ε, its branch's length, the skip's scale, and α (a
+        constant's value, or trained), and where the blocks stand among the layers."""
+        return tuple(("layer",) if isinstance(block, Layer) else
+                     (block.placement, block.norm.eps if block.norm else None,
+                      len(block.layers), block.skip,
+                      "trained" if block.train_scale else block.initial_scale)
+                     for block in self.blocks)
+
+    @property
+    def residuals(self) -> list[Residual]:
+        """The network's residual blocks, in order (none for a chain of layers)."""
+        return [block for block in self.blocks if isinstance(block, Residual)]
 
     def __setstate__(self, state: dict) -> None:
         """A copied or unpickled network owns its (copied) layers."""
@@ -114,6 +138,8 @@ class Network:
             layer.reset_weights(rng)
         for layer in self.layers:
             layer.reset_biases(rng)
+        for block in self.residuals:
+            block.reset_parameters()
 
     @property
     def n_in(self) -> int:
@@ -127,13 +153,14 @@ class Network:
 
     @property
     def sizes(self) -> list[int]:
-        """Layer sizes, inputs first: ``[2, 2, 2, 1]`` for 2-2-2-1."""
-        return [self.n_in] + [layer.n_out for layer in self.layers]
+        """Layer sizes, inputs first: ``[2, 2, 2, 1]`` for 2-2-2-1 (a residual block's width
+        once)."""
+        return [self.n_in] + [block.n_out for block in self.blocks]
 
     def forward(self, X: object) -> np.ndarray:
         """Network output for a batch ``X`` of shape (B, n_in): shape (B, n_out). Every layer
         keeps its input and pre-activation for :meth:`backward`."""
-        return step.forward(self.layers, as_float_matrix("X", X, columns=self.n_in))
+        return step.forward(self.blocks, as_float_matrix("X", X, columns=self.n_in))
 
     def backward(self, dY: np.ndarray, *, given_dZ: bool = False,
                  update: Callable[[Layer], None] | None = None,
@@ -143,16 +170,22 @@ class Network:
         data). ``given_dZ``: ``dY`` is dL/dZ of the output layer (a loss's gradient through a
         sigmoid output); ``update(layer)`` is called for each layer once its dW and db are
         known, before it passes its dX back (see :meth:`Layer.backward`)."""
-        return step.backward(self.layers, dY, given_dZ=given_dZ, update=update,
+        return step.backward(self.blocks, dY, given_dZ=given_dZ, update=update,
                              input_gradient=input_gradient)
 
+    def slots(self) -> list[tuple[object, str, str]]:
+        """Where every parameter array and its gradient are, in the order of
+        :meth:`parameters`: ``(owner, "W", "dW")`` for each (:meth:`tinynet.Layer.slots`)."""
+        return [slot for block in self.blocks for slot in block.slots()]
+
     def parameters(self) -> list[np.ndarray]:
-        """``[W0, b0, W1, b1, ...]``: the arrays themselves."""
-        return [p for layer in self.layers for p in layer.parameters()]
+        """``[W0, b0, W1, b1, ...]``: the arrays themselves (a residual block's in its place:
+        :meth:`tinynet.Residual.parameters`)."""
+        return [p for block in self.blocks for p in block.parameters()]
 
     def gradients(self) -> list[np.ndarray]:
         """``[dW0, db0, dW1, db1, ...]`` from the last backward pass."""
-        return [g for layer in self.layers for g in layer.gradients()]
+        return [g for block in self.blocks for g in block.gradients()]
 
     @property
     def n_parameters(self) -> int:
@@ -164,12 +197,27 @@ class Network:
         header = ("layer", "shape (out, in)", "activation", "init", "init std",
                   *(("bias init",) if biases else ()), "params")
         rows = []
-        for index, layer in enumerate(self.layers):
+
+        def dense_row(label: str, layer: Layer) -> tuple[str, ...]:
             std = layer.init_std()
-            rows.append((str(index), str(layer.shape), repr(layer.activation), layer.init_label(),
-                         "?" if std is None else f"{std:#.4g}",
-                         *((layer.bias_label(),) if biases else ()),
-                         str(layer.W.size + layer.b.size)))
+            return (label, str(layer.shape), repr(layer.activation), layer.init_label(),
+                    "?" if std is None else f"{std:#.4g}",
+                    *((layer.bias_label(),) if biases else ()), str(layer.W.size + layer.b.size))
+
+        def other_row(label: str, what: str, size: int | None) -> tuple[str, ...]:
+            return (label, "", what, "", "", *(("",) if biases else ()),
+                    "" if size is None else str(size))
+
+        for index, block in enumerate(self.blocks):
+            if isinstance(block, Layer):
+                rows.append(dense_row(str(index), block))
+                continue
+            rows.append(other_row(str(index), f"residual: {block.formula()}", None))
+            if block.norm is not None:
+                rows.append(other_row(f"{index}.norm", repr(block.norm), 2 * block.width))
+            rows += [dense_row(f"{index}.{k}", layer) for k, layer in enumerate(block.layers)]
+            if block.train_scale:
+                rows.append(other_row(f"{index}.α", f"trained, from {block.initial_scale:g}", 1))
         return (f"Network {'-'.join(map(str, self.sizes))}: {self.n_parameters} parameters, "
                 f"seed {self.seed}\n" + table([header, *rows]))
 
@@ -180,10 +228,10 @@ def _owner(layer: Layer) -> "Network | None":
     return None if owner is None else owner()
 
 
-def _checked_parameters(parameters: object, layers: list[Layer]) -> list[np.ndarray]:
+def _checked_parameters(parameters: object, net: Network) -> list[np.ndarray]:
     """``parameters`` as arrays [W0, b0, ...], if each holds real numbers in its layer's
     shape (they are copied into the layer's float64 arrays)."""
-    shapes = [shape for layer in layers for shape in (layer.shape, (layer.n_out,))]
+    shapes = [p.shape for p in net.parameters()]
     if isinstance(parameters, np.ndarray) or not isinstance(parameters, Sequence) or \
             len(parameters) != len(shapes):
         raise TypeError(f"parameters must be a list of {len(shapes)} arrays [W0, b0, W1, ...] "
@@ -198,25 +246,86 @@ def _checked_parameters(parameters: object, layers: list[Layer]) -> list[np.ndar
     return arrays
 
 
+RESIDUALS = ("standard", "rezero", "fixup", "deepnet")
+"""The residual blocks :func:`mlp` builds by name (``residual=True`` is ``"standard"``)."""
+
+
 def mlp(sizes: Sequence[int], activation: str | Activation = "leaky_relu",
         output: str | Activation = "sigmoid", init: InitSpec = "auto",
         output_init: InitSpec | None = None, alpha: float = 0.01, seed: int = 0,
-        bias_init: float | InitSpec = 0.0) -> Network:
+        bias_init: float | InitSpec = 0.0, residual: bool | str = False,
+        norm: str | None = None, branch: int = 1) -> Network:
     """Build a multilayer perceptron with layer sizes ``sizes`` (inputs first).
 
     Hidden layers use ``activation`` and ``init``; the last layer uses ``output`` and
     ``output_init`` (default: ``init``). ``alpha`` is LeakyReLU's negative slope; every layer's
     biases start at ``bias_init``, a constant or an initializer (see :class:`Layer`).
     ``mlp([2, 2, 2, 1])`` is 99mlp's likely shape: two LeakyReLU layers of 2 and a sigmoid output.
+
+    ``residual`` makes every hidden size after the first a residual block
+    (:class:`tinynet.Residual`) of ``branch`` layers of that width (the hidden sizes must be
+    equal): ``mlp([2, 16, 16, 16, 1], residual=True)`` is a layer 2 → 16, two blocks
+    ``x + F(x)``, and the output layer. ``norm="pre"`` or ``"post"`` puts a LayerNorm in each
+    block. By name (``True`` is ``"standard"``), for L blocks of m layers:
+
+    * ``"standard"``: ``x + F(x)``, He et al. 2016;
+    * ``"rezero"``: ``x + α·F(x)``, α trained from 0 (Bachlechner et al. 2020; SkipInit);
+    * ``"fixup"``: α trained from 1, a branch's layers but its last drawn by ``fixup``
+      (``init`` scaled by L^(−1/(2m−2)), He's for ReLU), its last and the output layer at 0
+      (Zhang et al. 2019); no norm;
+    * ``"deepnet"``: ``LN((2L)^¼·x + F(x))``, the branch drawn by ``deepnet`` (Xavier's
+      normal with gain (8L)^(−¼)), Wang et al. 2022; needs ``norm="post"``.
     """
     if isinstance(sizes, (str, bytes)) or np.ndim(sizes) != 1 or len(sizes) < 2:
         raise ValueError(f"sizes must be a sequence of at least two layer sizes such as "
                          f"[2, 2, 1], got {sizes!r}")
     sizes = [check_int(f"sizes[{i}]", size, minimum=1) for i, size in enumerate(sizes)]
-    last = len(sizes) - 2
-    layers = [Layer(n_in, n_out,
-                    activation=output if i == last else activation,
-                    init=(output_init if output_init is not None else init) if i == last else init,
-                    alpha=alpha, bias_init=bias_init)
-              for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:]))]
-    return Network(layers, seed=seed)
+    if residual is False and norm is None and branch == 1:
+        last = len(sizes) - 2
+        layers = [Layer(n_in, n_out,
+                        activation=output if i == last else activation,
+                        init=(output_init if output_init is not None else init)
+                        if i == last else init, alpha=alpha, bias_init=bias_init)
+                  for i, (n_in, n_out) in enumerate(zip(sizes[:-1], sizes[1:]))]
+        return Network(layers, seed=seed)
+    return Network(_residual_blocks(sizes, activation, output, init, output_init, alpha,
+                                    bias_init, residual, norm, branch), seed=seed)
+
+
+def _residual_blocks(sizes: list[int], activation: str | Activation, output: str | Activation,
+                     init: InitSpec, output_init: InitSpec | None, alpha: float,
+                     bias_init: float | InitSpec, residual: bool | str, norm: str | None,
+                     branch: int) -> list[Layer | Residual]:
+    """:func:`mlp`'s layers with residual blocks: the first layer, the blocks, the output."""
+    if residual is False:
+        raise ValueError(f"norm={norm!r} and branch={branch!r} are a residual block's: pass "
+                         "residual=True (or a name of RESIDUALS) with them")
+    kind = "standard" if residual is True else check_choice("residual", residual, RESIDUALS)
+    branch = check_int("branch", branch, minimum=1)
+    width, hidden = sizes[1], sizes[1:-1]
+    if len(hidden) < 2 or any(size != width for size in hidden):
+        raise ValueError(f"sizes must have at least two hidden sizes, all equal, for residual "
+                         f"blocks (the first layer maps the inputs to the width, each further "
+                         f"hidden size is a block), got {sizes!r}")
+    if kind == "fixup" and norm is not None:
+        raise ValueError(f"residual='fixup' is for networks without normalization, got "
+                         f"norm={norm!r}")
+    if kind == "deepnet" and norm != "post":
+        raise ValueError(f"residual='deepnet' scales a post-norm block's skip: pass "
+                         f"norm='post', got norm={norm!r}")
+    blocks = len(hidden) - 1
+    inits = {"fixup": [f"fixup(blocks={blocks}, branch_layers={branch})"] * (branch - 1)
+             + ["zeros"], "deepnet": [f"deepnet(blocks={blocks})"] * branch}.get(kind,
+                                                                                 [init] * branch)
+    scale, trained = {"rezero": (0.0, True), "fixup": (1.0, True)}.get(kind, (1.0, False))
+    skip = (2.0 * blocks) ** 0.25 if kind == "deepnet" else 1.0
+
+    def layer(n_in: int, n_out: int, layer_init: InitSpec, layer_activation=activation) -> Layer:
+        return Layer(n_in, n_out, activation=layer_activation, init=layer_init, alpha=alpha,
+                     bias_init=bias_init)
+
+    head_init = output_init if output_init is not None else "zeros" if kind == "fixup" else init
+    return [layer(sizes[0], width, init),
+            *(Residual([layer(width, width, inits[k]) for k in range(branch)], norm=norm,
+                       scale=scale, train_scale=trained, skip=skip) for _ in range(blocks)),
+            layer(width, sizes[-1], head_init, output)]

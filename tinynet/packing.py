@@ -25,7 +25,7 @@ from .validation import check_seeds
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["Layout", "layout", "activation_kinds", "pack", "stack", "unpack", "draw",
+__all__ = ["Layout", "layout", "offsets", "activation_kinds", "pack", "stack", "unpack", "draw",
            "layer_views", "size", "count"]
 
 
@@ -53,12 +53,22 @@ def activation_kinds(net: "Network") -> list:
     return list(first.values())
 
 
+def offsets(net: "Network") -> dict[int, int]:
+    """Where each of ``net``'s parameter arrays starts in ``pack(net)``, by the array's id."""
+    starts, offset = {}, 0
+    for parameter in net.parameters():
+        starts[id(parameter)] = offset
+        offset += parameter.size
+    return starts
+
+
 def layout(net: "Network") -> Layout:
-    """The :class:`Layout` of ``net``'s parameters in ``pack(net)``."""
-    rows, offset = [], 0
-    for layer in net.layers:
-        rows.append((layer.n_in, layer.n_out, offset, offset + layer.W.size))
-        offset += layer.W.size + layer.b.size
+    """The :class:`Layout` of ``net``'s parameters in ``pack(net)`` (its dense layers'; a
+    residual block's norm and α sit between them, where :meth:`tinynet.Network.slots` puts
+    them)."""
+    starts = offsets(net)
+    rows = [(layer.n_in, layer.n_out, starts[id(layer.W)], starts[id(layer.b)])
+            for layer in net.layers]
     classes = [type(activation) for activation in activation_kinds(net)]
     values = [_parameter_values(layer.activation) for layer in net.layers]
     parameters = np.zeros((len(values), max(1, *map(len, values))))
@@ -105,7 +115,7 @@ def count(sizes: Sequence[int]) -> int:
 
 def size(like: "Network") -> int:
     """P, the number of parameters of a network like ``like``: the length of ``pack(like)``."""
-    return count(like.sizes)
+    return sum(parameter.size for parameter in like.parameters())
 
 
 def draw(like: "Network", seeds: Sequence[int]) -> np.ndarray:
@@ -163,6 +173,14 @@ def _plan(like: "Network") -> tuple[Draws, list[tuple[int, int, float]]]:
         else:
             draws.append((layer.bias_init, layer.bias_shape, layer.activation, b_at,
                           b_at + n_out))
+    starts = offsets(like)
+    for block in like.residuals:      # what a block's reset_parameters sets: no draws
+        for parameter, value in [*(zip(block.norm.parameters(), (1.0, 0.0)) if block.norm
+                                   else ()),
+                                 *(((block.scale, block.initial_scale),) if block.train_scale
+                                   else ())]:
+            start = starts[id(parameter)]
+            constants.append((start, start + parameter.size, value))
     return draws, constants
 
 

@@ -54,46 +54,52 @@ from . import dense, step, verdicts
 from .activations import Activation
 from .losses import Loss
 from .optimizers import Optimizer
-from .packing import layer_views, layout, pack, unpack
+from .packing import layer_views, layout, offsets, pack, unpack
+from .residual import Residual
 from .results import Record, Settings, run_in_chunks
+from .schedules import learning_rate, step_at
 from .shuffle import orders_from
 
 if TYPE_CHECKING:
+    from .layers import Layer
     from .network import Network
 
-__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "train", "Epochs", "fit_one",
+__all__ = ["CHUNK_WORK", "FIT_CHUNK_WORK", "train", "Epochs", "described", "fit_one",
            "fit_packed", "layer_outputs_many", "forward_many", "output_layer",
            "predict"]
 
-def train(theta: np.ndarray, state: np.ndarray, table: np.ndarray,
-          activations: list[Activation], loss: Loss, optimizer: Optimizer, X: np.ndarray,
-          y: np.ndarray, seeds: np.ndarray, settings: Settings, record: Record,
-          net: "Network | None" = None) -> None:
-    """Train the members in ``theta`` (S, P) and their optimizer's ``state`` (S, k, P) in
-    place, epochs ``settings.first_epoch`` on, writing into ``record`` (see
-    :mod:`tinynet.results`): :func:`tinynet.step.train`, the epoch loop, in the words of
-    :class:`Epochs`, on a copy in the memory order the module's docstring describes, copied
-    back at the end.
+def train(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss,
+          optimizer: Optimizer, X: np.ndarray, y: np.ndarray, seeds: np.ndarray,
+          settings: Settings, record: Record, net: "Network | None" = None) -> None:
+    """Train the members in ``theta`` (S, P), networks shaped ``like`` this one, and their
+    optimizer's ``state`` (S, k, P) in place, epochs ``settings.first_epoch`` on, writing into
+    ``record`` (see :mod:`tinynet.results`): :func:`tinynet.step.train`, the epoch loop, in
+    the words of :class:`Epochs`, on a copy in the memory order the module's docstring
+    describes, copied back at the end.
 
     Each step is :func:`tinynet.step.train_step` on one :class:`tinynet.step.Dense` per layer
-    whose arrays are views into every member's parameters; or, given ``net`` (one member,
-    S = 1), on the network's own layers, whose W, b, dW and db are views into that member's
-    for the run, so that the step runs their :meth:`~tinynet.Layer.forward` and
-    :meth:`~tinynet.Layer.backward` (:func:`fit_one`)."""
-    words = Epochs(theta, state, table, X, y, seeds, settings, record, net)
-    through = loss.through_output(activations[-1])
-    with _layers(net, words.params, words.grad, table, activations) as layers, \
+    (a :class:`tinynet.step.Residual` per block) whose arrays are views into every member's
+    parameters; or, given ``net`` (one member, S = 1, ``like``), on the network's own layers
+    and blocks, whose arrays are views into that member's for the run, so that the step runs
+    their :meth:`~tinynet.Layer.forward` and :meth:`~tinynet.Layer.backward`
+    (:func:`fit_one`)."""
+    table = layout(like).table
+    spans = _spans(like)
+    words = Epochs(theta, state, spans, int(table[:, :2].max()), X, y, seeds, settings,
+                   record, net)
+    through = loss.through_output(like.layers[-1].activation)
+    with _blocks(net, like, words.params, words.grad) as (blocks, owners), \
             np.errstate(invalid="ignore"):  # ±inf · 0 in finite_mark is NaN, as meant
-        by_layer = {id(layer): words.stepped[k + 1] for k, layer in enumerate(layers)}
+        by_part = {id(owner): words.stepped[k + 1] for k, owner in enumerate(owners)}
 
-        def update_layer(layer: step.Dense) -> None:   # one layer's step, inside backward
-            optimizer.step(*by_layer[id(layer)], settings.lr)
+        def update_part(part: object) -> None:   # one layer's (norm's, α's) step, inside backward
+            optimizer.step(*by_part[id(part)], words.lr)
 
         def update_all() -> None:                      # every layer's step, after backward
-            optimizer.step(*words.stepped[0], settings.lr)
+            optimizer.step(*words.stepped[0], words.lr)
 
-        during = update_layer if settings.update_during_backward else None
-        step.train(words, lambda x, y: step.train_step(dense, layers, loss, through, x, y,
+        during = update_part if settings.update_during_backward else None
+        step.train(words, lambda x, y: step.train_step(dense, blocks, loss, through, x, y,
                                                        during, update_all))
 
 
@@ -106,18 +112,18 @@ class Epochs:
     written for the members still ``alive``; a diverged member's parameters and state as it
     stopped."""
 
-    def __init__(self, theta: np.ndarray, state: np.ndarray, table: np.ndarray, X: np.ndarray,
-                 y: np.ndarray, seeds: np.ndarray, settings: Settings, record: Record,
-                 net: "Network | None") -> None:
+    def __init__(self, theta: np.ndarray, state: np.ndarray, spans: list[slice], widest: int,
+                 X: np.ndarray, y: np.ndarray, seeds: np.ndarray, settings: Settings,
+                 record: Record, net: "Network | None") -> None:
         members, n = theta.shape[0], len(X)
-        members_fastest = settings.batch_size == 1 and members >= table[:, :2].max()
+        members_fastest = settings.batch_size == 1 and members >= widest
         order = "F" if members_fastest else "C"
         self.params = np.array(theta, order=order)
         self.grad = np.zeros_like(self.params)
         self.slots = [np.array(state[:, slot], order=order) for slot in range(state.shape[1])]
         self.stepped = [(self.params[:, span], self.grad[:, span],
                          [slot[:, span] for slot in self.slots])
-                        for span in _spans(table, self.params.shape[1])]
+                        for span in [slice(0, self.params.shape[1]), *spans]]
         self.theta, self.state = theta, state    # where the trained values go
         self.X, self.y, self.settings, self.results = X, y, settings, record
         self.X_epoch = np.empty((members, *X.shape), order=order)  # the samples in visiting
@@ -143,15 +149,21 @@ class Epochs:
 
     def visit(self, epoch: int) -> None:
         """Gather the samples in the epoch's order (a member's own, drawn from its seed)."""
+        self.epoch = epoch
         if self.settings.shuffle:
             visit = next(self.orders)
             self.X_epoch[...] = self.X.take(visit, axis=0)
             self.y_epoch[...] = self.y.take(visit, axis=0)
 
     def batches(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """Each batch's samples and targets, views into the epoch's arrays."""
+        """Each batch's samples and targets, views into the epoch's arrays; the batch's
+        learning rate in ``lr`` (:mod:`tinynet.schedules`)."""
+        settings = self.settings
         for batch, (x, y, _) in enumerate(self.steps):
             self._batch = batch
+            self.lr = learning_rate(settings.lr, step_at(settings, len(self.X), self.epoch,
+                                                         batch * settings.batch_size),
+                                    settings.warmup, settings.cosine_steps)
             yield x, y
 
     def add_loss(self, terms: np.ndarray, y: np.ndarray) -> None:
@@ -212,27 +224,81 @@ def batch_loss(terms: np.ndarray, y: np.ndarray) -> np.ndarray | float:
     return np.add.accumulate(terms.reshape(*y.shape[:-2], -1), axis=-1)[..., -1]
 
 
+def _owners(like: "Network") -> list[object]:
+    """Each object that owns parameters in ``like`` (a layer, a norm, a block with a trained
+    α), in the order of their parameters in θ."""
+    return list(dict.fromkeys(owner for owner, _, _ in like.slots()))
+
+
+def _spans(like: "Network") -> list[slice]:
+    """What the optimizer steps at once inside the backward pass: each of :func:`_owners`'
+    parameters (a layer's W and b, side by side in θ: :mod:`tinynet.packing`)."""
+    starts, spans = offsets(like), {}
+    for owner, name, _ in like.slots():
+        array = getattr(owner, name)
+        start, end = starts[id(array)], starts[id(array)] + array.size
+        first = spans.get(id(owner), slice(start, end))
+        spans[id(owner)] = slice(first.start, end)
+    return list(spans.values())
+
+
+def described(like: "Network", params: np.ndarray,
+              grad: np.ndarray) -> tuple[list[object], list[object]]:
+    """``like``'s layers and blocks as :mod:`tinynet.step` describes them, their arrays views
+    into ``params`` and ``grad`` (S, P), each with a members axis; and the described owners of
+    parameters, in the order of :func:`_owners`."""
+    starts, members, made = offsets(like), params.shape[0], {}
+
+    def views(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        start = starts[id(array)]
+        return tuple(flat[:, start:start + array.size].reshape(members, *array.shape)
+                     for flat in (params, grad))
+
+    def dense(layer: "Layer") -> step.Dense:
+        (W, dW), (b, db) = views(layer.W), views(layer.b)
+        made[id(layer)] = step.Dense(W, b, dW, db, layer.activation)
+        return made[id(layer)]
+
+    blocks = []
+    for block in like.blocks:
+        if not isinstance(block, Residual):
+            blocks.append(dense(block))
+            continue
+        norm = None
+        if block.norm is not None:
+            (gain, dgain), (bias, dbias) = views(block.norm.gain), views(block.norm.bias)
+            norm = made[id(block.norm)] = step.Norm(gain, bias, dgain, dbias, block.norm.eps)
+        layers = [dense(layer) for layer in block.layers]
+        scale, dscale = views(block.scale) if block.train_scale else (block.scale, None)
+        blocks.append(step.Residual(layers, norm, block.placement, scale, dscale, block.skip))
+        if block.train_scale:
+            made[id(block)] = blocks[-1]
+    return blocks, [made[id(owner)] for owner in _owners(like)]
+
+
 @contextmanager
-def _layers(net: "Network | None", params: np.ndarray, grad: np.ndarray, table: np.ndarray,
-            activations: list[Activation]) -> Iterator[list[step.Dense]]:
-    """The layers :func:`train` steps: one :class:`~tinynet.step.Dense` per layer, W and b
-    views into ``params`` (S, P), dW and db into ``grad``, each with a members axis; or
-    ``net``'s own layers, their arrays views into member 0's for the block and their own
-    again (holding the trained values) after it."""
-    views = list(zip(layer_views(params, table), layer_views(grad, table)))
+def _blocks(net: "Network | None", like: "Network", params: np.ndarray,
+            grad: np.ndarray) -> Iterator[tuple[list[object], list[object]]]:
+    """The layers and blocks :func:`train` steps and the owners of their parameters:
+    :func:`described`, views into ``params`` (S, P) and ``grad``; or ``net``'s own (``like``),
+    their arrays views into member 0's for the block and their own again (holding the trained
+    values) after it."""
     if net is None:
-        yield [step.Dense(W, b, dW, db, activation)
-               for ((W, b), (dW, db)), activation in zip(views, activations)]
+        yield described(like, params, grad)
         return
-    own = [(layer.W, layer.b, layer.dW, layer.db) for layer in net.layers]
-    for layer, ((W, b), (dW, db)) in zip(net.layers, views):
-        layer.W, layer.b, layer.dW, layer.db = W[0], b[0], dW[0], db[0]
+    starts, own = offsets(net), []
+    for owner, name, gradient in net.slots():
+        array = getattr(owner, name)
+        start = starts[id(array)]
+        for attribute, flat in ((name, params), (gradient, grad)):
+            own.append((owner, attribute, getattr(owner, attribute)))
+            setattr(owner, attribute, flat[0, start:start + array.size].reshape(array.shape))
     try:
-        yield net.layers
+        yield net.blocks, _owners(net)
     finally:
-        for layer, (W, b, dW, db) in zip(net.layers, own):
-            W[...], b[...], dW[...], db[...] = layer.W, layer.b, layer.dW, layer.db
-            layer.W, layer.b, layer.dW, layer.db = W, b, dW, db
+        for owner, attribute, array in own:
+            array[...] = getattr(owner, attribute)
+            setattr(owner, attribute, array)
 
 
 def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
@@ -250,8 +316,8 @@ def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
     the same arithmetic as an ensemble's member, bit for bit (while
     :data:`tinynet.dense.ORDERED_MAX` holds)."""
     theta = pack(net)[None]
-    train(theta, state[None], layout(net).table, [layer.activation for layer in net.layers],
-          loss, optimizer, X, y, np.array([seed]), settings, record, net=net)
+    train(theta, state[None], net, loss, optimizer, X, y, np.array([seed]), settings, record,
+          net=net)
     unpack(net, theta[0])  # state: trained in place, through the view state[None]
 
 
@@ -259,13 +325,6 @@ def epoch_total(losses: np.ndarray) -> np.ndarray | float:
     """An epoch's summed loss from its batches' (…, batches), added in order, as the compiled
     kernels add them."""
     return np.add.accumulate(losses, axis=-1)[..., -1]
-
-
-def _spans(table: np.ndarray, parameters: int) -> list[slice]:
-    """What the optimizer steps at once: every parameter, then each layer's W and b (side by
-    side in θ: :mod:`tinynet.packing`)."""
-    return [slice(0, parameters)] + [slice(w_at, b_at + n_out)
-                                     for _, n_out, w_at, b_at in table]
 
 
 CHUNK_WORK = 1 << 23
@@ -288,20 +347,22 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
     outputs on X, (S, N, n_out). After each
     chunk of the run (:data:`CHUNK_WORK`), ``progress`` (if given) is called with the number
     of epochs done."""
-    table = layout(like).table
-    activations = [layer.activation for layer in like.layers]
     run_in_chunks(settings, theta.size * len(X), CHUNK_WORK,
-                  lambda part: train(theta, state, table, activations, loss, optimizer, X, y,
-                                     seeds, part, record),
+                  lambda part: train(theta, state, like, loss, optimizer, X, y, seeds, part,
+                                     record),
                   record, progress)
-    return forward_many(theta, table, activations, X)
+    return predict_packed(theta, like, loss, optimizer, X)
 
 
 def predict_packed(theta: np.ndarray, like: "Network", loss: Loss, optimizer: Optimizer,
                    X: np.ndarray) -> np.ndarray:
     """The outputs on X (N, n_in) of the members whose packed parameters are ``theta``
     (S, P), networks shaped ``like`` this one: (S, N, n_out) (:func:`forward_many`; the
-    loss and optimizer, which the compiled backend's kit is chosen by, are not used)."""
+    loss and optimizer, which the compiled backend's kit is chosen by, are not used); a
+    network with residual blocks by :func:`tinynet.step.forward` on :func:`described`."""
+    if like.residuals:
+        blocks, _ = described(like, theta, np.empty_like(theta))
+        return step.forward(blocks, np.broadcast_to(X, (len(theta), *X.shape)))
     return forward_many(theta, layout(like).table, [layer.activation for layer in like.layers],
                         X)
 
@@ -326,6 +387,11 @@ def forward_many(theta: np.ndarray, table: np.ndarray, activations: list[Activat
 def output_layer(net: "Network", X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The output layer's pre-activation Z and output A = φ(Z) for X (B, n_in): (B, n_out)
     each. Leaves the layers' caches alone."""
+    if net.residuals:
+        theta = pack(net)[None]
+        blocks, _ = described(net, theta, np.empty_like(theta))
+        outputs = step.forward(blocks, X[None])
+        return blocks[-1]._Z[0], outputs[0]
     Z, outputs = None, X
     for layer in net.layers:
         Z, outputs = dense.forward(outputs, layer.W, layer.b, layer.activation)

@@ -50,7 +50,8 @@ class Settings(NamedTuple):
 
     ``update_during_backward``: False for ``update="after_backward"`` (θ ← θ − lr ∇θ once the
     backward pass is done), True for ``"during_backward"`` (each layer's W, b ← W − lr dW,
-    b − lr db before its dX = dZ W is computed); see :data:`UPDATES`.
+    b − lr db before its dX = dZ W is computed); see :data:`UPDATES`. ``warmup`` and
+    ``cosine_steps``: the learning rate's schedule, :func:`tinynet.schedules.rate_at`.
     """
 
     first_epoch: int
@@ -61,6 +62,8 @@ class Settings(NamedTuple):
     threshold: float
     record_every: int  # 0: record no loss history
     update_during_backward: bool
+    warmup: int = 0        # steps of linear warmup (tinynet.schedules)
+    cosine_steps: int = 0  # steps of cosine decay after it; 0: a constant rate
 
     def chunks(self, *every: int) -> Iterator["Settings"]:
         """These settings cut after every multiple of each of ``every`` epochs (counted from

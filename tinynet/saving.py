@@ -173,6 +173,10 @@ def save(net: Network, path: str | os.PathLike) -> Path:
     concurrent save never leaves a half-written file under the final name.
     """
     check_instance("net", net, Network, "a tinynet Network")
+    if net.residuals:
+        raise ValueError(f"tinynet.save cannot store residual blocks yet (layers"
+                         f"[{net.blocks.index(net.residuals[0])}] is {net.residuals[0]!r}); "
+                         "pickle the network, or save tinynet.packing.pack(net)")
     path = Path(path)
     if path.suffix != ".npz":
         path = path.with_name(path.name + ".npz")

@@ -33,9 +33,9 @@ from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 from typing import Any, Protocol
 
-from . import dense
+from . import blocks, dense
 
-__all__ = ["Dense", "forward", "backward", "train_step", "EpochWords", "train"]
+__all__ = ["Dense", "Norm", "Residual", "forward", "backward", "train_step", "EpochWords", "train"]
 
 
 class Dense:
@@ -72,6 +72,88 @@ class Dense:
         if update is not None:
             update(self)                                             # W, b ← their step
         return self.ops.backward_input(dZ, self.W) if input_gradient else None  # dX = dZ W
+
+
+class Norm:
+    """LayerNorm over a layer's units as training sees it: ``gain`` and ``bias`` (n,), their
+    gradients ``dgain`` and ``dbias``, ``eps``, and ``ops``, the words of the backend it runs on
+    (NumPy's: :mod:`tinynet.blocks`)::
+
+        forward:   x̂ = (X − μ) / √(σ² + ε),  μ, σ² the mean and variance of a row's units
+                   Y = γ ⊙ x̂ + β                                          (B, n)
+        backward:  dγ = Σ_rows dY ⊙ x̂,   dβ = Σ_rows dY                    the gradients
+                   [γ, β take their step]                                  during_backward
+                   dX = (dx̂ − mean(dx̂) − x̂ ⊙ mean(dx̂ ⊙ x̂)) / √(σ² + ε),   dx̂ = dY ⊙ γ
+    """
+
+    def __init__(self, gain: Any, bias: Any, dgain: Any, dbias: Any, eps: float,
+                 ops: ModuleType | Any = None) -> None:
+        self.gain, self.bias, self.dgain, self.dbias, self.eps = gain, bias, dgain, dbias, eps
+        self.ops = blocks if ops is None else ops
+        self._normalized = self._inverse_std = None
+
+    def forward(self, X: Any) -> Any:
+        """Y = γ ⊙ x̂ + β, keeping x̂ and 1/√(σ² + ε) for :meth:`backward`."""
+        self._normalized, self._inverse_std = self.ops.normalize(X, self.eps)  # x̂, 1/√(σ²+ε)
+        return self.ops.scale_shift(self._normalized, self.gain, self.bias)     # γ ⊙ x̂ + β
+
+    def backward(self, dY: Any, *, update: Callable[[Any], None] | None = None) -> Any:
+        """Given dL/dY, store dγ and dβ; return dL/dX. ``update(norm)``, if given, steps γ
+        and β before dX is computed (with the new γ)."""
+        self.ops.norm_gradients(dY, self._normalized, self.dgain, self.dbias)  # dγ, dβ
+        if update is not None:
+            update(self)                                                     # γ, β ← their step
+        return self.ops.normalize_backward(dY, self.gain, self._normalized,   # dX
+                                           self._inverse_std)
+
+
+class Residual:
+    """A residual block as training sees it: ``Y = s·X + α·F(X)``, F the ``layers`` (each a
+    :class:`Dense`) in a chain, ``s`` the skip's scale (``skip``, a constant: 1, or DeepNet's
+    (2N)^¼) and ``α`` the branch's (``scale``, (1,): a constant, or trained when ``dscale``
+    is its gradient, as ReZero's, which starts at 0); with a :class:`Norm` ``norm`` placed
+    ``"pre"`` (``Y = s·X + α·F(LN(X))``) or ``"post"`` (``Y = LN(s·X + α·F(X))``)::
+
+        forward:   H = LN(X) (pre) or X;   F = F(H);   S = s·X + α·F;   Y = LN(S) (post) or S
+        backward:  dS = LN's backward of dY (post) or dY
+                   dα = Σ dS ⊙ F                    [α takes its step]   a trained α
+                   dH = F's backward of α·dS         each layer's dW, db
+                   dX = s·dS + (LN's backward of dH (pre) or dH)
+    """
+
+    def __init__(self, layers: Sequence[Dense], norm: Norm | None = None,
+                 placement: str | None = None, scale: Any = 1.0, dscale: Any = None,
+                 skip: float = 1.0, ops: ModuleType | Any = None) -> None:
+        self.layers, self.norm, self.placement = list(layers), norm, placement
+        self.scale, self.dscale, self.skip = scale, dscale, skip
+        self.ops = blocks if ops is None else ops
+        self._branch = None
+
+    def forward(self, X: Any) -> Any:
+        """Y = s·X + α·F(H), normalized before the branch or after the sum."""
+        H = self.norm.forward(X) if self.placement == "pre" else X            # LN(X) or X
+        self._branch = forward(self.layers, H)                                # F(H)
+        S = self.ops.skip_sum(self.skip, X, self.scale, self._branch)         # s·X + α·F
+        return self.norm.forward(S) if self.placement == "post" else S        # LN(S) or S
+
+    def backward(self, dY: Any, *, given_dZ: bool = False,
+                 update: Callable[[Any], None] | None = None,
+                 input_gradient: bool = True) -> Any:
+        """Given dL/dY, store every gradient of the block; return dL/dX. ``update(part)``,
+        if given, steps each part (the norm, this block's α, each layer) once its gradients
+        are known. ``given_dZ`` and ``input_gradient`` are :meth:`Dense.backward`'s: a
+        block is never the output layer, and its dX is always computed (the skip needs it)."""
+        if given_dZ:
+            raise ValueError("a residual block cannot be a network's output layer")
+        dS = self.norm.backward(dY, update=update) if self.placement == "post" else dY
+        if self.dscale is not None:
+            self.ops.scale_gradient(dS, self._branch, self.dscale)            # dα = Σ dS ⊙ F
+            if update is not None:
+                update(self)                                                  # α ← its step
+        dF = self.ops.scaled(self.scale, dS)                                  # α·dS
+        dH = backward(self.layers, dF, update=update)                         # through F
+        dX = self.norm.backward(dH, update=update) if self.placement == "pre" else dH
+        return self.ops.skip_sum(self.skip, dS, 1.0, dX)                      # s·dS + dX
 
 
 def forward(layers: Sequence[Dense], X: Any) -> Any:

@@ -50,6 +50,7 @@ from .network import Network
 from .optimizers import SGD, Optimizer, get_optimizer, keep_state, state_of
 from .packing import pack, size, stack, unpack
 from .results import UPDATES, EnsembleResult, History, Record, Settings, history
+from .schedules import DECAYS, decay_steps
 from .validation import (MAX_EPOCHS, as_float_matrix, check_backend, check_callable,
                          check_choice, check_instance, check_int, check_memory,
                          check_members, check_packed, check_seed, check_seeds, check_state,
@@ -74,7 +75,8 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
         backend: str = "numba", threshold: float = 0.5, record_every: int | None = 1,
         update: str = "after_backward", loss: str | Loss = "mse",
         optimizer: str | Optimizer = "sgd", test: tuple[object, object] | None = None,
-        evaluate_every: int | None = None) -> History:
+        evaluate_every: int | None = None, warmup: int = 0,
+        decay: str = "constant") -> History:
     """Train ``net`` in place on ``loss`` by ``optimizer`` and return its :class:`History`.
 
     ``loss`` is a name of :data:`tinynet.losses.LOSSES` (``"mse"``, the notes' loss, by
@@ -98,6 +100,10 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     and on the test set, in ``History.evaluation`` (:mod:`tinynet.evaluation`); the training
     is the same, bit for bit.
 
+    ``warmup=W`` raises the learning rate linearly over the first W steps (one a batch), from
+    lr / W to lr; then ``decay`` keeps it (``"constant"``) or lowers it along a half cosine
+    towards 0 by the last step (``"cosine"``): :mod:`tinynet.schedules`.
+
     The run goes in chunks of at most about a second (``FIT_CHUNK_WORK`` in each backend's
     module), the same run bit for bit; a Ctrl-C (KeyboardInterrupt) stops it between two,
     putting the network back as it was before the call.
@@ -118,7 +124,8 @@ def fit(net: Network, X: object, y: object, *, epochs: int, lr: float, batch_siz
     evaluation = None if test is None else Evaluation.empty(1, epochs, evaluate_every)
 
     record = Record.empty(1, epochs, every)
-    settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during)
+    settings = Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during,
+                        *_schedule(warmup, decay, epochs, len(X), batch_size))
     chunk = max(1, run.FIT_CHUNK_WORK // (size(net) * len(X)))  # Ctrl-C: between chunks
     state = state_of(net, optimizer, size(net))  # a copy: net keeps its own until the end
     printed = {part.first_epoch + part.epochs for part in settings.chunks(print_every or epochs)}
@@ -178,6 +185,15 @@ def _predictor(run: ModuleType, like: Network, loss: Loss,
     return lambda theta, X: run.predict_packed(theta, like, loss, optimizer, X)
 
 
+def _schedule(warmup: object, decay: object, epochs: int, n: int,
+              batch_size: int) -> tuple[int, int]:
+    """``(warmup, cosine_steps)`` of :class:`~tinynet.results.Settings`, checked: a warmup of
+    0 to ``MAX_EPOCHS`` steps, a decay of :data:`tinynet.schedules.DECAYS`."""
+    warmup = check_int("warmup", warmup, minimum=0, maximum=MAX_EPOCHS)
+    decay = check_choice("decay", decay, DECAYS)
+    return warmup, decay_steps(decay, epochs, n, batch_size, warmup)
+
+
 def _labels(net: Network) -> bool:
     """Whether a 1-D ``y`` holds class labels for ``net``: its output is a softmax."""
     return net.layers[-1].activation.over_units
@@ -228,7 +244,8 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
                  progress: Callable[[int], None] | None = None,
                  loss: str | Loss = "mse", optimizer: str | Optimizer = "sgd",
                  test: tuple[object, object] | None = None,
-                 evaluate_every: int | None = None) -> EnsembleResult:
+                 evaluate_every: int | None = None, warmup: int = 0,
+                 decay: str = "constant") -> EnsembleResult:
     """Train every network in ``networks`` (in place), each as :func:`fit` would alone.
 
     The members share sizes and activations; each keeps its own weights and optimizer state,
@@ -261,7 +278,7 @@ def fit_ensemble(networks: Sequence[Network], X: object, y: object, *, epochs: i
     state = np.stack([state_of(net, optimizer, size(networks[0])) for net in networks])
     run = EnsembleRun.checked(networks[0], len(networks), X, y, epochs, lr, batch_size,
                               shuffle, seeds, backend, threshold, record_every, update,
-                              progress, loss, optimizer, test, evaluate_every)
+                              progress, loss, optimizer, test, evaluate_every, warmup, decay)
     theta = stack(networks)
     predictions = run.train(theta, state, networks[0], optimizer, progress)
     for net, row, values in zip(networks, theta, state):
@@ -277,7 +294,8 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
                progress: Callable[[int], None] | None = None,
                loss: str | Loss = "mse", optimizer: str | Optimizer = "sgd",
                state: np.ndarray | None = None, test: tuple[object, object] | None = None,
-               evaluate_every: int | None = None) -> EnsembleResult:
+               evaluate_every: int | None = None, warmup: int = 0,
+               decay: str = "constant") -> EnsembleResult:
     """:func:`fit_ensemble` on packed parameters: train the members whose parameters are the
     rows of ``theta`` (S, P), float64, in place, without a Network per member.
 
@@ -290,7 +308,8 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
     :func:`fit_ensemble`'s on those networks, bit for bit. A Ctrl-C between chunks leaves ``theta``
     as it was on the numba backend (which trains a copy), and part-trained on the NumPy one. Memory:
     ``theta`` (8 · P bytes a member), the kernels' copy of it (as many again), the trained outputs
-    (8 · N · n_out) and about 40 bytes of results. ``test`` and ``evaluate_every``: as in
+    (8 · N · n_out) and about 40 bytes of results. ``warmup`` and ``decay``: as in :func:`fit`.
+    ``test`` and ``evaluate_every``: as in
     :func:`fit`; a Ctrl-C then leaves ``theta`` as it was on both backends.
     """
     check_instance("like", like, Network, "a tinynet Network")
@@ -304,7 +323,7 @@ def fit_packed(like: Network, theta: np.ndarray, X: object, y: object, *, seeds:
                             f"({', '.join(optimizer.state) or 'none'}) per member")
     run = EnsembleRun.checked(like, len(theta), X, y, epochs, lr, batch_size, shuffle, seeds,
                               backend, threshold, record_every, update, progress, loss,
-                              optimizer, test, evaluate_every)
+                              optimizer, test, evaluate_every, warmup, decay)
     if run.evaluation is not None:
         return run.result(run.train(theta, state, like, optimizer, progress))
     with np.errstate(all="ignore"):  # straight to the backend: no frame between a study and
@@ -334,7 +353,8 @@ class EnsembleRun(NamedTuple):
                 lr: object, batch_size: object, shuffle: object, seeds: object, backend: object,
                 threshold: object, record_every: object, update: object, progress: object,
                 loss: object, optimizer: Optimizer, test: object = None,
-                evaluate_every: object = None) -> "EnsembleRun":
+                evaluate_every: object = None, warmup: object = 0,
+                decay: object = "constant") -> "EnsembleRun":
         """The run of ``members`` networks like ``like``, every setting checked, and an empty
         :class:`~tinynet.results.Record` for it."""
         X, y = check_training_data(X, y, like.n_in, like.n_out, _labels(like))
@@ -346,7 +366,8 @@ class EnsembleRun(NamedTuple):
         loss = _checked_loss(loss, like, y)
         test, evaluate_every = _checked_test(test, evaluate_every, like, epochs, members)
         return cls(_backend(backend, like, loss, optimizer), loss, X, y, seeds,
-                   Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during),
+                   Settings(0, epochs, lr, batch_size, shuffle, threshold, every, during,
+                            *_schedule(warmup, decay, epochs, len(X), batch_size)),
                    Record.empty(members, epochs, every), test,
                    None if test is None else Evaluation.empty(members, epochs, evaluate_every))
 

@@ -443,20 +443,23 @@ def check_state(name: str, state: object, shape: tuple[int, ...], what: str) -> 
     return state
 
 
-def check_sequence(name: str, values: object, kind: type, what: str,
+def check_sequence(name: str, values: object, kind: type | tuple[type, ...], what: str,
                    distinct: bool = False) -> list:
     """Return ``values`` as a non-empty list of ``kind`` objects (``what``: how the user knows
-    one, such as "tinynet Layer"); with ``distinct``, no object may stand in it twice."""
-    if isinstance(values, (str, bytes, kind)) or not isinstance(values, Iterable):
+    one, such as "tinynet Layer"); with ``distinct``, no object may stand in it twice.
+    ``kind`` may be a tuple of classes, any of which will do."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(values, (str, bytes, *kinds)) or not isinstance(values, Iterable):
         raise TypeError(f"{name} must be a sequence of {what} objects, got {values!r}")
     values = list(values)
     if not values:
-        raise ValueError(f"{name} must hold at least one {kind.__name__}, got an empty sequence")
+        raise ValueError(f"{name} must hold at least one "
+                         f"{' or '.join(k.__name__ for k in kinds)}, got an empty sequence")
     seen: dict[int, int] = {}
     for index, value in enumerate(values):
         check_instance(f"{name}[{index}]", value, kind, f"a {what}")
         if distinct and id(value) in seen:
-            raise ValueError(f"{name}[{index}] is the same {kind.__name__} object as "
+            raise ValueError(f"{name}[{index}] is the same {type(value).__name__} object as "
                              f"{name}[{seen[id(value)]}]")
         seen[id(value)] = index
     return values
@@ -470,8 +473,10 @@ def check_members(networks: object, kind: type) -> list:
     first = networks[0]
 
     def described(net) -> str:
+        blocks = [block.formula() for block in net.residuals]
         return (f"({'-'.join(map(str, net.sizes))}, "
-                f"{[repr(layer.activation) for layer in net.layers]})")
+                f"{[repr(layer.activation) for layer in net.layers]}"
+                + (f", blocks {blocks}" if blocks else "") + ")")
 
     owners: dict[int, int] = {}
     for index, net in enumerate(networks):  # one set of weights trained twice otherwise
@@ -481,11 +486,11 @@ def check_members(networks: object, kind: type) -> list:
                 raise ValueError(f"networks[{index}].layers[{position}] is also a layer of "
                                  f"networks[{other}]: an ensemble's members share no layer")
     for index, net in enumerate(networks[1:], start=1):
-        if net.sizes != first.sizes or \
+        if net.sizes != first.sizes or net.structure() != first.structure() or \
                 [l.activation for l in net.layers] != [l.activation for l in first.layers]:
             raise ShapeError(f"networks[{index}] {described(net)} differs from networks[0] "
                              f"{described(first)}: an ensemble's members share one shape and "
-                             "one set of activations")
+                             "one set of activations and blocks")
     return networks
 
 

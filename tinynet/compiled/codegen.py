@@ -222,6 +222,7 @@ from numba import njit
 
 from tinynet.compiled.lanes import {", ".join(from_lanes)}
 from tinynet.compiled.verdicts import diverged, finite_mark, history_slot, wrong_side
+from tinynet.compiled.schedules import learning_rate, step_at
 from tinynet.compiled.scalars import vector_exp, vector_log, vector_log1p
 '''
 

@@ -67,7 +67,10 @@ class Epochs:
         resumes it and the comment names train's line."""
         self.writer.write(f"# {said_by()}", *start)
         self.writer.open(header)
-        self.writer.write(*gather)
+        self.writer.write("if settings.warmup + settings.cosine_steps > 0:  # tinynet.schedules",
+                          "    lr = learning_rate(settings.lr, step_at(settings, n, epoch, start),",
+                          "                       settings.warmup, settings.cosine_steps)",
+                          *gather)
         yield names
         self.end_batch()
         self.writer.write(*after)

@@ -167,7 +167,13 @@ def layout_for(layout: Layout, maths: Maths) -> Layout:
 def check(net: object, loss: Loss, optimizer: Optimizer | None = None) -> None:
     """Raise :class:`~tinynet.compiled.render.NotCompilableError` unless the compiled backend
     can build every activation of ``net``, ``loss`` and ``optimizer`` from their
-    definitions."""
+    definitions; a network of residual blocks it cannot run yet."""
+    if getattr(net, "residuals", None):
+        block = net.residuals[0]
+        raise render.NotCompilableError(
+            f"backend 'numba' cannot run residual blocks yet ({block!r}, "
+            f"layers[{net.blocks.index(block)}]): only the NumPy backend runs them; pass "
+            "backend='numpy'")
     for index, layer in enumerate(net.layers):
         definition_of(layer.activation, f"layers[{index}]'s activation "
                                f"{layer.activation!r} ({type(layer.activation).__name__})")
@@ -493,6 +499,7 @@ from tinynet.compiled.lanes import (diverged_lanes, keep_state, lane_orders, ord
                                     restore_state, spread_counters)
 from tinynet.compiled.orders import epoch_order_into
 from tinynet.compiled.verdicts import diverged, finite_mark, history_slot, wrong_side
+from tinynet.compiled.schedules import learning_rate, step_at
 from tinynet.compiled.scalars import vector_exp, vector_log, vector_log1p
 from tinynet.compiled.single import _rows, _weights
 

@@ -96,7 +96,8 @@ def _kernel_dir(chosen: str | None, cache_home: str | None, home: str | None) ->
 
 COMPILED_IN = ("compiled/lanes.py", "compiled/single.py", "compiled/scalars.py",
                "compiled/orders.py", "compiled/simd.py", "compiled/target.py",
-               "compiled/verdicts.py", "verdicts.py", "shuffle.py")
+               "compiled/verdicts.py", "verdicts.py", "shuffle.py", "compiled/schedules.py",
+               "schedules.py")
 """The sources a generated kernel compiles in besides its own, under ``tinynet/``: what its
 header imports (:func:`tinynet.compiled.codegen.module_header`,
 :func:`tinynet.compiled.kit.source`) and what those import in turn."""

@@ -15,16 +15,17 @@ Where Keras's names for these differ from tinynet's: :mod:`tinynet.init.keras`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
-from ..validation import UnknownNameError, check_float
-from .distributions import DISTRIBUTIONS
+from ..validation import UnknownNameError, check_float, check_int
+from .distributions import DISTRIBUTIONS, TRUNCATED_VARIANCE_FACTOR
 from .gains import NONLINEARITIES, squared_gain, unknown_nonlinearity
 from .registry import Entry, add_entry
 from .schemes import (Auto, Constant, FixedStd, Initializer, LeakyHe, Orthogonal,
                       TorchLinearDefault, VarianceScaling)
 
-__all__ = ["register_builtins", "KAIMING_MODES", "kaiming_scale"]
+__all__ = ["register_builtins", "KAIMING_MODES", "kaiming_scale", "BERT_STD"]
 
 # prefix, alias prefix, scale, fan mode, when to use it, where it comes from
 _FAMILIES = [
@@ -118,6 +119,26 @@ def _constant(value: float = 0.0) -> Constant:
                                             inclusive=False))
 
 
+def _fixup(blocks: int = 1, branch_layers: int = 2) -> VarianceScaling:
+    """He's Var = 2 / fan_in times L^(−2/(2m−2)): the std scaled by L^(−1/(2m−2)) for the
+    layers of a residual branch of m layers but its last (which Fixup sets to 0), L blocks."""
+    blocks = check_int("blocks", blocks, minimum=1)
+    branch_layers = check_int("branch_layers", branch_layers, minimum=2)
+    factor = blocks ** (-1.0 / (2 * branch_layers - 2))
+    return VarianceScaling("fixup", 2.0 * factor * factor, "fan_in", "normal")
+
+
+def _deepnet(blocks: int = 1) -> VarianceScaling:
+    """Xavier's normal with gain β = (8N)^(−1/4), N blocks: DeepNet's branch weights."""
+    beta = (8.0 * check_int("blocks", blocks, minimum=1)) ** -0.25
+    return VarianceScaling("deepnet", beta * beta, "fan_avg", "normal")
+
+
+BERT_STD = 0.02
+"""BERT's ``initializer_range``: its weights are TensorFlow's ``truncated_normal(stddev=0.02)``,
+N(0, 0.02²) cut at ±2 · 0.02, which realises 0.02 · √γ(2) = 0.0176."""
+
+
 def _auto() -> Auto:
     xavier = VarianceScaling("xavier_normal", 1.0, "fan_avg", "normal")
     he = VarianceScaling("he_normal", 2.0, "fan_in", "normal")
@@ -159,6 +180,16 @@ def _entries() -> list[Entry]:
         Entry("ones", lambda: Constant("ones", 1.0),
               "every weight 1: no symmetry breaking either", "torch ones_, Keras Ones"),
         Entry("constant", _constant, "every weight the same value", "demonstration"),
+        Entry("fixup", _fixup,
+              "residual branches without normalization: He times L^(-1/(2m-2)), L blocks of "
+              "m layers (the branch's last layer starts at 0)", "Zhang et al. 2019, Fixup"),
+        Entry("deepnet", _deepnet,
+              "post-norm residual branches: Xavier normal with gain (8N)^(-1/4), N blocks "
+              "(the skip scaled by (2N)^(1/4))", "Wang et al. 2022, DeepNet"),
+        Entry("bert", lambda: FixedStd("bert", BERT_STD * math.sqrt(TRUNCATED_VARIANCE_FACTOR),
+                                       "truncated_normal"),
+              "N(0, 0.02²) cut at ±0.04, TensorFlow's truncated_normal(stddev=0.02)",
+              "Devlin et al. 2019, BERT"),
         Entry("auto", _auto, "by activation: Xavier for sigmoid/tanh/identity, He for relu, "
                              "He-leaky for leaky_relu", "the notes' final choice"),
     ]

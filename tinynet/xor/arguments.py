@@ -17,6 +17,7 @@ from ..activations import ACTIVATIONS
 from ..losses import LOSSES
 from ..optimizers import OPTIMIZERS
 from ..results import UPDATES
+from ..schedules import DECAYS
 from .argtypes import add_progress_flag, initializer_specs, integers, seed_count
 from .arms import DEFAULT_SETUP
 from .blocks import BLOCK_SEEDS, check_block_seeds
@@ -129,6 +130,12 @@ def _study_flags(parser: argparse.ArgumentParser) -> None:
     add("--backend", default=None, help="numba (compiled, default) or numpy (the reference; slow)")
     add("--batch-size", type=int, default=None,
         help=f"samples per SGD step ({DEFAULT_SETUP.batch_size})")
+    add("--warmup", type=int, default=None, metavar="STEPS",
+        help="raise the learning rate linearly over the first STEPS steps, from lr/STEPS to lr "
+             "(default 0: no warmup)")
+    add("--decay", default=None, choices=DECAYS,
+        help="the learning rate after the warmup: constant (the default) or cosine, falling "
+             "along a half cosine towards 0 by the last step")
     add("--data", default=None, metavar="NAME",
         help=f"the data set to learn, one of {', '.join([*data.DATASETS, *data.CLASSIFICATION])}"
              " (xor: its four points unless --samples; digits and mnist1d: their fixed test "

@@ -14,6 +14,7 @@ from ..losses import get_loss
 from ..network import Network, mlp
 from ..optimizers import get_optimizer
 from ..results import UPDATES
+from ..schedules import DECAYS
 from ..validation import MAX_EPOCHS, check_backend, check_bool, check_choice, \
     check_float, check_hidden, check_instance, check_int, check_memory, check_probability, \
     check_seed
@@ -135,7 +136,9 @@ class Setup:
     reported rates best (two hidden LeakyReLU layers of 2), per-sample SGD.
 
     ``activation`` and ``output`` are registered activation names, or a name with parameters
-    (``"softplus(beta=2.0)"``: :func:`activation_of`); ``alpha`` is leaky_relu's slope."""
+    (``"softplus(beta=2.0)"``: :func:`activation_of`); ``alpha`` is leaky_relu's slope.
+    ``warmup`` and ``decay``: the learning rate's schedule, as :func:`tinynet.fit` takes
+    them (:mod:`tinynet.schedules`)."""
 
     hidden: tuple[int, ...] = (2, 2)
     activation: str = "leaky_relu"
@@ -148,6 +151,8 @@ class Setup:
     backend: str = "numba"
     task: Task = XOR
     batch_size: int = 1
+    warmup: int = 0
+    decay: str = "constant"
 
     def __post_init__(self) -> None:
         checked = dict(
@@ -157,7 +162,9 @@ class Setup:
             epochs=check_int("epochs", self.epochs, minimum=1, maximum=MAX_EPOCHS),
             seeds=check_int("seeds", self.seeds, minimum=1),
             first_seed=check_seed("first_seed", self.first_seed),
-            backend=check_backend(self.backend))
+            backend=check_backend(self.backend),
+            warmup=check_int("warmup", self.warmup, minimum=0, maximum=MAX_EPOCHS),
+            decay=check_choice("decay", self.decay, DECAYS))
         for name, value in checked.items():  # plain Python values (NumPy scalars would not
             object.__setattr__(self, name, value)  # survive JSON)
         activation_of(self.activation, self.alpha)
@@ -221,8 +228,13 @@ class Setup:
         seed_range = (f"{self.seeds} seeds ({self.first_seed}-"
                       f"{self.first_seed + self.seeds - 1}), " if seeds else "")
         batch = f", batches of {self.batch_size}" if self.batch_size > 1 else ""
+        schedule = (f" (warmup {self.warmup:,} steps" * (self.warmup > 0)
+                    + (", then" if self.warmup else " (") * (self.decay != "constant")
+                    + f" {self.decay} decay" * (self.decay != "constant")
+                    + ")" * (self.warmup > 0 or self.decay != "constant"))
         return (f"{self.task.describe()}, {shape or self.shape} ({self.activation}{alpha} hidden, "
-                f"{self.output} output), lr {self.lr:g}{batch}, {self.epochs:,} epochs, "
+                f"{self.output} output), lr {self.lr:g}{schedule}{batch}, {self.epochs:,} "
+                "epochs, "
                 f"{seed_range}backend {self.backend}")
 
 
@@ -232,10 +244,16 @@ def setup_dict(setup: Setup) -> dict:
     the task's ``test``, which is None once the task is made, left out."""
     values = asdict(setup)
     values["task"].pop("test")
+    for name in ("warmup", "decay"):        # a study without a schedule writes what it always
+        if values[name] == SCHEDULE_DEFAULTS[name]:  # wrote
+            del values[name]
     if isinstance(setup.task.data, OwnData):
         values["task"]["data"] = repr(setup.task.data)
     return values
 
+
+SCHEDULE_DEFAULTS = {"warmup": 0, "decay": "constant"}
+"""A setup's schedule fields when it has no schedule, which :func:`setup_dict` leaves out."""
 
 DEFAULT_SETUP = Setup()
 """The setup a study runs unless told otherwise: 99mlp as the notes describe it."""

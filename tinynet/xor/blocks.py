@@ -72,7 +72,8 @@ def train(arm: Arm, setup: Setup, record_every: int | None = None, progress=None
                         record_every=record_every, progress=progress, loss=arm.loss,
                         optimizer=arm.optimizer,
                         test=setup.task.held_out_data() if setup.task.classification else None,
-                        evaluate_every=evaluate_every)
+                        evaluate_every=evaluate_every, warmup=setup.warmup,
+                        decay=setup.decay)
     return result, theta
 
 

@@ -18,7 +18,7 @@ from .task import Task
 __all__ = ["design"]
 
 SETUP_FLAGS = ("hidden", "activation", "lr", "epochs", "seeds", "first_seed", "backend",
-               "batch_size")
+               "batch_size", "warmup", "decay")
 """The arguments that set a field of the same name of the setup."""
 
 
