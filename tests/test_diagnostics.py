@@ -143,3 +143,51 @@ def test_report_and_plots_are_produced_headless(tmp_path):
                              tmp_path / "hist.png", "histograms")
     for name in ["signal.png", "hist.png"]:
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- the residual stream (issue 43) ---------------------------------------------------------
+
+def _stream(seeds=100, blocks=4, **arguments):
+    from tinynet.diagnostics import stream
+    X = np.random.default_rng(0).normal(size=(128, 2))
+    return stream([tinynet.mlp([2, *[16] * (blocks + 1), 1], activation="relu",
+                               init="he_normal", seed=s, **arguments)
+                   for s in range(seeds)], X)
+
+
+def _within(moment, error, relative):
+    """Measured within 4 standard errors of the mean over the seeds of the prediction, plus
+    ``relative`` of it for the theory's approximations (the cross term taken as the product
+    of the means; each row's variance taken as their mean)."""
+    return abs(moment.measured - moment.predicted) <= 4 * error + relative * moment.predicted
+
+
+@pytest.mark.parametrize("arguments,relative", [(dict(residual=True), 0.15),
+                                                (dict(residual=True, norm="pre"), 0.03),
+                                                (dict(residual=True, norm="post"), 1e-4),
+                                                (dict(residual="deepnet", norm="post"), 1e-4)])
+def test_the_streams_second_moment_is_predicted(arguments, relative):
+    report = _stream(**arguments)
+    assert len(report.positions) == 5 and report.seeds == 100
+    for position in report.positions:
+        assert _within(position.x, position.x_error, relative), position
+
+
+def test_rezero_and_fixup_start_as_the_identity():
+    rezero, fixup = _stream(residual="rezero"), _stream(residual="fixup", branch=2)
+    for position in rezero.positions:
+        assert position.x.measured == rezero.positions[0].x.measured == position.x.predicted
+        assert position.grad.measured == rezero.positions[-1].grad.measured
+    assert all(p.grad.measured == 0.0 for p in fixup.positions)  # its output layer is 0
+
+
+def test_deepnets_gradient_is_predicted_below_the_first_block():
+    report = _stream(residual="deepnet", norm="post", blocks=8)
+    for position in report.positions[1:]:
+        assert _within(position.grad, position.grad_error, 0.1), position
+
+
+def test_the_stream_needs_residual_blocks():
+    from tinynet.diagnostics import stream
+    with pytest.raises(ValueError, match="stream follows residual blocks, and networks"):
+        stream([tinynet.mlp([2, 4, 1])], np.zeros((2, 2)))

@@ -17,6 +17,7 @@ import fan_average
 import fixes
 import look_inside
 import playground_screenshot
+import residual_stream
 import signal_propagation
 import xor_studies
 from helpers import ROOT
@@ -102,7 +103,8 @@ HELP_WIDTH = 100
 
 
 @pytest.mark.parametrize("module", [datasets, depth, fan_average, fixes, look_inside,
-                                    playground_screenshot, signal_propagation, xor_studies],
+                                    playground_screenshot, residual_stream, signal_propagation,
+                                    xor_studies],
                          ids=lambda module: module.__name__)
 def test_an_examples_help_reads_whole(module, monkeypatch, capsys):
     """No line longer than the terminal, no command run together with the next line's (a

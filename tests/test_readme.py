@@ -152,6 +152,19 @@ def test_the_depth_page_is_rendered_from_the_committed_study():
     assert "| 32 |" in shown and "![relu: success rate against depth" in shown
 
 
+def test_the_residual_streams_table_is_rendered_from_the_committed_measurement():
+    """docs/residual.md's stream section is examples/residual_stream.py's rendering of the
+    committed JSON (regenerate both: python examples/residual_stream.py --readme
+    docs/residual.md)."""
+    import residual_stream  # examples/residual_stream.py; examples/ is on the path
+    text = page("residual.md")
+    start, end = residual_stream.MARKERS
+    data = json.loads((RESULTS / "residual_stream.json").read_text())
+    assert text[text.index(start) + len(start):text.index(end)] == \
+        residual_stream.render(data)
+    assert set(data["kinds"]) == set(residual_stream.KINDS) and data["seeds"] >= 200
+
+
 def test_the_textbooks_page_is_rendered_from_the_committed_experiments():
     """docs/textbooks.md's section is examples/textbooks.py's rendering of the committed
     JSON, whose studies have the seeds the experiments state and whose every comparison is

@@ -112,7 +112,8 @@ O(eps²) over the step, which the margin of 2 covers."""
 @dataclass(frozen=True)
 class Kink:
     """A relu/leaky_relu unit whose pre-activation ``z`` lies within a step's reach of the
-    kink at z = 0: ``layer`` (as ``print(net)`` numbers it) and its ``activation`` as printed
+    kink at z = 0: ``layer`` (its index in ``net.layers``, as ``print(net)`` numbers a chain;
+    a residual block's layers count in their order) and its ``activation`` as printed
     there, ``sample`` (the row of X), ``unit`` (the column of the layer's Z), and ``reach``,
     the largest move of z by a step that straddles it."""
 
@@ -399,16 +400,12 @@ def _check_step_small(net: Network, eps: float) -> None:
 
 
 def _named_parameters(net: Network) -> list[tuple[str, np.ndarray]]:
-    """``[("layer 0 W", W0), ("layer 0 b", b0), ...]``, in the order of ``net.parameters()``
-    (a residual block's norm and α as ``"block 1 norm gain"``, ``"block 1 scale"``)."""
-    labels = {id(layer): f"layer {index}" for index, layer in enumerate(net.layers)}
-    for index, block in enumerate(net.blocks):
-        if block in net.residuals:
-            labels[id(block)] = f"block {index}"
-            if block.norm is not None:
-                labels[id(block.norm)] = f"block {index} norm"
-    return [(f"{labels[id(owner)]} {name}", getattr(owner, name))
-            for owner, name, _ in net.slots()]
+    """``[("layer 0 W", W0), ("layer 0 b", b0), ...]``, in the order of ``net.parameters()``,
+    each named by its row of ``print(net)``: a residual block's ``"layer 1.norm gain"``,
+    ``"layer 1.0 W"``, ``"layer 1.α"``."""
+    labels = net.labels()
+    return [(f"layer {labels[id(owner)]}" + ("" if owner in net.residuals else f" {name}"),
+             getattr(owner, name)) for owner, name, _ in net.slots()]
 
 
 def _has_kink(activation: Activation) -> bool:

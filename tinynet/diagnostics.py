@@ -15,6 +15,36 @@ with a non-zero mean (``constant``) break the independence the theory rests on; 
 predictions use E[w²] and are only indicative. :func:`propagate` measures each quantity on a
 batch and predicts it from the input's second moment and each layer's weight variance alone,
 so a table shows where the theory holds (wide layers at initialization) and where it drifts.
+
+The residual stream (:func:`stream`). A network of residual blocks carries a *stream* x_l
+(the input of block l) from its first layer to its output layer. For a block
+``S = s·x + α·F(h)``, h the branch's input (x, or LN(x) for a pre-norm), F its dense layers
+with zero-mean weights and zero biases, m_l = E[x_l²] and μ_l = E[x_l]::
+
+    the branch    z ~ N(0, fan_in · E[w²] · E[h²]) layer by layer,
+                  q = E[φ(z)²] and μ_F = E[φ(z)] of its last layer
+    the sum       E[S²] = s² m_l + α² q + 2 s α μ_l μ_F,    E[S] = s μ_l + α μ_F
+                  (F's unit i sees x_i only through |h|, its weights being symmetric, so
+                  the cross term is the product of the means)
+    so            no norm:    m_{l+1} = E[S²]   (He's ReLU branch, s = α = 1: 2 m_l + ...)
+                  pre-norm:   m_{l+1} = E[S²] with E[h²] = 1: q + 2 s α μ_l μ_F more a
+                              block, linear growth for a branch of mean 0, quadratic for
+                              ReLU's (the stream's mean grows by μ_F a block)
+                  post-norm:  m_{l+1} = 1, a LayerNorm's output (σ²/(σ² + ε) on each row)
+                  ReZero (α = 0), Fixup (F's last layer 0): m_{l+1} = m_l
+
+and backward, g_l = E[(dL/dx_l)²] from the gradient leaving the last block, a branch passing
+back r = Π fan_out · E[w²] · E[φ'(z)²] of a gradient, a LayerNorm (n − 2)/n of a random one
+(it removes the row's mean and the part along x̂) over the row's variance::
+
+    no norm:      g_l = g_{l+1} · (s² + α² r)
+    pre-norm:     g_l = g_{l+1} · (s² + α² r (n − 2) / (n σ_l²)),    σ_l² = m_l − μ_l²
+    post-norm:    g_l = g_{l+1} · (s² + α² r) / σ_S²,     σ_S² = E[S²] − E[S]²
+
+and (n − 2)/n of that for the last post-norm block only: below it, the gradient has left a
+LayerNorm's backward already, which leaves nothing along the row's mean or x̂, where the next
+one's removes. These assume wide layers and rows alike (a LayerNorm divides each row by its
+own variance, the theory by their mean); the table shows where they hold.
 """
 
 from __future__ import annotations
@@ -24,11 +54,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .validation import as_float_matrix, check_choice, check_seed
+from collections.abc import Sequence
+
+from .validation import as_float_matrix, check_choice, check_members, check_seed
 from .init.gains import gaussian_mean
 from .network import Network
+from .residual import Residual
+from .text import table
 
-__all__ = ["Moment", "LayerSignal", "SignalReport", "propagate"]
+__all__ = ["Moment", "LayerSignal", "SignalReport", "propagate", "BlockStream",
+           "StreamReport", "stream", "predicted_stream"]
 
 
 @dataclass(frozen=True)
@@ -119,7 +154,7 @@ def _propagate(net: Network, X: object, output_gradient: object | None, seed: in
     check_choice("weight_variance", weight_variance, ("init", "actual"))
     if net.residuals:
         raise ValueError(f"propagate follows a chain of layers; it does not follow residual "
-                         f"blocks yet (layers[{net.blocks.index(net.residuals[0])}] is "
+                         f"blocks yet (net.blocks[{net.blocks.index(net.residuals[0])}] is "
                          f"{net.residuals[0]!r})")
     X = as_float_matrix("X", X, columns=net.n_in)
     if output_gradient is None:
@@ -185,3 +220,134 @@ def _propagate(net: Network, X: object, output_gradient: object | None, seed: in
             saturated=saturated, dead=dead))
     return SignalReport(_mean_square(X), Moment(_mean_square(grads_a[0]), predicted_grad_a[0]),
                         signals)
+
+
+@dataclass(frozen=True)
+class BlockStream:
+    """The stream entering block ``index`` (``index`` = the number of blocks: leaving the
+    last): its second moment ``x`` = E[x_l²] and the gradient reaching it ``grad`` =
+    E[(dL/dx_l)²], each measured over the seeds (mean and standard error) and predicted."""
+
+    index: int
+    x: Moment
+    x_error: float
+    grad: Moment
+    grad_error: float
+
+
+@dataclass(frozen=True)
+class StreamReport:
+    """The stream of :func:`stream`'s networks: what their blocks are (``formula``,
+    ``width``), over how many ``seeds``, and each position's :class:`BlockStream`."""
+
+    formula: str
+    width: int
+    seeds: int
+    positions: list[BlockStream]
+
+    def __str__(self) -> str:
+        header = ("block", "E[x²] measured", "predicted", "E[(dL/dx)²] measured", "predicted")
+        rows = [(str(p.index), f"{p.x.measured:.4g} ± {p.x_error:.2g}", f"{p.x.predicted:.4g}",
+                 f"{p.grad.measured:.4g} ± {p.grad_error:.2g}", f"{p.grad.predicted:.4g}")
+                for p in self.positions]
+        return (f"the residual stream through {len(self.positions) - 1} blocks {self.formula}, "
+                f"width {self.width}, {self.seeds} seeds (± a standard error)\n"
+                + table([header, *rows]))
+
+
+def _branch(block: Residual, second_moment: float) -> tuple[float, float, float]:
+    """``(q, μ_F, r)`` of the module's docstring: the branch's output second moment and mean
+    for an input of second moment ``second_moment``, and what it passes back of a gradient."""
+    mean, passed = 0.0, 1.0
+    for layer in block.layers:
+        target = layer.init.variance(layer.shape, layer.activation)
+        weight = (_mean_square(layer.W) if target is None else
+                  target + layer.init.mean(layer.shape, layer.activation) ** 2)
+        spread = layer.n_in * weight * second_moment
+        activation = layer.activation
+        passed *= layer.n_out * weight * gaussian_mean(lambda z: activation.derivative(z) ** 2,
+                                                       spread)
+        mean = gaussian_mean(activation.forward, spread)
+        second_moment = gaussian_mean(lambda z: activation.forward(z) ** 2, spread)
+    return second_moment, mean, passed
+
+
+def predicted_stream(block: Residual, blocks: int, x0: float, mean0: float,
+                     g_top: float) -> tuple[list[float], list[float]]:
+    """E[x_l²] and E[(dL/dx_l)²] for l = 0 … ``blocks`` of a stack of ``blocks`` blocks like
+    ``block`` (its α as it is), from the first block's input (second moment ``x0``, mean
+    ``mean0``) and the gradient leaving the last (``g_top``): the module's docstring."""
+    n, s = block.width, block.skip
+    alpha = float(block.scale[0]) if block.train_scale else block.scale
+    moments, means, factors = [x0], [mean0], []
+    for index in range(blocks):
+        m, mu = moments[-1], means[-1]
+        q, mu_f, r = _branch(block, 1.0 if block.placement == "pre" else m)
+        total = s * s * m + alpha * alpha * q + 2 * s * alpha * mu * mu_f
+        mean = s * mu + alpha * mu_f
+        if block.placement == "pre":
+            factors.append(s * s + alpha * alpha * r * (n - 2) / (n * (m - mu * mu)))
+        elif block.placement == "post":      # only the last block's gradient is random
+            kept = (n - 2) / n if index == blocks - 1 else 1.0
+            factors.append(kept * (s * s + alpha * alpha * r) / (total - mean * mean))
+            total, mean = 1.0, 0.0
+        else:
+            factors.append(s * s + alpha * alpha * r)
+        moments.append(total)
+        means.append(mean)
+    gradients = [g_top]
+    for factor in reversed(factors):
+        gradients.append(gradients[-1] * factor)
+    return moments, gradients[::-1]
+
+
+def stream(networks: Sequence[Network], X: object, seed: int = 0) -> StreamReport:
+    """Measure the residual stream of ``networks`` (alike, one per seed, with a run of
+    residual blocks: ``tinynet.mlp(..., residual=...)``'s) on the batch ``X`` (B, n_in) as
+    they are (at initialization, for the predictions to apply), beside
+    :func:`predicted_stream` from the measured input of the first block and gradient leaving
+    the last: at each block's input and after the last, E[x²] over the samples and units,
+    and E[(dL/dx)²] for an output gradient N(0, 1) drawn from ``seed``; each the mean over the
+    networks, with its standard error."""
+    networks = check_members(networks, Network)
+    like = networks[0]
+    if not like.residuals:
+        raise ValueError("stream follows residual blocks, and networks[0] has none; build "
+                         "them with tinynet.mlp(..., residual=True)")
+    first = like.blocks.index(like.residuals[0])
+    last = first + len(like.residuals)           # the first layer after the blocks
+    if any(not isinstance(block, Residual) for block in like.blocks[first:last]):
+        raise ValueError("stream follows one run of residual blocks; networks[0]'s blocks are "
+                         "interrupted by a layer")
+    X = as_float_matrix("X", X, columns=like.n_in)
+    rng = np.random.default_rng(check_seed("seed", seed))
+    moments, gradients, means = [], [], []
+    with np.errstate(over="ignore", invalid="ignore"):
+        for net in networks:
+            inputs, outputs = [], X
+            for index, block in enumerate(net.blocks):
+                if first <= index <= last:
+                    inputs.append(outputs)
+                outputs = block.forward(outputs)
+            gradient, reached = rng.normal(size=outputs.shape), []
+            for index in range(len(net.blocks) - 1, first - 1, -1):
+                gradient = net.blocks[index].backward(gradient)
+                if index <= last:
+                    reached.append(gradient)
+            moments.append([_mean_square(x) for x in inputs])
+            gradients.append([_mean_square(g) for g in reached[::-1]])
+            means.append(float(np.mean(inputs[0])))
+    moments, gradients = np.array(moments), np.array(gradients)
+    error = (lambda values: values.std(axis=0, ddof=1) / np.sqrt(len(values))
+             if len(values) > 1 else np.full(values.shape[1], np.nan))
+    predicted_x, predicted_g = predicted_stream(like.residuals[0], len(like.residuals),
+                                                float(moments[:, 0].mean()),
+                                                float(np.mean(means)),
+                                                float(gradients[:, -1].mean()))
+    x_error, g_error = error(moments), error(gradients)
+    positions = [BlockStream(l, Moment(float(moments[:, l].mean()), predicted_x[l]),
+                             float(x_error[l]), Moment(float(gradients[:, l].mean()),
+                                                       predicted_g[l]), float(g_error[l]))
+                 for l in range(moments.shape[1])]
+    return StreamReport(like.residuals[0].formula(), like.residuals[0].width, len(networks),
+                        positions)

@@ -36,7 +36,9 @@ __all__ = ["Network", "mlp", "RESIDUALS"]
 
 
 class Network:
-    """``Network(layers, seed=0)``: a chain of :class:`Layer` s.
+    """``Network(layers, seed=0)``: a chain of :class:`Layer` s and residual blocks
+    (:class:`tinynet.Residual`, whose layers count among ``net.layers``; ``net.blocks`` is
+    the chain as given), ending with a Layer.
 
     Every layer's weights are drawn again, in order, from ``numpy.random.default_rng(seed)``,
     then every layer's biases (drawn only for a bias initializer; constants draw nothing), so
@@ -73,6 +75,7 @@ class Network:
                              "its output layer")
         layers = [layer for block in blocks
                   for layer in (block.layers if isinstance(block, Residual) else (block,))]
+        _check_inner_layers(blocks)
         for index, layer in enumerate(blocks[:-1]):
             if isinstance(layer, Layer) and layer.activation.over_units:
                 raise ValueError(f"layers[{index}]'s activation {layer.activation!r} is defined "
@@ -110,7 +113,7 @@ class Network:
         constant's value, or trained), and where the blocks stand among the layers."""
         return tuple(("layer",) if isinstance(block, Layer) else
                      (block.placement, block.norm.eps if block.norm else None,
-                      len(block.layers), block.skip,
+                      tuple(layer.shape for layer in block.layers), block.skip,
                       "trained" if block.train_scale else block.initial_scale)
                      for block in self.blocks)
 
@@ -168,10 +171,26 @@ class Network:
         """Backpropagate dL/dY (B, n_out) through every layer, last first; return dL/dX
         (B, n_in), or None without ``input_gradient`` (training needs no gradient of its
         data). ``given_dZ``: ``dY`` is dL/dZ of the output layer (a loss's gradient through a
-        sigmoid output); ``update(layer)`` is called for each layer once its dW and db are
+        sigmoid output); ``update(part)`` is called for each layer (and a block's norm, and a
+        block whose α is trained) once its gradients are
         known, before it passes its dX back (see :meth:`Layer.backward`)."""
         return step.backward(self.blocks, dY, given_dZ=given_dZ, update=update,
                              input_gradient=input_gradient)
+
+    def labels(self) -> dict[int, str]:
+        """What ``print(net)`` calls each layer, norm and block, by its id: ``"0"`` for a
+        layer of the chain, ``"1.0"``, ``"1.norm"`` and ``"1.α"`` for a block's layer, norm
+        and trained α (the block itself)."""
+        labels = {}
+        for index, block in enumerate(self.blocks):
+            if isinstance(block, Layer):
+                labels[id(block)] = str(index)
+                continue
+            labels[id(block)] = f"{index}.α"
+            if block.norm is not None:
+                labels[id(block.norm)] = f"{index}.norm"
+            labels.update({id(layer): f"{index}.{k}" for k, layer in enumerate(block.layers)})
+        return labels
 
     def slots(self) -> list[tuple[object, str, str]]:
         """Where every parameter array and its gradient are, in the order of
@@ -222,6 +241,26 @@ class Network:
                 f"seed {self.seed}\n" + table([header, *rows]))
 
 
+def _check_inner_layers(blocks: list[Layer | Residual]) -> None:
+    """Refuse a layer that stands twice among ``blocks`` and their branches, or inside a
+    block while it belongs to another live Network (its weights would be drawn again)."""
+    seen: dict[int, str] = {}
+    for index, block in enumerate(blocks):
+        inner = block.layers if isinstance(block, Residual) else [block]
+        for position, layer in enumerate(inner):
+            where = (f"layers[{index}]" if isinstance(block, Layer) else
+                     f"layers[{index}].layers[{position}]")
+            if id(layer) in seen:
+                raise ValueError(f"{where} is the same Layer object as {seen[id(layer)]}: a "
+                                 "layer stands once in a network")
+            seen[id(layer)] = where
+            owner = _owner(layer) if isinstance(block, Residual) else None
+            if owner is not None:
+                raise ValueError(f"{where} ({layer!r}) already belongs to a Network (seed "
+                                 f"{owner.seed}); build new Layers, or copy.deepcopy the "
+                                 "first network")
+
+
 def _owner(layer: Layer) -> "Network | None":
     """The live Network ``layer`` belongs to, if any."""
     owner = getattr(layer, "_network", None)  # a Layer pickled before ownership has none
@@ -270,11 +309,15 @@ def mlp(sizes: Sequence[int], activation: str | Activation = "leaky_relu",
 
     * ``"standard"``: ``x + F(x)``, He et al. 2016;
     * ``"rezero"``: ``x + α·F(x)``, α trained from 0 (Bachlechner et al. 2020; SkipInit);
-    * ``"fixup"``: α trained from 1, a branch's layers but its last drawn by ``fixup``
-      (``init`` scaled by L^(−1/(2m−2)), He's for ReLU), its last and the output layer at 0
-      (Zhang et al. 2019); no norm;
+    * ``"fixup"``: α trained from 1, a branch's layers but its last drawn by ``fixup`` (He's
+      normal scaled by L^(−1/(2m−2))), its last, linear as the paper's, and the output layer
+      at 0 (Zhang et al. 2019); at least two layers a branch, no norm;
     * ``"deepnet"``: ``LN((2L)^¼·x + F(x))``, the branch drawn by ``deepnet`` (Xavier's
       normal with gain (8L)^(−¼)), Wang et al. 2022; needs ``norm="post"``.
+
+    Every branch layer has ``activation`` (so a ReLU branch's output is never negative) but
+    Fixup's last; Fixup's and DeepNet's branches are drawn by their own schemes whatever
+    ``init`` is, which draws the first layer (and the output layer but Fixup's).
     """
     if isinstance(sizes, (str, bytes)) or np.ndim(sizes) != 1 or len(sizes) < 2:
         raise ValueError(f"sizes must be a sequence of at least two layer sizes such as "
@@ -310,6 +353,10 @@ def _residual_blocks(sizes: list[int], activation: str | Activation, output: str
     if kind == "fixup" and norm is not None:
         raise ValueError(f"residual='fixup' is for networks without normalization, got "
                          f"norm={norm!r}")
+    if kind == "fixup" and branch < 2:
+        raise ValueError(f"residual='fixup' needs branch >= 2 (its branch's last layer, linear, "
+                         f"starts at 0, and the others are scaled by L^(-1/(2m-2))), got "
+                         f"branch={branch}")
     if kind == "deepnet" and norm != "post":
         raise ValueError(f"residual='deepnet' scales a post-norm block's skip: pass "
                          f"norm='post', got norm={norm!r}")
@@ -324,8 +371,12 @@ def _residual_blocks(sizes: list[int], activation: str | Activation, output: str
         return Layer(n_in, n_out, activation=layer_activation, init=layer_init, alpha=alpha,
                      bias_init=bias_init)
 
+    def branch_layer(k: int) -> Layer:
+        last_of_fixup = kind == "fixup" and k == branch - 1
+        return layer(width, width, inits[k], "identity" if last_of_fixup else activation)
+
     head_init = output_init if output_init is not None else "zeros" if kind == "fixup" else init
     return [layer(sizes[0], width, init),
-            *(Residual([layer(width, width, inits[k]) for k in range(branch)], norm=norm,
+            *(Residual([branch_layer(k) for k in range(branch)], norm=norm,
                        scale=scale, train_scale=trained, skip=skip) for _ in range(blocks)),
             layer(width, sizes[-1], head_init, output)]

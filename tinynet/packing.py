@@ -63,9 +63,14 @@ def offsets(net: "Network") -> dict[int, int]:
 
 
 def layout(net: "Network") -> Layout:
-    """The :class:`Layout` of ``net``'s parameters in ``pack(net)`` (its dense layers'; a
-    residual block's norm and α sit between them, where :meth:`tinynet.Network.slots` puts
-    them)."""
+    """The :class:`Layout` of ``net``'s parameters in ``pack(net)``: a chain of layers alone
+    (a network with residual blocks is refused, as everything that reads a Layout would run
+    it as a chain)."""
+    if net.residuals:
+        raise ValueError("a Layout describes a chain of layers; this network has residual "
+                         f"blocks (net.blocks[{net.blocks.index(net.residuals[0])}] is "
+                         f"{net.residuals[0]!r}), whose parameters tinynet.packing.offsets "
+                         "places")
     starts = offsets(net)
     rows = [(layer.n_in, layer.n_out, starts[id(layer.W)], starts[id(layer.b)])
             for layer in net.layers]
@@ -163,22 +168,22 @@ def _plan(like: "Network") -> tuple[Draws, list[tuple[int, int, float]]]:
     """What ``Network`` draws for ``like``'s layers, in its order (every layer's weights, then
     every drawn bias), and where each constant bias goes in a row of theta (start, end,
     value)."""
-    table = layout(like).table
+    starts = offsets(like)
+    table = [(layer.n_out, starts[id(layer.W)], starts[id(layer.b)]) for layer in like.layers]
     draws: Draws = [(layer.init, layer.shape, layer.activation, w_at, b_at)
-                    for layer, (_, _, w_at, b_at) in zip(like.layers, table)]
+                    for layer, (_, w_at, b_at) in zip(like.layers, table)]
     constants = []
-    for layer, (_, n_out, _, b_at) in zip(like.layers, table):
+    for layer, (n_out, _, b_at) in zip(like.layers, table):
         if isinstance(layer.bias_init, float):
             constants.append((b_at, b_at + n_out, layer.bias_init))
         else:
             draws.append((layer.bias_init, layer.bias_shape, layer.activation, b_at,
                           b_at + n_out))
-    starts = offsets(like)
     for block in like.residuals:      # what a block's reset_parameters sets: no draws
-        for parameter, value in [*(zip(block.norm.parameters(), (1.0, 0.0)) if block.norm
-                                   else ()),
-                                 *(((block.scale, block.initial_scale),) if block.train_scale
-                                   else ())]:
+        norm = [] if block.norm is None else [(getattr(block.norm, name), value)
+                                              for name, value in block.norm.INITIAL.items()]
+        for parameter, value in [*norm, *(((block.scale, block.initial_scale),)
+                                          if block.train_scale else ())]:
             start = starts[id(parameter)]
             constants.append((start, start + parameter.size, value))
     return draws, constants

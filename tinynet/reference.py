@@ -83,10 +83,8 @@ def train(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss,
     and blocks, whose arrays are views into that member's for the run, so that the step runs
     their :meth:`~tinynet.Layer.forward` and :meth:`~tinynet.Layer.backward`
     (:func:`fit_one`)."""
-    table = layout(like).table
-    spans = _spans(like)
-    words = Epochs(theta, state, spans, int(table[:, :2].max()), X, y, seeds, settings,
-                   record, net)
+    widest = max(max(layer.n_in, layer.n_out) for layer in like.layers)
+    words = Epochs(theta, state, _spans(like), widest, X, y, seeds, settings, record, net)
     through = loss.through_output(like.layers[-1].activation)
     with _blocks(net, like, words.params, words.grad) as (blocks, owners), \
             np.errstate(invalid="ignore"):  # ±inf · 0 in finite_mark is NaN, as meant

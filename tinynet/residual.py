@@ -40,6 +40,9 @@ class LayerNorm(step.Norm):
     ``γ ⊙ x̂ + β``, γ (``gain``) starting at 1 and β (``bias``) at 0, as ``torch.nn.LayerNorm``
     (the biased variance, ε inside the square root)."""
 
+    INITIAL = {"gain": 1.0, "bias": 0.0}
+    """Where γ and β start (:meth:`reset_parameters`, and :func:`tinynet.packing.draw`)."""
+
     def __init__(self, n: int, eps: float = 1e-5) -> None:
         self.n = check_int("n", n, minimum=1)
         eps = check_float("eps", eps, minimum=0.0, inclusive=False)
@@ -47,8 +50,9 @@ class LayerNorm(step.Norm):
                          eps)
 
     def reset_parameters(self) -> None:
-        """γ = 1, β = 0."""
-        self.gain[...], self.bias[...] = 1.0, 0.0
+        """γ = 1, β = 0 (:data:`INITIAL`)."""
+        for name, value in self.INITIAL.items():
+            getattr(self, name)[...] = value
 
     def slots(self) -> list[tuple[object, str, str]]:
         """Where its parameters and their gradients are (as :meth:`tinynet.Layer.slots`)."""
@@ -92,6 +96,10 @@ class Residual(step.Residual):
         if not isinstance(train_scale, (bool, np.bool_)):
             raise TypeError(f"train_scale must be True or False, got {train_scale!r}")
         skip = check_float("skip", skip, minimum=0.0, inclusive=False)
+        if self.initial_scale == 0.0 and not train_scale:
+            raise ValueError("scale=0.0 with train_scale=False makes a branch that never "
+                             "learns (its gradient is α·dS = 0); pass train_scale=True, as "
+                             "ReZero does, or a scale other than 0")
         self.width = width
         super().__init__(layers, LayerNorm(width, eps) if norm else None, norm,
                          np.array([self.initial_scale]) if train_scale else self.initial_scale,

@@ -51,7 +51,7 @@ class Settings(NamedTuple):
     ``update_during_backward``: False for ``update="after_backward"`` (θ ← θ − lr ∇θ once the
     backward pass is done), True for ``"during_backward"`` (each layer's W, b ← W − lr dW,
     b − lr db before its dX = dZ W is computed); see :data:`UPDATES`. ``warmup`` and
-    ``cosine_steps``: the learning rate's schedule, :func:`tinynet.schedules.rate_at`.
+    ``cosine_steps``: the learning rate's schedule, :func:`tinynet.schedules.learning_rate`.
     """
 
     first_epoch: int

@@ -174,7 +174,7 @@ def save(net: Network, path: str | os.PathLike) -> Path:
     """
     check_instance("net", net, Network, "a tinynet Network")
     if net.residuals:
-        raise ValueError(f"tinynet.save cannot store residual blocks yet (layers"
+        raise ValueError(f"tinynet.save cannot store residual blocks yet (net.blocks"
                          f"[{net.blocks.index(net.residuals[0])}] is {net.residuals[0]!r}); "
                          "pickle the network, or save tinynet.packing.pack(net)")
     path = Path(path)

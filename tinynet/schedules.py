@@ -16,8 +16,9 @@ schedule trains bit for bit as before there was one.
 One definition: the NumPy backend calls :func:`learning_rate` of :func:`step_at` per batch,
 and every compiled kernel calls the same functions compiled by numba
 (:mod:`tinynet.compiled.schedules`), where its batch loop starts a batch. PyTorch's
-``LambdaLR`` with ``lr_lambda=lambda t: learning_rate(1.0, t, W, T - W)`` multiplies its base
-rate by the same factor. The module
+``LambdaLR`` with ``lr_lambda=lambda t: learning_rate(1.0, t, W, C)``, C = T − W for the
+cosine (0 for a constant rate: :func:`decay_steps`), multiplies its base rate by the same
+factor. The module
 imports nothing but :mod:`math`, so that the kernels' cache key needs only this file.
 """
 

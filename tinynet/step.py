@@ -86,10 +86,13 @@ class Norm:
                    dX = (dx̂ − mean(dx̂) − x̂ ⊙ mean(dx̂ ⊙ x̂)) / √(σ² + ε),   dx̂ = dY ⊙ γ
     """
 
+    ops: ModuleType | Any = blocks
+
     def __init__(self, gain: Any, bias: Any, dgain: Any, dbias: Any, eps: float,
                  ops: ModuleType | Any = None) -> None:
         self.gain, self.bias, self.dgain, self.dbias, self.eps = gain, bias, dgain, dbias, eps
-        self.ops = blocks if ops is None else ops
+        if ops is not None:        # another backend's words (a module is not copied along)
+            self.ops = ops
         self._normalized = self._inverse_std = None
 
     def forward(self, X: Any) -> Any:
@@ -121,12 +124,15 @@ class Residual:
                    dX = s·dS + (LN's backward of dH (pre) or dH)
     """
 
+    ops: ModuleType | Any = blocks
+
     def __init__(self, layers: Sequence[Dense], norm: Norm | None = None,
                  placement: str | None = None, scale: Any = 1.0, dscale: Any = None,
                  skip: float = 1.0, ops: ModuleType | Any = None) -> None:
         self.layers, self.norm, self.placement = list(layers), norm, placement
         self.scale, self.dscale, self.skip = scale, dscale, skip
-        self.ops = blocks if ops is None else ops
+        if ops is not None:        # another backend's words
+            self.ops = ops
         self._branch = None
 
     def forward(self, X: Any) -> Any:

@@ -191,6 +191,11 @@ def _schedule(warmup: object, decay: object, epochs: int, n: int,
     0 to ``MAX_EPOCHS`` steps, a decay of :data:`tinynet.schedules.DECAYS`."""
     warmup = check_int("warmup", warmup, minimum=0, maximum=MAX_EPOCHS)
     decay = check_choice("decay", decay, DECAYS)
+    steps = epochs * -(-n // batch_size)
+    if warmup > steps:
+        raise ValueError(f"warmup must be at most the run's {steps:,} steps ({epochs:,} epochs "
+                         f"of {-(-n // batch_size):,} batches), got {warmup:,}: the rate would "
+                         "never reach lr")
     return warmup, decay_steps(decay, epochs, n, batch_size, warmup)
 
 

@@ -42,8 +42,11 @@ class Epochs:
         self.body: list[str] = []
 
     def epochs(self) -> Iterator[str]:
-        """``for run in range(settings.epochs)``, ``epoch`` the loop's epoch."""
-        self.writer.write(f"# {said_by()}")
+        """``for run in range(settings.epochs)``, ``epoch`` the loop's epoch; before it,
+        whether the run has a learning-rate schedule (``scheduled``, read by
+        :meth:`batch_loop`)."""
+        self.writer.write(f"# {said_by()}",
+                          "scheduled = settings.warmup + settings.cosine_steps > 0")
         self.writer.open("for run in range(settings.epochs):")
         self.writer.write("epoch = settings.first_epoch + run")
         yield "epoch"
@@ -67,7 +70,7 @@ class Epochs:
         resumes it and the comment names train's line."""
         self.writer.write(f"# {said_by()}", *start)
         self.writer.open(header)
-        self.writer.write("if settings.warmup + settings.cosine_steps > 0:  # tinynet.schedules",
+        self.writer.write("if scheduled:  # the batch's rate: tinynet.schedules",
                           "    lr = learning_rate(settings.lr, step_at(settings, n, epoch, start),",
                           "                       settings.warmup, settings.cosine_steps)",
                           *gather)

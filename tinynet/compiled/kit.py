@@ -172,7 +172,7 @@ def check(net: object, loss: Loss, optimizer: Optimizer | None = None) -> None:
         block = net.residuals[0]
         raise render.NotCompilableError(
             f"backend 'numba' cannot run residual blocks yet ({block!r}, "
-            f"layers[{net.blocks.index(block)}]): only the NumPy backend runs them; pass "
+            f"net.blocks[{net.blocks.index(block)}]): only the NumPy backend runs them; pass "
             "backend='numpy'")
     for index, layer in enumerate(net.layers):
         definition_of(layer.activation, f"layers[{index}]'s activation "

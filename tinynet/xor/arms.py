@@ -228,10 +228,9 @@ class Setup:
         seed_range = (f"{self.seeds} seeds ({self.first_seed}-"
                       f"{self.first_seed + self.seeds - 1}), " if seeds else "")
         batch = f", batches of {self.batch_size}" if self.batch_size > 1 else ""
-        schedule = (f" (warmup {self.warmup:,} steps" * (self.warmup > 0)
-                    + (", then" if self.warmup else " (") * (self.decay != "constant")
-                    + f" {self.decay} decay" * (self.decay != "constant")
-                    + ")" * (self.warmup > 0 or self.decay != "constant"))
+        parts = [*([f"warmup {self.warmup:,} steps"] if self.warmup else []),
+                 *([f"{self.decay} decay"] if self.decay != "constant" else [])]
+        schedule = f" ({', then '.join(parts)})" if parts else ""
         return (f"{self.task.describe()}, {shape or self.shape} ({self.activation}{alpha} hidden, "
                 f"{self.output} output), lr {self.lr:g}{schedule}{batch}, {self.epochs:,} "
                 "epochs, "
