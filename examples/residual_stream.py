@@ -72,23 +72,27 @@ def render(data: dict) -> str:
     rule = "| --- " * (len(names) + 1) + "|\n"
     run = data["run"]
     text = (f"{data['blocks']} blocks of width {data['width']} (two ReLU layers a branch, "
-            f"Fixup's last linear), {data['seeds']} seeds, {data['samples']} points from N(0, I); "
-            "each cell the mean over the seeds ± its standard error, the prediction in brackets "
+            f"Fixup's last linear), {data['seeds']} seeds, one batch of {data['samples']} points "
+            "from N(0, I); each cell the mean over the seeds ± its standard error, the "
+            "prediction in brackets "
             f"(`python examples/residual_stream.py --readme docs/residual.md`, "
             f"{run['seconds']:.0f} s on {run['cores']} cores at a 1-minute load of "
             f"{run['load_average_1min']:.1f}).\n\n")
     for quantity, title in (("x", "E[x²], the stream's second moment entering each block"),
-                            ("grad", "E[(dL/dx)²], the gradient reaching it (dL/dŷ ~ N(0, 1))")):
+                            ("grad", "E[(dL/dx)²], the gradient reaching it, from N(0, 1) given "
+                                     "to the stream after the last block")):
         text += f"**{title}**\n\n" + header + rule
         for position in SHOWN:
             text += f"| {position} | " + " | ".join(
                 _cell(*data["kinds"][name][quantity][position]) for name in names) + " |\n"
         text += "\n"
     kinds = data["kinds"]
-    growth = [f"{name} {kinds[name]['grad'][0][0] / kinds[name]['grad'][-1][0]:.3g} times"
-              for name in names if kinds[name]["grad"][-1][0] > 0]
-    return text + ("The gradient reaching the first block, over the one leaving the last: "
-                   + ", ".join(growth) + ".\n\n")
+    growth = [f"{name} {kinds[name]['grad'][1][0] / kinds[name]['grad'][-1][0]:.3g} "
+              f"({kinds[name]['grad'][1][2] / kinds[name]['grad'][-1][2]:.3g} predicted)"
+              for name in names]
+    return text + ("The gradient reaching the second block over the one given after the last: "
+                   + ", ".join(growth) + ". (The first block's depends on the batch: its "
+                   "rows are the first layer's outputs, see `tinynet.diagnostics`.)\n\n")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

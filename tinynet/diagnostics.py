@@ -18,22 +18,28 @@ so a table shows where the theory holds (wide layers at initialization) and wher
 
 The residual stream (:func:`stream`). A network of residual blocks carries a *stream* x_l
 (the input of block l) from its first layer to its output layer. For a block
-``S = s·x + α·F(h)``, h the branch's input (x, or LN(x) for a pre-norm), F its dense layers
-with zero-mean weights and zero biases, m_l = E[x_l²] and μ_l = E[x_l]::
+``S = s·x + α·F(h)`` at initialization, h the branch's input (x, or LN(x) for a pre-norm), F
+its dense layers with zero-mean weights and zero biases, m_l = E[x_l²] and μ_l = E[x_l]::
 
     the branch    z ~ N(0, fan_in · E[w²] · E[h²]) layer by layer,
                   q = E[φ(z)²] and μ_F = E[φ(z)] of its last layer
     the sum       E[S²] = s² m_l + α² q + 2 s α μ_l μ_F,    E[S] = s μ_l + α μ_F
-                  (F's unit i sees x_i only through |h|, its weights being symmetric, so
-                  the cross term is the product of the means)
-    so            no norm:    m_{l+1} = E[S²]   (He's ReLU branch, s = α = 1: 2 m_l + ...)
-                  pre-norm:   m_{l+1} = E[S²] with E[h²] = 1: q + 2 s α μ_l μ_F more a
-                              block, linear growth for a branch of mean 0, quadratic for
-                              ReLU's (the stream's mean grows by μ_F a block)
+    so            no norm:    m_{l+1} = E[S²]
+                  pre-norm:   m_{l+1} = E[S²] with E[h²] = 1
                   post-norm:  m_{l+1} = 1, a LayerNorm's output (σ²/(σ² + ε) on each row)
                   ReZero (α = 0), Fixup (F's last layer 0): m_{l+1} = m_l
 
-and backward, g_l = E[(dL/dx_l)²] from the gradient leaving the last block, a branch passing
+F's unit i sees x_i only through |h|, its weights being symmetric, so the cross term is
+E[x_i] E[F_i] exactly when |h| is the same for every sample: for a pre-norm (|LN(x)|² = n),
+and nearly so for wide layers. Treating z as Gaussian overstates μ_F a little at small widths
+(z is a mixture over the samples' |a|, and E[φ(z)] is concave in its spread for ReLU): the
+pre-norm's predicted mean, and with it its second moment, run a few percent high by depth 64.
+A ReLU branch has a positive mean, so the stream's mean grows by μ_F a block and the cross
+term with it: without a norm E[x²] grows by more than the branch's doubling, and with a
+pre-norm quadratically, not linearly as for a branch of mean 0.
+
+Backward, g_l = E[(dL/dx_l)²] from a gradient N(0, 1) given to the stream after the last
+block (not through the output layer, whose gradient is tied to its input), a branch passing
 back r = Π fan_out · E[w²] · E[φ'(z)²] of a gradient, a LayerNorm (n − 2)/n of a random one
 (it removes the row's mean and the part along x̂) over the row's variance::
 
@@ -42,9 +48,13 @@ back r = Π fan_out · E[w²] · E[φ'(z)²] of a gradient, a LayerNorm (n − 2
     post-norm:    g_l = g_{l+1} · (s² + α² r) / σ_S²,     σ_S² = E[S²] − E[S]²
 
 and (n − 2)/n of that for the last post-norm block only: below it, the gradient has left a
-LayerNorm's backward already, which leaves nothing along the row's mean or x̂, where the next
-one's removes. These assume wide layers and rows alike (a LayerNorm divides each row by its
-own variance, the theory by their mean); the table shows where they hold.
+LayerNorm's backward already, which leaves nothing along the row's mean or x̂. They assume
+wide layers, a gradient unrelated to the weights it passes through, and rows alike (a
+LayerNorm divides each row by its own variance, the theory by their mean); the table shows
+where they hold. At the first block the rows are the first layer's outputs, whose variance
+is proportional to each sample's |x|² for ReLU and zero biases: E[1/σ²] there depends on the
+batch's smallest inputs (for Gaussian inputs in 2-D it is infinite), so the gradient reaching
+the first block is a property of the batch, not of the initialization.
 """
 
 from __future__ import annotations
@@ -255,14 +265,25 @@ class StreamReport:
                 + table([header, *rows]))
 
 
-def _branch(block: Residual, second_moment: float) -> tuple[float, float, float]:
-    """``(q, μ_F, r)`` of the module's docstring: the branch's output second moment and mean
-    for an input of second moment ``second_moment``, and what it passes back of a gradient."""
-    mean, passed = 0.0, 1.0
-    for layer in block.layers:
+def _weight_moments(blocks: Sequence[Residual]) -> list[float]:
+    """E[w²] of each layer of alike ``blocks``' branches: its initializer's stated variance
+    (+ mean²), or the mean of W² over the blocks where it states none."""
+    moments = []
+    for k, layer in enumerate(blocks[0].layers):
         target = layer.init.variance(layer.shape, layer.activation)
-        weight = (_mean_square(layer.W) if target is None else
-                  target + layer.init.mean(layer.shape, layer.activation) ** 2)
+        moments.append(float(np.mean([_mean_square(block.layers[k].W) for block in blocks]))
+                       if target is None else
+                       target + layer.init.mean(layer.shape, layer.activation) ** 2)
+    return moments
+
+
+def _branch(block: Residual, weight_moments: Sequence[float],
+            second_moment: float) -> tuple[float, float, float]:
+    """``(q, μ_F, r)`` of the module's docstring: the branch's output second moment and mean
+    for an input of second moment ``second_moment``, and what it passes back of a gradient,
+    E[w²] of each layer given."""
+    mean, passed = 0.0, 1.0
+    for layer, weight in zip(block.layers, weight_moments):
         spread = layer.n_in * weight * second_moment
         activation = layer.activation
         passed *= layer.n_out * weight * gaussian_mean(lambda z: activation.derivative(z) ** 2,
@@ -272,17 +293,21 @@ def _branch(block: Residual, second_moment: float) -> tuple[float, float, float]
     return second_moment, mean, passed
 
 
-def predicted_stream(block: Residual, blocks: int, x0: float, mean0: float,
-                     g_top: float) -> tuple[list[float], list[float]]:
+def predicted_stream(block: Residual, blocks: int, x0: float, mean0: float, g_top: float,
+                     weight_moments: Sequence[float] | None = None
+                     ) -> tuple[list[float], list[float]]:
     """E[x_l²] and E[(dL/dx_l)²] for l = 0 … ``blocks`` of a stack of ``blocks`` blocks like
-    ``block`` (its α as it is), from the first block's input (second moment ``x0``, mean
-    ``mean0``) and the gradient leaving the last (``g_top``): the module's docstring."""
-    n, s = block.width, block.skip
-    alpha = float(block.scale[0]) if block.train_scale else block.scale
+    ``block`` at initialization (its initial α, its layers' E[w²]: their initializers' unless
+    ``weight_moments`` gives them), from the first block's input (second moment ``x0``, mean
+    ``mean0``) and the gradient given to the stream after the last (``g_top``): the module's
+    docstring."""
+    n, s, alpha = block.width, block.skip, block.initial_scale
+    weights = (_weight_moments([block]) if weight_moments is None
+               else list(weight_moments))
     moments, means, factors = [x0], [mean0], []
     for index in range(blocks):
         m, mu = moments[-1], means[-1]
-        q, mu_f, r = _branch(block, 1.0 if block.placement == "pre" else m)
+        q, mu_f, r = _branch(block, weights, 1.0 if block.placement == "pre" else m)
         total = s * s * m + alpha * alpha * q + 2 * s * alpha * mu * mu_f
         mean = s * mu + alpha * mu_f
         if block.placement == "pre":
@@ -301,14 +326,44 @@ def predicted_stream(block: Residual, blocks: int, x0: float, mean0: float,
     return moments, gradients[::-1]
 
 
+def _signature(block: Residual) -> tuple:
+    """What a block of a measured run must share with the first: its sum, norm, branch
+    shapes, activations and initializers."""
+    return (block.formula(), block.skip, block.initial_scale, block.train_scale,
+            block.norm.eps if block.norm else None,
+            tuple((layer.shape, repr(layer.activation), layer.init_label())
+                  for layer in block.layers))
+
+
+def _check_initial(networks: Sequence[Network]) -> None:
+    """Refuse blocks that are not as the theory takes them: alike, at zero biases, their
+    norms at γ = 1 and β = 0."""
+    first = _signature(networks[0].residuals[0])
+    for index, net in enumerate(networks):
+        for position, block in enumerate(net.residuals):
+            if _signature(block) != first:
+                raise ValueError(f"stream predicts a run of alike blocks; networks[{index}]'s "
+                                 f"block {position} ({block!r}) differs from networks[0]'s "
+                                 "first")
+            if any(layer.b.any() for layer in block.layers):
+                raise ValueError(f"stream predicts blocks at initialization with zero "
+                                 f"biases; networks[{index}]'s block {position} has biases "
+                                 "other than 0 (build it with bias_init=0)")
+            if block.norm is not None and (np.any(block.norm.gain != 1.0) or
+                                           block.norm.bias.any()):
+                raise ValueError(f"stream predicts LayerNorms at initialization (γ = 1, "
+                                 f"β = 0); networks[{index}]'s block {position}'s are not")
+
+
 def stream(networks: Sequence[Network], X: object, seed: int = 0) -> StreamReport:
-    """Measure the residual stream of ``networks`` (alike, one per seed, with a run of
-    residual blocks: ``tinynet.mlp(..., residual=...)``'s) on the batch ``X`` (B, n_in) as
-    they are (at initialization, for the predictions to apply), beside
-    :func:`predicted_stream` from the measured input of the first block and gradient leaving
-    the last: at each block's input and after the last, E[x²] over the samples and units,
-    and E[(dL/dx)²] for an output gradient N(0, 1) drawn from ``seed``; each the mean over the
-    networks, with its standard error."""
+    """Measure the residual stream of ``networks`` (alike, one per seed, with one run of
+    alike residual blocks at initialization: ``tinynet.mlp(..., residual=...)``'s) on the
+    batch ``X`` (B, n_in), beside :func:`predicted_stream` from the measured input of the
+    first block: at each block's input and after the last, E[x²] over the samples and units,
+    and E[(dL/dx)²] for a gradient N(0, 1) given to the stream after the last block (drawn
+    from ``seed``); each the mean over the networks with its standard error, the batch fixed.
+    The networks' weights are left as they are; their gradients (dW, db, ...) are
+    overwritten."""
     networks = check_members(networks, Network)
     like = networks[0]
     if not like.residuals:
@@ -319,31 +374,33 @@ def stream(networks: Sequence[Network], X: object, seed: int = 0) -> StreamRepor
     if any(not isinstance(block, Residual) for block in like.blocks[first:last]):
         raise ValueError("stream follows one run of residual blocks; networks[0]'s blocks are "
                          "interrupted by a layer")
+    _check_initial(networks)
     X = as_float_matrix("X", X, columns=like.n_in)
     rng = np.random.default_rng(check_seed("seed", seed))
     moments, gradients, means = [], [], []
     with np.errstate(over="ignore", invalid="ignore"):
         for net in networks:
             inputs, outputs = [], X
-            for index, block in enumerate(net.blocks):
-                if first <= index <= last:
+            for block in net.blocks[:last]:
+                if block in net.residuals:
                     inputs.append(outputs)
                 outputs = block.forward(outputs)
-            gradient, reached = rng.normal(size=outputs.shape), []
-            for index in range(len(net.blocks) - 1, first - 1, -1):
-                gradient = net.blocks[index].backward(gradient)
-                if index <= last:
-                    reached.append(gradient)
+            inputs.append(outputs)
+            gradient, reached = rng.normal(size=outputs.shape), [None]
+            reached[0] = gradient
+            for block in reversed(net.residuals):
+                gradient = block.backward(gradient)
+                reached.append(gradient)
             moments.append([_mean_square(x) for x in inputs])
             gradients.append([_mean_square(g) for g in reached[::-1]])
             means.append(float(np.mean(inputs[0])))
     moments, gradients = np.array(moments), np.array(gradients)
     error = (lambda values: values.std(axis=0, ddof=1) / np.sqrt(len(values))
              if len(values) > 1 else np.full(values.shape[1], np.nan))
-    predicted_x, predicted_g = predicted_stream(like.residuals[0], len(like.residuals),
-                                                float(moments[:, 0].mean()),
-                                                float(np.mean(means)),
-                                                float(gradients[:, -1].mean()))
+    predicted_x, predicted_g = predicted_stream(
+        like.residuals[0], len(like.residuals), float(moments[:, 0].mean()),
+        float(np.mean(means)), float(gradients[:, -1].mean()),
+        _weight_moments([block for net in networks for block in net.residuals]))
     x_error, g_error = error(moments), error(gradients)
     positions = [BlockStream(l, Moment(float(moments[:, l].mean()), predicted_x[l]),
                              float(x_error[l]), Moment(float(gradients[:, l].mean()),
