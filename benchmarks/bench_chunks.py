@@ -22,6 +22,7 @@ for variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 import tinynet  # noqa: E402
+from ratios import interleaved_ratios, ratio_cell  # noqa: E402
 from readme_block import publish  # noqa: E402
 from tinynet import reference  # noqa: E402
 from tinynet.compiled import backend  # noqa: E402
@@ -58,16 +59,11 @@ def main() -> None:
                 tinynet.fit_ensemble(nets, X, y, epochs=epochs, lr=0.01, backend=name)
                 seconds[label].append(time.perf_counter() - start)
         module.CHUNK_WORK = default
-        ratios = {label: np.array(times) / np.array(seconds["one chunk"])
-                  for label, times in seconds.items()}
         rows.append({"job": f"{name} {'-'.join(map(str, sizes))}, {seeds} seeds x "
                             f"{epochs:,} epochs",
                      "chunks": {label: -(-epochs // max(1, chunk // work))
                                 for label, chunk in tried.items()},
-                     "seconds": seconds,
-                     "ratio_median": {k: float(np.median(v)) for k, v in ratios.items()},
-                     "ratio_range": {k: [float(v.min()), float(v.max())]
-                                     for k, v in ratios.items()}})
+                     "seconds": seconds, **interleaved_ratios(seconds, "one chunk")})
     lines = [f"{args.repeats} runs of each, interleaved, each divided by the one-chunk run "
              f"beside it: median [range]. BLAS threads 1, {os.cpu_count()} cores, 1-minute "
              f"load average {os.getloadavg()[0]:.1f} at the end. Above 1: slower than one "
@@ -77,9 +73,7 @@ def main() -> None:
              "8x smaller: time ratio |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
-        median, spread = row["ratio_median"], row["ratio_range"]
-        cells = [f"{median[k]:.3f} [{spread[k][0]:.2f}, {spread[k][1]:.2f}]"
-                 for k in ("one chunk again", "default", "default / 8")]
+        cells = [ratio_cell(row, label) for label in ("one chunk again", "default", "default / 8")]
         lines.append(f"| {row['job']} | {np.median(row['seconds']['one chunk']):.3f} | "
                      f"{cells[0]} | {row['chunks']['default']} | {cells[1]} | "
                      f"{row['chunks']['default / 8']} | {cells[2]} |")

@@ -28,6 +28,7 @@ import numpy as np  # noqa: E402
 
 import tinynet  # noqa: E402
 from machine import cpu_name  # noqa: E402
+from ratios import interleaved_ratios, ratio_cell  # noqa: E402
 from readme_block import publish  # noqa: E402
 
 README_START, README_END = "<!-- evaluation: start -->", "<!-- evaluation: end -->"
@@ -65,13 +66,8 @@ def main() -> None:
         for _ in range(args.repeats):
             for label, case in CASES.items():
                 seconds[label].append(run(sizes, seeds, batch, case, digits))
-        ratios = {label: np.array(times) / np.array(seconds["none"])
-                  for label, times in seconds.items()}
         rows.append({"job": f"{'-'.join(map(str, sizes))}, {seeds} seeds, batches of {batch}",
-                     "seconds": seconds,
-                     "ratio_median": {k: float(np.median(v)) for k, v in ratios.items()},
-                     "ratio_range": {k: [float(v.min()), float(v.max())]
-                                     for k, v in ratios.items()}})
+                     "seconds": seconds, **interleaved_ratios(seconds, "none")})
     lines = [f"{args.repeats} runs of each, interleaved, each divided by the unevaluated run "
              f"beside it: median [range]. {cpu_name()}, {os.cpu_count()} cores, numba threads "
              f"{numba.get_num_threads()}, BLAS threads 1; 1-minute load average "
@@ -80,9 +76,7 @@ def main() -> None:
              "end | both sets every 5 epochs | both sets every epoch |",
              "| --- | --- | --- | --- | --- | --- |"]
     for row in rows:
-        median, spread = row["ratio_median"], row["ratio_range"]
-        cells = [f"{median[k]:.3f} [{spread[k][0]:.2f}, {spread[k][1]:.2f}]"
-                 for k in list(CASES)[1:]]
+        cells = [ratio_cell(row, label) for label in list(CASES)[1:]]
         lines.append(f"| {row['job']} | {np.median(row['seconds']['none']):.3f} | "
                      + " | ".join(cells) + " |")
     markdown = "\n".join(lines) + "\n"

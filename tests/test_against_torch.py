@@ -35,10 +35,12 @@ OPTIMIZERS = {"sgd": (lambda parameters, lr: torch.optim.SGD(parameters, lr=lr),
 that each one is passed through (and Adam's defaults, by name)."""
 
 
-def torch_training(net, X, y, loss, batch_size, steps, lr, optimizer="sgd", states=None):
+def torch_training(net, X, y, loss, batch_size, steps, lr, optimizer="sgd", states=None,
+                   lr_lambda=None):
     """``net``'s initial weights trained by PyTorch: float64 Linear layers, the activations
     and loss named, the optimizer named (:data:`OPTIMIZERS`), batches in data order, ``steps``
-    steps; with ``states`` (a list), PyTorch's optimizer state per parameter is appended."""
+    steps; with ``states`` (a list), PyTorch's optimizer state per parameter is appended; with
+    ``lr_lambda``, the rate of step t is lr · lr_lambda(t) (``LambdaLR``)."""
     layers = []
     for layer in net.layers:
         linear = torch.nn.Linear(layer.n_in, layer.n_out, dtype=torch.float64)
@@ -48,6 +50,8 @@ def torch_training(net, X, y, loss, batch_size, steps, lr, optimizer="sgd", stat
         layers.append((linear, ACTIVATIONS[layer.activation.name]))
     parameters = [p for linear, _ in layers for p in linear.parameters()]
     optimizer = OPTIMIZERS[optimizer][0](parameters, lr)
+    scheduler = (None if lr_lambda is None else
+                 torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda))
     criterion = {"mse": torch.nn.MSELoss(), "bce": torch.nn.BCELoss(),
                  "huber(delta=0.3)": torch.nn.HuberLoss(delta=0.3)}[loss]
     X, y = torch.from_numpy(X), torch.from_numpy(y)
@@ -60,6 +64,8 @@ def torch_training(net, X, y, loss, batch_size, steps, lr, optimizer="sgd", stat
             optimizer.zero_grad()
             criterion(a, y[start:start + batch_size]).backward()
             optimizer.step()
+            if scheduler is not None:
+                scheduler.step()
             done += 1
             if done == steps:
                 break

@@ -96,34 +96,18 @@ def test_a_fit_in_parts_keeps_the_whole_runs_schedule():
 @pytest.mark.parametrize("backend", ["numpy", "numba"])
 @pytest.mark.parametrize("decay", ["constant", "cosine"])
 def test_two_hundred_steps_as_pytorchs_lambdalr_takes_them(backend, decay):
-    torch = pytest.importorskip("torch", reason="PyTorch comes with the torch extra: pip "
-                                                "install '.[dev,torch]'")
+    pytest.importorskip("torch", reason="PyTorch comes with the torch extra: pip install "
+                                        "'.[dev,torch]'")
+    from test_against_torch import torch_training
     X, y = tinynet.data.xor()
     net = tinynet.mlp([2, 3, 1], activation="tanh", init="xavier_normal", seed=3)
-    layers = []
-    for layer in net.layers:
-        linear = torch.nn.Linear(layer.n_in, layer.n_out, dtype=torch.float64)
-        with torch.no_grad():
-            linear.weight.copy_(torch.from_numpy(layer.W))
-            linear.bias.copy_(torch.from_numpy(layer.b))
-        layers.append(linear)
-    parameters = [p for linear in layers for p in linear.parameters()]
-    optimizer = torch.optim.SGD(parameters, lr=0.5)
     warmup, cosine = 50, decay_steps(decay, 50, 4, 1, 50)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda t: learning_rate(1.0, t, warmup, cosine))
-    Xt, yt = torch.from_numpy(X), torch.from_numpy(y)
-    for _ in range(50):
-        for i in range(4):
-            out = torch.sigmoid(layers[1](torch.tanh(layers[0](Xt[i:i + 1]))))
-            optimizer.zero_grad()
-            torch.nn.MSELoss()(out, yt[i:i + 1]).backward()
-            optimizer.step()
-            scheduler.step()
+    expected = torch_training(net, X, y, "mse", 1, steps=200, lr=0.5,
+                              lr_lambda=lambda t: learning_rate(1.0, t, warmup, cosine))
     net.fit(X, y, epochs=50, lr=0.5, shuffle=False, warmup=warmup, decay=decay,
             backend=backend)
-    for ours, theirs in zip(net.parameters(), parameters):
-        np.testing.assert_allclose(ours, theirs.detach().numpy(), rtol=0, atol=1e-10)
+    for ours, theirs in zip(net.parameters(), expected):
+        np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-10)
 
 
 def test_a_study_takes_the_schedule_and_writes_it_only_when_set():

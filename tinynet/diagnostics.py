@@ -60,17 +60,21 @@ the first block is a property of the batch, not of the initialization.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-
-from collections.abc import Sequence
+from scipy.stats import sem
 
 from .validation import as_float_matrix, check_choice, check_members, check_seed
 from .init.gains import gaussian_mean
 from .network import Network
 from .residual import Residual
 from .text import table
+
+if TYPE_CHECKING:
+    from .layers import Layer
 
 __all__ = ["Moment", "LayerSignal", "SignalReport", "propagate", "BlockStream",
            "StreamReport", "stream", "predicted_stream"]
@@ -184,11 +188,8 @@ def _propagate(net: Network, X: object, output_gradient: object | None, seed: in
         grads_a.append(layer.backward(grads_a[-1]))
     grads_a = grads_a[::-1]  # grads_a[i]: dL/d(input of layer i); grads_a[-1]: output gradient
 
-    variances = []  # E[w²] per layer
-    for layer in net.layers:
-        target = layer.init.variance(layer.shape, layer.activation)
-        variances.append(_mean_square(layer.W) if weight_variance == "actual" or target is None
-                         else target + layer.init.mean(layer.shape, layer.activation) ** 2)
+    variances = [_weight_moment(layer, [layer.W], weight_variance == "actual")
+                 for layer in net.layers]  # E[w²] per layer
 
     # forward predictions, from the input's second moment alone
     predicted_a, predicted_z, spreads = [_mean_square(X)], [], []
@@ -265,16 +266,20 @@ class StreamReport:
                 + table([header, *rows]))
 
 
+def _weight_moment(layer: "Layer", weights: Sequence[np.ndarray], actual: bool = False) -> float:
+    """E[w²] of ``layer``'s weights: its initializer's target, Var + mean², or (``actual``, or
+    an initializer that states none) the mean of W² over ``weights``, the W of every layer
+    like it."""
+    target = layer.init.variance(layer.shape, layer.activation)
+    if actual or target is None:
+        return float(np.mean([_mean_square(W) for W in weights]))
+    return target + layer.init.mean(layer.shape, layer.activation) ** 2
+
+
 def _weight_moments(blocks: Sequence[Residual]) -> list[float]:
-    """E[w²] of each layer of alike ``blocks``' branches: its initializer's stated variance
-    (+ mean²), or the mean of W² over the blocks where it states none."""
-    moments = []
-    for k, layer in enumerate(blocks[0].layers):
-        target = layer.init.variance(layer.shape, layer.activation)
-        moments.append(float(np.mean([_mean_square(block.layers[k].W) for block in blocks]))
-                       if target is None else
-                       target + layer.init.mean(layer.shape, layer.activation) ** 2)
-    return moments
+    """E[w²] of each layer of alike ``blocks``' branches (:func:`_weight_moment`)."""
+    return [_weight_moment(layer, [block.layers[k].W for block in blocks])
+            for k, layer in enumerate(blocks[0].layers)]
 
 
 def _branch(block: Residual, weight_moments: Sequence[float],
@@ -327,12 +332,11 @@ def predicted_stream(block: Residual, blocks: int, x0: float, mean0: float, g_to
 
 
 def _signature(block: Residual) -> tuple:
-    """What a block of a measured run must share with the first: its sum, norm, branch
-    shapes, activations and initializers."""
-    return (block.formula(), block.skip, block.initial_scale, block.train_scale,
-            block.norm.eps if block.norm else None,
-            tuple((layer.shape, repr(layer.activation), layer.init_label())
-                  for layer in block.layers))
+    """What a block of a measured run must share with the first: what an ensemble's members
+    share (:meth:`tinynet.Residual.signature`), and its initial α, activations and
+    initializers."""
+    return (block.signature(), block.initial_scale,
+            tuple((repr(layer.activation), layer.init_label()) for layer in block.layers))
 
 
 def _check_initial(networks: Sequence[Network]) -> None:
@@ -382,12 +386,12 @@ def stream(networks: Sequence[Network], X: object, seed: int = 0) -> StreamRepor
         for net in networks:
             inputs, outputs = [], X
             for block in net.blocks[:last]:
-                if block in net.residuals:
+                if isinstance(block, Residual):
                     inputs.append(outputs)
                 outputs = block.forward(outputs)
             inputs.append(outputs)
-            gradient, reached = rng.normal(size=outputs.shape), [None]
-            reached[0] = gradient
+            gradient = rng.normal(size=outputs.shape)
+            reached = [gradient]
             for block in reversed(net.residuals):
                 gradient = block.backward(gradient)
                 reached.append(gradient)
@@ -395,13 +399,11 @@ def stream(networks: Sequence[Network], X: object, seed: int = 0) -> StreamRepor
             gradients.append([_mean_square(g) for g in reached[::-1]])
             means.append(float(np.mean(inputs[0])))
     moments, gradients = np.array(moments), np.array(gradients)
-    error = (lambda values: values.std(axis=0, ddof=1) / np.sqrt(len(values))
-             if len(values) > 1 else np.full(values.shape[1], np.nan))
     predicted_x, predicted_g = predicted_stream(
         like.residuals[0], len(like.residuals), float(moments[:, 0].mean()),
         float(np.mean(means)), float(gradients[:, -1].mean()),
         _weight_moments([block for net in networks for block in net.residuals]))
-    x_error, g_error = error(moments), error(gradients)
+    x_error, g_error = sem(moments, axis=0), sem(gradients, axis=0)  # NaN for one network
     positions = [BlockStream(l, Moment(float(moments[:, l].mean()), predicted_x[l]),
                              float(x_error[l]), Moment(float(gradients[:, l].mean()),
                                                        predicted_g[l]), float(g_error[l]))

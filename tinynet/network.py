@@ -29,7 +29,7 @@ from .layers import Layer
 from .optimizers import State
 from .residual import Residual
 from .text import table
-from .validation import (ShapeError, as_float_matrix, check_choice, check_int,
+from .validation import (ShapeError, as_float_matrix, check_chain, check_choice, check_int,
                          check_not_masked, check_seed, check_sequence)
 
 __all__ = ["Network", "mlp", "RESIDUALS"]
@@ -62,34 +62,19 @@ class Network:
                  parameters: Sequence[np.ndarray] | None = None) -> None:
         blocks = check_sequence("layers", layers, (Layer, Residual),
                                 "tinynet Layer or Residual", distinct=True)
-        for index, block in enumerate(blocks):
-            owner = _owner(block)
-            if owner is not None:
-                raise ValueError(
-                    f"layers[{index}] ({block!r}) already belongs to a Network (seed "
-                    f"{owner.seed}); a Layer belongs to one Network, since building a second "
-                    "would redraw the first one's weights: build new Layers, or "
-                    "copy.deepcopy the first network")
+        _check_owners(blocks)
         if isinstance(blocks[-1], Residual):
             raise ValueError("layers[-1] is a Residual block: a network ends with a Layer, "
                              "its output layer")
         layers = [layer for block in blocks
                   for layer in (block.layers if isinstance(block, Residual) else (block,))]
-        _check_inner_layers(blocks)
         for index, layer in enumerate(blocks[:-1]):
             if isinstance(layer, Layer) and layer.activation.over_units:
                 raise ValueError(f"layers[{index}]'s activation {layer.activation!r} is defined "
                                  "over its units and has no element-wise derivative: it can "
                                  "only be the output layer's, trained with "
                                  "loss='cross_entropy'")
-        for index in range(1, len(blocks)):
-            previous, layer = blocks[index - 1], blocks[index]
-            if layer.n_in != previous.n_out:
-                raise ShapeError(
-                    f"layers[{index}] takes {layer.n_in} inputs but layers[{index - 1}] gives "
-                    f"{previous.n_out} outputs" + (
-                        f" (weight shapes {previous.shape} then {layer.shape}, as (n_out, n_in))"
-                        if isinstance(previous, Layer) and isinstance(layer, Layer) else ""))
+        check_chain(blocks)
         self.seed = check_seed("seed", seed)
         self.layers = layers    # every dense layer, in order (a block's among them)
         self.blocks = blocks    # what the network chains: Layers and Residual blocks
@@ -108,13 +93,9 @@ class Network:
             layer._network = weakref.ref(self)
 
     def structure(self) -> tuple:
-        """What an ensemble's members must share with its first: each residual block's
-        placement of its norm and ε, its branch's length, the skip's scale, and α (a
-        constant's value, or trained), and where the blocks stand among the layers."""
-        return tuple(("layer",) if isinstance(block, Layer) else
-                     (block.placement, block.norm.eps if block.norm else None,
-                      tuple(layer.shape for layer in block.layers), block.skip,
-                      "trained" if block.train_scale else block.initial_scale)
+        """What an ensemble's members must share with its first: where the residual blocks
+        stand among the layers, and each one's :meth:`tinynet.Residual.signature`."""
+        return tuple(("layer",) if isinstance(block, Layer) else block.signature()
                      for block in self.blocks)
 
     @property
@@ -215,11 +196,12 @@ class Network:
         biases = any(layer.bias_init != 0.0 for layer in self.layers)  # else: a column of 0s
         header = ("layer", "shape (out, in)", "activation", "init", "init std",
                   *(("bias init",) if biases else ()), "params")
-        rows = []
+        rows, labels = [], self.labels()
 
-        def dense_row(label: str, layer: Layer) -> tuple[str, ...]:
+        def dense_row(layer: Layer) -> tuple[str, ...]:
             std = layer.init_std()
-            return (label, str(layer.shape), repr(layer.activation), layer.init_label(),
+            return (labels[id(layer)], str(layer.shape), repr(layer.activation),
+                    layer.init_label(),
                     "?" if std is None else f"{std:#.4g}",
                     *((layer.bias_label(),) if biases else ()), str(layer.W.size + layer.b.size))
 
@@ -229,36 +211,40 @@ class Network:
 
         for index, block in enumerate(self.blocks):
             if isinstance(block, Layer):
-                rows.append(dense_row(str(index), block))
+                rows.append(dense_row(block))
                 continue
             rows.append(other_row(str(index), f"residual: {block.formula()}", None))
             if block.norm is not None:
-                rows.append(other_row(f"{index}.norm", repr(block.norm), 2 * block.width))
-            rows += [dense_row(f"{index}.{k}", layer) for k, layer in enumerate(block.layers)]
+                rows.append(other_row(labels[id(block.norm)], repr(block.norm), 2 * block.width))
+            rows += [dense_row(layer) for layer in block.layers]
             if block.train_scale:
-                rows.append(other_row(f"{index}.α", f"trained, from {block.initial_scale:g}", 1))
+                rows.append(other_row(labels[id(block)], f"trained, from {block.initial_scale:g}",
+                                      1))
         return (f"Network {'-'.join(map(str, self.sizes))}: {self.n_parameters} parameters, "
                 f"seed {self.seed}\n" + table([header, *rows]))
 
 
-def _check_inner_layers(blocks: list[Layer | Residual]) -> None:
-    """Refuse a layer that stands twice among ``blocks`` and their branches, or inside a
-    block while it belongs to another live Network (its weights would be drawn again)."""
+def _check_owners(blocks: list[Layer | Residual]) -> None:
+    """Refuse a layer or block that belongs to another live Network (building this one would
+    redraw that one's weights), and a layer that stands twice among ``blocks`` and their
+    branches (``check_sequence`` saw to the blocks themselves)."""
     seen: dict[int, str] = {}
     for index, block in enumerate(blocks):
-        inner = block.layers if isinstance(block, Residual) else [block]
-        for position, layer in enumerate(inner):
-            where = (f"layers[{index}]" if isinstance(block, Layer) else
-                     f"layers[{index}].layers[{position}]")
-            if id(layer) in seen:
-                raise ValueError(f"{where} is the same Layer object as {seen[id(layer)]}: a "
+        parts = [(f"layers[{index}]", block)] + (
+            [(f"layers[{index}].layers[{k}]", layer) for k, layer in enumerate(block.layers)]
+            if isinstance(block, Residual) else [])
+        for where, part in parts:
+            if id(part) in seen:
+                raise ValueError(f"{where} is the same Layer object as {seen[id(part)]}: a "
                                  "layer stands once in a network")
-            seen[id(layer)] = where
-            owner = _owner(layer) if isinstance(block, Residual) else None
+            seen[id(part)] = where
+            owner = _owner(part)
             if owner is not None:
-                raise ValueError(f"{where} ({layer!r}) already belongs to a Network (seed "
-                                 f"{owner.seed}); build new Layers, or copy.deepcopy the "
-                                 "first network")
+                raise ValueError(
+                    f"{where} ({part!r}) already belongs to a Network (seed {owner.seed}); a "
+                    "Layer belongs to one Network, since building a second would redraw the "
+                    "first one's weights: build new Layers, or copy.deepcopy the first "
+                    "network")
 
 
 def _owner(layer: Layer) -> "Network | None":
@@ -361,9 +347,12 @@ def _residual_blocks(sizes: list[int], activation: str | Activation, output: str
         raise ValueError(f"residual='deepnet' scales a post-norm block's skip: pass "
                          f"norm='post', got norm={norm!r}")
     blocks = len(hidden) - 1
-    inits = {"fixup": [f"fixup(blocks={blocks}, branch_layers={branch})"] * (branch - 1)
-             + ["zeros"], "deepnet": [f"deepnet(blocks={blocks})"] * branch}.get(kind,
-                                                                                 [init] * branch)
+    if kind == "fixup":      # the branch's last layer starts at 0
+        inits = [f"fixup(blocks={blocks}, branch_layers={branch})"] * (branch - 1) + ["zeros"]
+    elif kind == "deepnet":
+        inits = [f"deepnet(blocks={blocks})"] * branch
+    else:
+        inits = [init] * branch
     scale, trained = {"rezero": (0.0, True), "fixup": (1.0, True)}.get(kind, (1.0, False))
     skip = (2.0 * blocks) ** 0.25 if kind == "deepnet" else 1.0
 

@@ -27,7 +27,8 @@ import numpy as np
 
 from . import step
 from .layers import Layer
-from .validation import ShapeError, check_choice, check_float, check_int, check_sequence
+from .validation import (ShapeError, check_chain, check_choice, check_float, check_int,
+                         check_sequence)
 
 __all__ = ["LayerNorm", "Residual", "NORMS"]
 
@@ -78,10 +79,7 @@ class Residual(step.Residual):
     def __init__(self, layers: Sequence[Layer], norm: str | None = None, scale: float = 1.0,
                  train_scale: bool = False, skip: float = 1.0, eps: float = 1e-5) -> None:
         layers = check_sequence("layers", layers, Layer, "tinynet Layer", distinct=True)
-        for index in range(1, len(layers)):
-            if layers[index].n_in != layers[index - 1].n_out:
-                raise ShapeError(f"layers[{index}] takes {layers[index].n_in} inputs but "
-                                 f"layers[{index - 1}] gives {layers[index - 1].n_out}")
+        check_chain(layers)
         width = layers[0].n_in
         if layers[-1].n_out != width:
             raise ShapeError(f"a residual branch must give back its input's width: layers[0] "
@@ -145,6 +143,13 @@ class Residual(step.Residual):
         """The gradients of :meth:`parameters`, in its order."""
         return [getattr(owner, name) for owner, _, name in self.slots()]
 
+    def signature(self) -> tuple:
+        """What the blocks of an ensemble's members share: the norm's placement and ε, the
+        branch's layer shapes, the skip's scale, and α (a constant's value, or trained)."""
+        return (self.placement, self.norm.eps if self.norm else None,
+                tuple(layer.shape for layer in self.layers), self.skip,
+                "trained" if self.train_scale else self.initial_scale)
+
     def formula(self) -> str:
         """The block's sum as a learner reads it: ``x + 1·F(LN(x))``."""
         skip = "" if self.skip == 1.0 else f"{self.skip:.4g}·"
@@ -163,5 +168,6 @@ class Residual(step.Residual):
 
     def __repr__(self) -> str:
         start = f" from {self.initial_scale:g}" if self.train_scale else ""
-        layers = ", ".join(repr(layer).split(", init=")[0] + ", ...)" for layer in self.layers)
+        layers = ", ".join(f"Layer({layer.n_in} -> {layer.n_out}, activation="
+                           f"{layer.activation!r}, ...)" for layer in self.layers)
         return f"Residual({self.width} -> {self.width}: {self.formula()}{start}, F = [{layers}])"

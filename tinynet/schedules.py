@@ -18,15 +18,15 @@ and every compiled kernel calls the same functions compiled by numba
 (:mod:`tinynet.compiled.schedules`), where its batch loop starts a batch. PyTorch's
 ``LambdaLR`` with ``lr_lambda=lambda t: learning_rate(1.0, t, W, C)``, C = T − W for the
 cosine (0 for a constant rate: :func:`decay_steps`), multiplies its base rate by the same
-factor. The module
-imports nothing but :mod:`math`, so that the kernels' cache key needs only this file.
+factor. The module imports nothing but :mod:`math`, so that the kernels' cache key needs only
+this file.
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["DECAYS", "learning_rate", "step_at", "decay_steps"]
+__all__ = ["DECAYS", "learning_rate", "step_at", "run_steps", "decay_steps"]
 
 DECAYS = ("constant", "cosine")
 """What the rate does after the warmup: stays at lr, or falls along a half cosine."""
@@ -50,9 +50,15 @@ def step_at(settings: object, n: int, epoch: int, start: int) -> int:
     return epoch * ((n + batch_size - 1) // batch_size) + start // batch_size
 
 
+def run_steps(epochs: int, n: int, batch_size: int) -> int:
+    """T, the steps of a run of ``epochs`` epochs of ``n`` samples in batches of
+    ``batch_size`` (the last batch of an epoch may be smaller)."""
+    return epochs * ((n + batch_size - 1) // batch_size)
+
+
 def decay_steps(decay: str, epochs: int, n: int, batch_size: int, warmup: int) -> int:
     """``Settings.cosine_steps`` for a run of ``epochs`` epochs of ``n`` samples: T − W for a
     cosine (at least 1), 0 for a constant rate."""
     if decay == "constant":
         return 0
-    return max(1, epochs * ((n + batch_size - 1) // batch_size) - warmup)
+    return max(1, run_steps(epochs, n, batch_size) - warmup)

@@ -50,10 +50,11 @@ from .network import Network
 from .optimizers import SGD, Optimizer, get_optimizer, keep_state, state_of
 from .packing import pack, size, stack, unpack
 from .results import UPDATES, EnsembleResult, History, Record, Settings, history
-from .schedules import DECAYS, decay_steps
+from .schedules import decay_steps, run_steps
 from .validation import (MAX_EPOCHS, as_float_matrix, check_backend, check_callable,
                          check_choice, check_instance, check_int, check_memory,
-                         check_members, check_packed, check_seed, check_seeds, check_state,
+                         check_members, check_packed, check_schedule, check_seed, check_seeds,
+                         check_state,
                          check_training_data, check_training_settings)
 
 __all__ = ["fit", "fit_ensemble", "fit_packed", "predict", "predict_classes"]
@@ -187,14 +188,13 @@ def _predictor(run: ModuleType, like: Network, loss: Loss,
 
 def _schedule(warmup: object, decay: object, epochs: int, n: int,
               batch_size: int) -> tuple[int, int]:
-    """``(warmup, cosine_steps)`` of :class:`~tinynet.results.Settings`, checked: a warmup of
-    0 to ``MAX_EPOCHS`` steps, a decay of :data:`tinynet.schedules.DECAYS`."""
-    warmup = check_int("warmup", warmup, minimum=0, maximum=MAX_EPOCHS)
-    decay = check_choice("decay", decay, DECAYS)
-    steps = epochs * -(-n // batch_size)
+    """``(warmup, cosine_steps)`` of :class:`~tinynet.results.Settings`, checked
+    (:func:`~tinynet.validation.check_schedule`), the warmup no longer than the run."""
+    warmup, decay = check_schedule(warmup, decay)
+    steps = run_steps(epochs, n, batch_size)
     if warmup > steps:
         raise ValueError(f"warmup must be at most the run's {steps:,} steps ({epochs:,} epochs "
-                         f"of {-(-n // batch_size):,} batches), got {warmup:,}: the rate would "
+                         f"of {steps // epochs:,} batches), got {warmup:,}: the rate would "
                          "never reach lr")
     return warmup, decay_steps(decay, epochs, n, batch_size, warmup)
 

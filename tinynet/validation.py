@@ -19,13 +19,16 @@ from pathlib import Path
 
 import numpy as np
 
+from .schedules import DECAYS
+
 __all__ = ["ShapeError", "UnknownNameError", "FileFormatError", "TooLargeError", "MAX_SEED",
            "MAX_EPOCHS", "BACKENDS", "check_packed", "check_state", "check_not_masked",
            "check_hidden", "check_memory", "machine_memory", "size_text", "shorten", "summarised",
            "check_int", "check_seed", "check_float", "check_bool", "check_probability",
            "check_counts", "check_backend", "check_choice", "as_float_matrix",
            "check_training_data", "check_training_settings", "check_members", "check_instance",
-           "check_sequence", "check_seeds", "check_accuracy", "check_callable", "check_fields"]
+           "check_sequence", "check_chain", "check_schedule", "check_seeds", "check_accuracy",
+           "check_callable", "check_fields"]
 
 
 class ShapeError(ValueError):
@@ -441,6 +444,27 @@ def check_state(name: str, state: object, shape: tuple[int, ...], what: str) -> 
     if state.shape != shape:
         raise ShapeError(f"{name} must have shape {shape}, {what}, got {state.shape}")
     return state
+
+
+def check_chain(layers: Sequence) -> None:
+    """Raise :class:`ShapeError` unless each of ``layers`` (layers or blocks, with ``n_in``
+    and ``n_out``) takes as many inputs as the one before gives."""
+    for index in range(1, len(layers)):
+        previous, layer = layers[index - 1], layers[index]
+        if layer.n_in != previous.n_out:
+            shapes = [getattr(part, "shape", None) for part in (previous, layer)]
+            raise ShapeError(
+                f"layers[{index}] takes {layer.n_in} inputs but layers[{index - 1}] gives "
+                f"{previous.n_out} outputs" + ("" if None in shapes else
+                                               f" (weight shapes {shapes[0]} then {shapes[1]}, "
+                                               "as (n_out, n_in))"))
+
+
+def check_schedule(warmup: object, decay: object) -> tuple[int, str]:
+    """``(warmup, decay)`` of a learning-rate schedule (:mod:`tinynet.schedules`), checked: a
+    warmup of 0 to :data:`MAX_EPOCHS` steps, a decay of :data:`tinynet.schedules.DECAYS`."""
+    return (check_int("warmup", warmup, minimum=0, maximum=MAX_EPOCHS),
+            check_choice("decay", decay, DECAYS))
 
 
 def check_sequence(name: str, values: object, kind: type | tuple[type, ...], what: str,

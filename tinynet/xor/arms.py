@@ -14,10 +14,9 @@ from ..losses import get_loss
 from ..network import Network, mlp
 from ..optimizers import get_optimizer
 from ..results import UPDATES
-from ..schedules import DECAYS
 from ..validation import MAX_EPOCHS, check_backend, check_bool, check_choice, \
     check_float, check_hidden, check_instance, check_int, check_memory, check_probability, \
-    check_seed
+    check_schedule, check_seed
 from .task import XOR, OwnData, Task
 
 __all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network", "activation_of", "spec_name",
@@ -163,8 +162,7 @@ class Setup:
             seeds=check_int("seeds", self.seeds, minimum=1),
             first_seed=check_seed("first_seed", self.first_seed),
             backend=check_backend(self.backend),
-            warmup=check_int("warmup", self.warmup, minimum=0, maximum=MAX_EPOCHS),
-            decay=check_choice("decay", self.decay, DECAYS))
+            **dict(zip(("warmup", "decay"), check_schedule(self.warmup, self.decay))))
         for name, value in checked.items():  # plain Python values (NumPy scalars would not
             object.__setattr__(self, name, value)  # survive JSON)
         activation_of(self.activation, self.alpha)
@@ -244,15 +242,12 @@ def setup_dict(setup: Setup) -> dict:
     values = asdict(setup)
     values["task"].pop("test")
     for name in ("warmup", "decay"):        # a study without a schedule writes what it always
-        if values[name] == SCHEDULE_DEFAULTS[name]:  # wrote
+        if values[name] == Setup.__dataclass_fields__[name].default:  # wrote
             del values[name]
     if isinstance(setup.task.data, OwnData):
         values["task"]["data"] = repr(setup.task.data)
     return values
 
-
-SCHEDULE_DEFAULTS = {"warmup": 0, "decay": "constant"}
-"""A setup's schedule fields when it has no schedule, which :func:`setup_dict` leaves out."""
 
 DEFAULT_SETUP = Setup()
 """The setup a study runs unless told otherwise: 99mlp as the notes describe it."""
