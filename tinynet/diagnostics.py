@@ -65,7 +65,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.stats import sem
 
 from .validation import as_float_matrix, check_choice, check_members, check_seed
 from .init.gains import gaussian_mean
@@ -266,6 +265,15 @@ class StreamReport:
                 + table([header, *rows]))
 
 
+def _standard_error(values: np.ndarray) -> np.ndarray:
+    """The standard error of the mean of each column of ``values`` (networks, positions): NaN
+    for one network. Not ``scipy.stats.sem``: the XOR command imports this module, and loads
+    no SciPy stats (``tests/test_stats.py``, ``tests/test_import_weight.py``)."""
+    if len(values) < 2:
+        return np.full(values.shape[1], np.nan)
+    return values.std(axis=0, ddof=1) / np.sqrt(len(values))
+
+
 def _weight_moment(layer: "Layer", weights: Sequence[np.ndarray], actual: bool = False) -> float:
     """E[w²] of ``layer``'s weights: its initializer's target, Var + mean², or (``actual``, or
     an initializer that states none) the mean of W² over ``weights``, the W of every layer
@@ -403,7 +411,7 @@ def stream(networks: Sequence[Network], X: object, seed: int = 0) -> StreamRepor
         like.residuals[0], len(like.residuals), float(moments[:, 0].mean()),
         float(np.mean(means)), float(gradients[:, -1].mean()),
         _weight_moments([block for net in networks for block in net.residuals]))
-    x_error, g_error = sem(moments, axis=0), sem(gradients, axis=0)  # NaN for one network
+    x_error, g_error = _standard_error(moments), _standard_error(gradients)
     positions = [BlockStream(l, Moment(float(moments[:, l].mean()), predicted_x[l]),
                              float(x_error[l]), Moment(float(gradients[:, l].mean()),
                                                        predicted_g[l]), float(g_error[l]))
