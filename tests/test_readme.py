@@ -35,6 +35,7 @@ RESULTS = ROOT / "examples" / "results"
     ("performance.md", "digits", "bench_digits.md", "| 100 networks | JAX (vmap, jit, lax.scan) |"),
     ("performance.md", "evaluation", "bench_evaluation.md", "| 64-100-100-100-100-100-10, 64 "
                                                           "seeds, batches of 128 |"),
+    ("performance.md", "residual", "bench_residual.md", "| 32 | 16 |"),
     ("playground.md", "playground", "bench_playground.md",
      "| default: 2 x 100 seeds | the server's answer |"),
 ])

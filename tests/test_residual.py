@@ -91,8 +91,9 @@ def linear(layer):
     return module
 
 
-def torch_training(net, X, y, batch_size, steps, lr, optimizer):
-    """``net``'s initial parameters trained by PyTorch on MSE, batches in data order."""
+def torch_training(net, X, y, batch_size, steps, lr, optimizer, lr_lambda=None):
+    """``net``'s initial parameters trained by PyTorch on MSE, batches in data order; with
+    ``lr_lambda``, the rate of step t is lr · lr_lambda(t) (``LambdaLR``)."""
     parts = []
     for block in net.blocks:
         if isinstance(block, tinynet.Residual):
@@ -105,6 +106,8 @@ def torch_training(net, X, y, batch_size, steps, lr, optimizer):
     parameters = [p for _, _, ps in parts for p in ps]
     optimizer = (torch.optim.SGD(parameters, lr=lr) if optimizer == "sgd" else
                  torch.optim.Adam(parameters, lr=lr, betas=(0.85, 0.99), eps=1e-7))
+    scheduler = (None if lr_lambda is None else
+                 torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda))
     X, y = torch.from_numpy(X), torch.from_numpy(y)
     done = 0
     while done < steps:
@@ -115,6 +118,8 @@ def torch_training(net, X, y, batch_size, steps, lr, optimizer):
             optimizer.zero_grad()
             torch.nn.MSELoss()(a, y[start:start + batch_size]).backward()
             optimizer.step()
+            if scheduler is not None:
+                scheduler.step()
             done += 1
             if done == steps:
                 break
@@ -128,18 +133,32 @@ def test_the_backward_pass_is_the_derivative(residual, norm, branch):
     assert report.passed, report
 
 
+FAST = ("rezero", "post", 2, "sgd")
+"""The block and optimizer the fast suite trains on the compiled backend (one kernel, shared
+by the tests below: post-norm, a trained α, two layers a branch); the slow set trains every
+other on it too, as each compiles a kernel of its own (tens of seconds)."""
+
+
+def cases(optimizers):
+    """(residual, norm, branch, optimizer, backend) for every block and ``optimizers``, on
+    both backends, the compiled one's in the slow set but for :data:`FAST`."""
+    return [pytest.param(*block, optimizer, backend, marks=(
+                pytest.mark.slow if backend == "numba" and (*block, optimizer) != FAST else ()))
+            for block in BLOCKS for optimizer in optimizers for backend in ("numpy", "numba")]
+
+
 @needs_torch
-@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
 @pytest.mark.parametrize("batch_size", [1, 4])
-@pytest.mark.parametrize("residual,norm,branch", BLOCKS)
-def test_two_hundred_steps_as_pytorch_takes_them(residual, norm, branch, batch_size, optimizer):
+@pytest.mark.parametrize("residual,norm,branch,optimizer,backend", cases(["sgd", "adam"]))
+def test_two_hundred_steps_as_pytorch_takes_them(residual, norm, branch, optimizer, backend,
+                                                 batch_size):
     X, y = data()
     net = network(residual, norm, branch)
     lr = 0.05 if optimizer == "sgd" else 0.01
     expected = torch_training(net, X, y, batch_size, steps=200, lr=lr, optimizer=optimizer)
     before = tinynet.packing.pack(net)
     net.fit(X, y, epochs=200 * batch_size // len(X), lr=lr, batch_size=batch_size,
-            shuffle=False, backend="numpy",
+            shuffle=False, backend=backend,
             optimizer="sgd" if optimizer == "sgd" else tinynet.optimizers.Adam(
                 beta1=0.85, beta2=0.99, eps=1e-7))
     ours = tinynet.packing.pack(net)
@@ -148,26 +167,60 @@ def test_two_hundred_steps_as_pytorch_takes_them(residual, norm, branch, batch_s
 
 
 @needs_torch
-def test_an_ensemble_member_is_its_pytorch_training():
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("update", ["after_backward", "during_backward"])
+def test_an_ensemble_member_is_its_pytorch_training(backend, update):
+    """After the backward pass, as PyTorch steps; during it (each part steps before its dX
+    is computed) the step differs from PyTorch's, so the members are compared with their
+    single fits instead (below)."""
     X, y = data()
-    nets = [network("rezero", "post", 2, seed=s) for s in range(3)]
+    nets = [network(*FAST[:3], seed=s) for s in range(3)]
     expected = [torch_training(net, X, y, 1, steps=200, lr=0.05, optimizer="sgd")
                 for net in nets]
-    tinynet.fit_ensemble(nets, X, y, epochs=25, lr=0.05, shuffle=False, backend="numpy")
+    tinynet.fit_ensemble(nets, X, y, epochs=25, lr=0.05, shuffle=False, backend=backend)
     for net, theirs in zip(nets, expected):
         np.testing.assert_allclose(tinynet.packing.pack(net), np.concatenate(theirs), rtol=0,
                                    atol=1e-10)
 
 
+@needs_torch
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("decay", ["constant", "cosine"])
+def test_warmup_on_blocks_as_pytorchs_lambdalr(backend, decay):
+    """Warmup of 40 steps, then constant or cosine, on both backends: PyTorch's LambdaLR
+    with the same factor (tinynet.schedules.learning_rate), 200 steps, single fits and an
+    ensemble's members."""
+    X, y = data()
+    steps, warmup = 200, 40
+    cosine = steps - warmup if decay == "cosine" else 0
+
+    def factor(t):
+        return tinynet.schedules.learning_rate(1.0, t, warmup, cosine)
+
+    nets = [network(*FAST[:3], seed=s) for s in range(2)]
+    expected = [np.concatenate(torch_training(net, X, y, 1, steps=steps, lr=0.1,
+                                              optimizer="sgd", lr_lambda=factor))
+                for net in nets]
+    settings = dict(epochs=steps // len(X), lr=0.1, shuffle=False, backend=backend,
+                    warmup=warmup, decay=decay)
+    nets[0].fit(X, y, **settings)
+    tinynet.fit_ensemble(nets[1:], X, y, **settings)
+    for net, theirs in zip(nets, expected):
+        np.testing.assert_allclose(tinynet.packing.pack(net), theirs, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
 @pytest.mark.parametrize("update", ["after_backward", "during_backward"])
 @pytest.mark.parametrize("batch_size,members", [(1, 2), (3, 2), (1, 8)])
-def test_a_member_is_its_single_fit_bit_for_bit(update, batch_size, members):
+def test_a_member_is_its_single_fit_bit_for_bit(backend, update, batch_size, members):
     """Two members keep each one's numbers together; eight of width 6, one sample a step,
-    are stored members fastest (tinynet.reference): the same bits either way."""
+    are stored members fastest (tinynet.reference): the same bits either way. On the
+    compiled backend a member is its single fit by construction (fit_stream_members)."""
     X, y = data()
-    singles = [network("rezero", "pre", 2, seed=s) for s in range(members)]
-    members = [network("rezero", "pre", 2, seed=s) for s in range(members)]
-    settings = dict(epochs=30, lr=0.05, batch_size=batch_size, update=update, backend="numpy")
+    block = ("rezero", "pre", 2) if backend == "numpy" else FAST[:3]
+    singles = [network(*block, seed=s) for s in range(members)]
+    members = [network(*block, seed=s) for s in range(members)]
+    settings = dict(epochs=30, lr=0.05, batch_size=batch_size, update=update, backend=backend)
     for net in singles:
         net.fit(X, y, **settings)
     result = tinynet.fit_ensemble(members, X, y, **settings)
@@ -181,6 +234,8 @@ def test_prediction_is_the_forward_pass():
     net = network("standard", "post", 2)
     expected = net.forward(X)
     np.testing.assert_array_equal(net.predict(X, backend="numpy"), expected)
+    compiled = network(*FAST[:3])   # the fast suite's kernel: its products summed in order
+    np.testing.assert_allclose(compiled.predict(X), compiled.forward(X), rtol=0, atol=1e-14)
     stacked = tinynet.reference.predict_packed(np.stack([tinynet.packing.pack(net)] * 2), net,
                                                None, None, X)
     np.testing.assert_array_equal(stacked, [expected, expected])
@@ -232,13 +287,22 @@ def test_bert_is_a_truncated_normal_of_std_002():
     assert abs(w.std() - target) < 4 * target / np.sqrt(2 * w.size)
 
 
-def test_the_compiled_backend_refuses_blocks_by_name():
+def test_the_compiled_backend_refuses_what_it_cannot_run_by_name():
+    """It runs layers, a run of blocks of one kind, then layers."""
     X, y = tinynet.data.xor()
-    net = tinynet.mlp([2, 4, 4, 1], residual=True)
-    with pytest.raises(tinynet.compiled.render.NotCompilableError,
-                       match=r"backend 'numba' cannot run residual blocks yet .*net.blocks\[1\].*"
-                             r"backend='numpy'"):
-        net.fit(X, y, epochs=1, lr=0.1)
+    Layer, Residual = tinynet.Layer, tinynet.Residual
+
+    def block(**kwargs):
+        return Residual([Layer(4, 4, "relu")], **kwargs)
+
+    between = tinynet.Network([Layer(2, 4), block(), Layer(4, 4), block(), Layer(4, 1)])
+    kinds = tinynet.Network([Layer(2, 4), block(), block(norm="pre"), Layer(4, 1)])
+    for net, message in [(between, r"net.blocks\[2\] is Layer\(4 -> 4.*between blocks"),
+                         (kinds, r"blocks of one kind .*net.blocks\[2\] is Residual\(4 -> 4: "
+                                 r"x \+ 1·F\(LN\(x\)\)")]:
+        with pytest.raises(tinynet.compiled.render.NotCompilableError,
+                           match=message + r".*backend='numpy'"):
+            net.fit(X, y, epochs=1, lr=0.1)
 
 
 def test_a_printed_network_shows_its_blocks():
@@ -271,3 +335,23 @@ def test_fixups_branches_learn_with_relu():
     assert last.activation.name == "identity" and not last.W.any()
     net.fit(X, y, epochs=200, lr=0.1, backend="numpy")
     assert np.abs(last.W).max() > 1e-3 and net.residuals[0].scale[0] != 1.0
+
+
+def test_a_student_prints_the_code_that_runs():
+    """kernel_source gives the stream module's file byte for byte: the blocks as one loop,
+    each line group under the line of tinynet/step.py it comes from."""
+    from pathlib import Path
+
+    from tinynet.compiled import kit, stream
+    from tinynet.compiled.blockruns import structure_of
+
+    net = network(*FAST[:3])
+    first, text = tinynet.kernel_source(net, ensemble=True).split("\n", 1)
+    assert "fit_stream_members" in first
+    for line in ("for block in range(blocks):", "for block in range(blocks - 1, -1, -1):",
+                 "Residual.backward (step.py", "Norm.forward (step.py",
+                 "single.normalize_backward(dY, gain, normalized, inverse_std, dY)"):
+        assert line in text
+    maths = kit.maths_of(net, tinynet.losses.MSE())
+    module = stream.load(maths, structure_of(net))
+    assert Path(module.__file__).read_text(encoding="utf-8") == text

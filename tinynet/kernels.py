@@ -15,7 +15,9 @@ layout's table with the words of :mod:`tinynet.compiled.single` and
 :mod:`tinynet.compiled.lanes`. Their epoch loop (:mod:`tinynet.compiled.epochs`), step
 (:mod:`tinynet.compiled.looping`) and the network's activations, loss and optimizer are
 written into a module generated for the network's maths, its *kit*: :func:`kernel_source`
-returns the kit's text then, after a comment saying which of its functions trains.
+returns the kit's text then, after a comment saying which of its functions trains. A network
+with residual blocks trains on the kit's text followed by :mod:`tinynet.compiled.stream`'s
+functions (the blocks as one loop).
 """
 
 from __future__ import annotations
@@ -56,6 +58,15 @@ def kernel_source(net: Network, *, loss: str | Loss = "mse", optimizer: str | Op
     check_output(loss, net.layers[-1].activation)
     kit.check(net, loss, optimizer)
     maths = kit.maths_of(net, loss, optimizer)
+    if net.residuals:
+        from .compiled import stream
+        from .compiled.blockruns import structure_of
+        fit = stream.entry_name("fit_stream", during)
+        runner = (f"{stream.entry_name('fit_stream_members', during)} (each member its own "
+                  f"{fit})" if ensemble else fit)
+        return (f"# This module's {runner} trains this network (residual blocks: "
+                "tinynet.compiled.stream):\n"
+                + stream.module_source(maths, structure_of(net)))
     net_layout = kit.layout_for(layout(net), maths)
     if codegen.supports(net_layout, batch_size):
         if ensemble:

@@ -25,8 +25,8 @@ from .validation import check_seeds
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["Layout", "layout", "offsets", "activation_kinds", "pack", "stack", "unpack", "draw",
-           "layer_views", "size", "count"]
+__all__ = ["Layout", "layout", "layer_rows", "offsets", "activation_kinds", "pack", "stack",
+           "unpack", "draw", "layer_views", "size", "count"]
 
 
 class Layout(NamedTuple):
@@ -71,6 +71,13 @@ def layout(net: "Network") -> Layout:
                          f"blocks (net.blocks[{net.blocks.index(net.residuals[0])}] is "
                          f"{net.residuals[0]!r}), whose parameters tinynet.packing.offsets "
                          "places")
+    return layer_rows(net)
+
+
+def layer_rows(net: "Network") -> Layout:
+    """The :class:`Layout` of every dense layer of ``net`` (``net.layers``, inside residual
+    blocks too), in order: for a chain, its layout; for a network with blocks, the rows that
+    :mod:`tinynet.compiled.stream`'s block table joins into blocks."""
     starts = offsets(net)
     rows = [(layer.n_in, layer.n_out, starts[id(layer.W)], starts[id(layer.b)])
             for layer in net.layers]

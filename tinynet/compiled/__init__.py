@@ -30,6 +30,11 @@ training and where it is written (modules within ``tinynet``, those of the compi
   (``affine``, ``times``, ``gradients``, ``_matmul_into``), and its ``train_step_lanes``
   and ``forward_lanes``, in the words of ``lanes`` (``dense_forward``, ``times``,
   ``gradients_and_step``, ``backward_input``, ``backward_input_then_step``).
+* **a residual block and its LayerNorm** (``step.Residual``, ``step.Norm``): NumPy runs them
+  with ``blocks``' arrays; ``stream`` writes them out for a network of layers, a run of blocks
+  of one kind and layers, the blocks as one loop whose body is the block's pass traced once,
+  in the words of ``single`` (``normalize``, ``scale_shift``, ``norm_gradients``,
+  ``normalize_backward``, ``skip_sum``, ``scaled``, ``scale_gradient``).
 * **φ and φ'**: the activation's definition; the kit's ``activation_k`` in the generic
   kernels, its lines (``kit.activation_lines``) in the generated ones.
 * **the loss and dL/dŷ**: the loss's definition, called by ``dense.loss``; its lines in
@@ -92,6 +97,7 @@ loop),
 :mod:`~tinynet.compiled.kit` (a network's maths, and the generic kernels' entry points),
 :mod:`~tinynet.compiled.tracing` (the words :mod:`tinynet.step` writes code in),
 :mod:`~tinynet.compiled.looping` (the generic kernels' step, on runtime layers),
+:mod:`~tinynet.compiled.stream` (residual networks' kernels, the blocks as one loop),
 :mod:`~tinynet.compiled.epochs` (every kernel's epoch loop, from :func:`tinynet.step.train`),
 :mod:`~tinynet.compiled.sources` (where generated modules are written and loaded),
 :mod:`~tinynet.compiled.orders` (epoch orders), :mod:`~tinynet.compiled.single` (one network,

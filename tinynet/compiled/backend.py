@@ -16,9 +16,10 @@ import numpy as np
 from ..activations import BUILT_IN
 from ..losses import MSE, CrossEntropy, Loss
 from ..optimizers import Optimizer
-from ..packing import Layout, layout, pack, unpack
+from ..packing import Layout, layer_rows, layout, pack, unpack
 from ..results import Record, Settings, run_in_chunks
-from . import codegen, epochs, fused, kit, lanes, single, unrolled
+from . import codegen, epochs, fused, kit, lanes, single, stream, unrolled
+from .blockruns import blocks_layout, structure_of
 from .render import NotCompilableError
 
 if TYPE_CHECKING:
@@ -35,9 +36,17 @@ def fit_one(net: "Network", state: np.ndarray, loss: Loss, optimizer: Optimizer,
     (:mod:`tinynet.compiled.fused`), any other with its kit's ``fit_network``
     (:mod:`tinynet.compiled.epochs`), which calls BLAS for big products."""
     theta, maths = pack(net), kit.maths_of(net, loss, optimizer)
-    net_layout = kit.layout_for(layout(net), maths)
     hyper = kit.hyperparameters(maths)
     check_counters(maths, state[None], "net.optimizer_state")
+    if net.residuals:    # the blocks' loop: tinynet.compiled.stream
+        fit = stream.entry(maths, structure_of(net),
+                           stream.entry_name("fit_stream", settings.update_during_backward))
+        with typed(maths):
+            fit(theta, state, hyper, kit.layout_for(layer_rows(net), maths),
+                blocks_layout(net), X, y, seed, settings, record)
+        unpack(net, theta)
+        return
+    net_layout = kit.layout_for(layout(net), maths)
     with typed(maths):
         if codegen.supports(net_layout, settings.batch_size):
             fused.fit_network(theta, state, hyper, net_layout, maths, X, y, seed, settings,
@@ -80,17 +89,26 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
     ``progress`` (if given) is called with the number of epochs done; a KeyboardInterrupt
     between chunks leaves ``theta`` and ``state`` as they were."""
     maths = kit.maths_of(like, loss, optimizer)
-    net_layout = kit.layout_for(layout(like), maths)
     predictions = np.empty((len(theta), len(X), y.shape[1]))
     hyper = kit.hyperparameters(maths)
     check_counters(maths, state, "state")
-    alone = calls_blas(like.sizes, settings.batch_size)
+    alone = bool(like.residuals) or calls_blas(like.sizes, settings.batch_size)
     if alone:  # copies, members first, as the single fits take them
         trained, trained_state = theta.copy(), state.copy()
     else:      # members side by side: (P, S) and (k, P, S)
         trained = np.ascontiguousarray(theta.T)
         trained_state = np.ascontiguousarray(state.transpose(1, 2, 0))
-    if alone:  # train(part): the kernel's caller
+    net_layout = kit.layout_for(layer_rows(like), maths)  # a chain's layout, or every layer's
+    if like.residuals:  # train(part): the kernel's caller
+        joined = blocks_layout(like)
+        members = stream.entry(maths, structure_of(like), stream.entry_name(
+            "fit_stream_members", settings.update_during_backward))
+
+        def train(part: Settings) -> None:
+            with one_blas_thread():
+                members(trained, trained_state, hyper, net_layout, joined, X, y, seeds, part,
+                        record, predictions)
+    elif alone:
         members = kit.entry(maths, "fit_members")
 
         def train(part: Settings) -> None:
@@ -107,7 +125,8 @@ def fit_packed(theta: np.ndarray, state: np.ndarray, like: "Network", loss: Loss
         def train(part: Settings) -> None:
             generic(trained, trained_state, hyper, net_layout, X, y, seeds, part, record,
                     predictions)
-    work = lane_width(len(theta), net_layout, settings.batch_size) * theta.shape[1] * len(X)
+    lanes_wide = len(theta) if alone else lane_width(len(theta), net_layout, settings.batch_size)
+    work = lanes_wide * theta.shape[1] * len(X)
     with typed(maths):
         run_in_chunks(settings, work, CHUNK_WORK, train, record, progress)
     theta[...] = trained if alone else trained.T
@@ -197,9 +216,14 @@ def predict_packed(theta: np.ndarray, like: "Network", loss: Loss, optimizer: Op
     has loaded already), members spread over the cores, BLAS on one thread."""
     maths = kit.maths_of(like, loss, optimizer)
     outputs = np.empty((len(theta), len(X), like.n_out))
+    rows = kit.layout_for(layer_rows(like), maths)
+    if like.residuals:   # tinynet.compiled.stream's
+        function = stream.entry(maths, structure_of(like), "predict_stream_members")
+        arguments = (rows, blocks_layout(like))
+    else:
+        function, arguments = kit.entry(maths, "predict_members"), (rows,)
     with typed(maths), one_blas_thread():
-        kit.entry(maths, "predict_members")(np.ascontiguousarray(theta),
-                                            kit.layout_for(layout(like), maths), X, outputs)
+        function(np.ascontiguousarray(theta), *arguments, X, outputs)
     return outputs
 
 
@@ -207,8 +231,11 @@ def predict(net: "Network", X: np.ndarray) -> np.ndarray:
     """The network's output for X (B, n_in): (B, n_out), by the kit of its activations (the
     loss is not used: the notes' MSE stands in for it, and cross-entropy for a softmax
     output's, which trains with nothing else)."""
+    loss = CrossEntropy() if net.layers[-1].activation.over_units else MSE()
+    if net.residuals:
+        return predict_packed(pack(net)[None], net, loss, None, X)[0]
     scratch = np.empty((len(net.layers), len(X) * max(net.sizes)))
-    maths = kit.maths_of(net, CrossEntropy() if net.layers[-1].activation.over_units else MSE())
+    maths = kit.maths_of(net, loss)
     with typed(maths):
         return kit.entry(maths, "forward_network")(pack(net), kit.layout_for(layout(net), maths),
                                                    X, scratch, np.empty_like(scratch)).copy()

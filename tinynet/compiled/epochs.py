@@ -255,12 +255,15 @@ def _loop(words: Epochs, step: Callable[[str, str], tuple]) -> list[str]:
     return words.writer.lines
 
 
-def network_source() -> str:
+def network_source(words: NetworkWords | None = None, name: str = "fit_network",
+                   layout: str = "layout", scratch: Sequence[str] = ()) -> str:
     """The kit's ``fit_network``: :func:`tinynet.step.train` for one network of any layout, on
-    the kit's ``train_step``."""
-    words = NetworkWords(Writer(1))
-    return '''@njit(cache=True, error_model="numpy")
-def fit_network(theta, state, hyper, layout, X, Y, seed, settings, record):
+    the kit's ``train_step``; or, with ``words`` (whose step calls another step function), the
+    function ``name`` taking the layout arguments ``layout``, its further ``scratch`` lines
+    after the network's (:func:`tinynet.compiled.single.scratch`)."""
+    words = NetworkWords(Writer(1)) if words is None else words
+    return f'''@njit(cache=True, error_model="numpy")
+def {name}(theta, state, hyper, {layout}, X, Y, seed, settings, record):
     """tinynet.step.train with this network's maths: theta (P,) and the optimizer's state (k, P)
     in place, epochs settings.first_epoch on, written into row 0 of record; the counters
     spread to every parameter's slot at the end."""
@@ -270,7 +273,7 @@ def fit_network(theta, state, hyper, layout, X, Y, seed, settings, record):
                                         settings.record_every)
     during = settings.update_during_backward
     grad, Zs, As, Ds, dZ, delta, back, Xb, Yb = single.scratch(theta, layout, X, Y, batch_size)
-    steps = np.zeros(max(STEP_VALUES, 1))
+''' + "".join(f"    {line}\n" for line in scratch) + '''    steps = np.zeros(max(STEP_VALUES, 1))
     keys, order = np.empty(n, dtype=np.uint64), np.arange(n)
     wrong_epoch = last_wrong_epoch[0]
 ''' + "\n".join(_loop(words, words.step)) + "\n"

@@ -45,6 +45,7 @@ from ..losses import Loss
 from ..optimizers import SGD, Optimizer
 from ..packing import Layout, activation_kinds
 from . import epochs, hoisting, looping, reducing, render
+from .blockruns import structure_of
 from .looping import UNCOUNTED
 from .sources import announce_compiling, escaped, fingerprint, kernel_dir, load_module
 
@@ -167,13 +168,10 @@ def layout_for(layout: Layout, maths: Maths) -> Layout:
 def check(net: object, loss: Loss, optimizer: Optimizer | None = None) -> None:
     """Raise :class:`~tinynet.compiled.render.NotCompilableError` unless the compiled backend
     can build every activation of ``net``, ``loss`` and ``optimizer`` from their
-    definitions; a network of residual blocks it cannot run yet."""
+    definitions; a network with residual blocks it runs as layers, a run of blocks of one
+    kind, then layers (:func:`tinynet.compiled.blockruns.structure_of`)."""
     if getattr(net, "residuals", None):
-        block = net.residuals[0]
-        raise render.NotCompilableError(
-            f"backend 'numba' cannot run residual blocks yet ({block!r}, "
-            f"net.blocks[{net.blocks.index(block)}]): only the NumPy backend runs them; pass "
-            "backend='numpy'")
+        structure_of(net)
     for index, layer in enumerate(net.layers):
         definition_of(layer.activation, f"layers[{index}]'s activation "
                                f"{layer.activation!r} ({type(layer.activation).__name__})")

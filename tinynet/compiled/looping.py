@@ -75,8 +75,9 @@ def _loss_said(maths: object, through: str | None) -> str:
             ".value_and_gradient" + (f" and {through}" if through else ""))
 
 
-def _optimizer_said(maths: object) -> str:
-    """The optimizer's definition, for the comment above an update's lines."""
+def optimizer_said(maths: object) -> str:
+    """The optimizer's definition, for the comment above an update's lines (here and in
+    :mod:`tinynet.compiled.stream`)."""
     return (f"{escaped(maths.optimizer.name)}: "
             f"{escaped(type(maths.optimizer).__qualname__)}.update")
 
@@ -105,7 +106,7 @@ class StepWords:
         return "batch_loss", "gradient"
 
     def update_all(self) -> None:
-        self.writer.write(f"# every layer, {said_by()}; {_optimizer_said(self.maths)}",
+        self.writer.write(f"# every layer, {said_by()}; {optimizer_said(self.maths)}",
                           "update_rows(theta, grad, state, lr, hyper, steps, 0, theta.size)")
 
 
@@ -127,11 +128,15 @@ class LayerWords:
         self.writer.write(f"W, b = _weights(theta, table, {k})",
                           f"n_in, n_out = table[{k}, 0], table[{k}, 1]")
         if backward:
-            first = "x" if k == "0" else f"_rows(As[{k} - 1], rows, n_in)"
-            if k == "last":
-                first = f"x if last == 0 else {first}"
-            self.writer.write(f"dW, db = _weights(grad, table, {k})", f"X = {first}",
+            self.writer.write(f"dW, db = _weights(grad, table, {k})", f"X = {self.layer_input()}",
                               f"D = _rows(Ds[{k}], rows, n_out)")
+
+    def layer_input(self) -> str:
+        """The layer's input X in the backward pass, an expression: the batch ``x`` for the
+        first layer, the layer before's output for any other."""
+        k = self.index
+        before = "x" if k == "0" else f"_rows(As[{k} - 1], rows, n_in)"
+        return f"x if last == 0 else {before}" if k == "last" else before
 
     def pre_activation(self, X: str, W: str, b: str) -> str:
         self._write(f"Z = _rows(Zs[{self.index}], rows, n_out)",
@@ -154,7 +159,7 @@ class LayerWords:
 
     def update(self) -> None:
         k = self.index
-        self.writer.write(f"# {self.role}, {said_by(3)}; {_optimizer_said(self.maths)}",
+        self.writer.write(f"# {self.role}, {said_by(3)}; {optimizer_said(self.maths)}",
                           f"update_rows(theta, grad, state, lr, hyper, steps, table[{k}, 2], "
                           f"table[{k}, 3] + n_out)")
 
@@ -219,13 +224,13 @@ class LaneWords(LayerWords):
                 "delta, rows, acc)")
 
     def update(self) -> None:
-        self.writer.write(f"# {self.role}, {said_by(3)}; {_optimizer_said(self.maths)}",
+        self.writer.write(f"# {self.role}, {said_by(3)}; {optimizer_said(self.maths)}",
                           self._step())
         self.pending = False
 
     def backward_input(self, dZ: str, W: str) -> str:
         if self.pending:                    # after the backward pass: dX reads the old W
-            self._write(f"# then W, b ← their step; {_optimizer_said(self.maths)}",
+            self._write(f"# then W, b ← their step; {optimizer_said(self.maths)}",
                         f"backward_input_then_step(theta, state, hyper, steps, lr, table, "
                         f"{self.index}, A, delta, back, rows, acc)")
             self.pending = False
@@ -240,7 +245,7 @@ class LaneWords(LayerWords):
         layer, which computes no dX, after the backward pass)."""
         if self.pending:
             self.writer.write(f"# {self.role}: W, b ← their step, the end of its backward pass; "
-                              f"{_optimizer_said(self.maths)}", self._step())
+                              f"{optimizer_said(self.maths)}", self._step())
             self.pending = False
 
 

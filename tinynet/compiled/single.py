@@ -27,7 +27,8 @@ import numpy as np
 from numba import njit
 
 __all__ = ["BLAS_MIN_WORK", "activation_rows", "activation_pairs", "affine", "times", "gradients",
-           "forward_network", "scratch"]
+           "normalize", "scale_shift", "norm_gradients", "normalize_backward", "skip_sum", "scaled",
+           "copy_rows", "scale_gradient", "forward_network", "scratch", "stream_scratch"]
 
 BLAS_MIN_WORK = 32_768
 """Matrix products with at least this many multiply-adds go to BLAS (``np.dot``); smaller ones
@@ -178,6 +179,111 @@ def _dense_forward(activate, X, W, b, kind, parameters, layer, Z, A):
     activate(kind, parameters, layer, Z, A)
 
 
+# --- the words of a residual block and its LayerNorm (tinynet.blocks' order of sums) ---------
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _unit_sum(X, r):
+    """Σ_j X[r, j], from the first unit to the last (:func:`tinynet.maths.unit_sum`)."""
+    total = X[r, 0]
+    for j in range(1, X.shape[1]):
+        total += X[r, j]
+    return total
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def normalize(X, eps, normalized, inverse_std):
+    """x̂ = (X − μ) / √(σ² + ε) into ``normalized`` (B, n) and 1/√(σ² + ε) into
+    ``inverse_std`` (B,), row by row (:func:`tinynet.blocks.normalize`)."""
+    n = X.shape[1]
+    for r in range(X.shape[0]):
+        mean = _unit_sum(X, r) / n
+        for j in range(n):
+            normalized[r, j] = X[r, j] - mean
+        square = normalized[r, 0] * normalized[r, 0]
+        for j in range(1, n):
+            square += normalized[r, j] * normalized[r, j]
+        inverse_std[r] = 1.0 / np.sqrt(square / n + eps)
+        for j in range(n):
+            normalized[r, j] = normalized[r, j] * inverse_std[r]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def scale_shift(normalized, gain, bias, Y):
+    """Y = γ ⊙ x̂ + β (:func:`tinynet.blocks.scale_shift`)."""
+    for r in range(Y.shape[0]):
+        for j in range(Y.shape[1]):
+            Y[r, j] = normalized[r, j] * gain[j] + bias[j]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def norm_gradients(dY, normalized, dgain, dbias):
+    """dγ = Σ_rows dY ⊙ x̂ and dβ = Σ_rows dY, from the first row
+    (:func:`tinynet.blocks.norm_gradients`)."""
+    for j in range(dY.shape[1]):
+        dgain[j] = dY[0, j] * normalized[0, j]
+        dbias[j] = dY[0, j]
+    for r in range(1, dY.shape[0]):
+        for j in range(dY.shape[1]):
+            dgain[j] += dY[r, j] * normalized[r, j]
+            dbias[j] += dY[r, j]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def normalize_backward(dY, gain, normalized, inverse_std, dX):
+    """dX from dY through γ ⊙ x̂ + β and the normalization, row by row
+    (:func:`tinynet.blocks.normalize_backward`); dX may be dY itself."""
+    n = dY.shape[1]
+    for r in range(dY.shape[0]):
+        first = dY[r, 0] * gain[0]
+        total, along = first, first * normalized[r, 0]
+        for j in range(1, n):
+            d = dY[r, j] * gain[j]
+            total += d
+            along += d * normalized[r, j]
+        mean, mean_along = total / n, along / n
+        for j in range(n):
+            dX[r, j] = (dY[r, j] * gain[j] - mean
+                        - normalized[r, j] * mean_along) * inverse_std[r]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def skip_sum(skip, X, scale, F, S):
+    """S = s·X + α·F (:func:`tinynet.blocks.skip_sum`)."""
+    for r in range(S.shape[0]):
+        for j in range(S.shape[1]):
+            S[r, j] = skip * X[r, j] + scale * F[r, j]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def scaled(scale, dS, dF):
+    """dF = α·dS (:func:`tinynet.blocks.scaled`)."""
+    for r in range(dF.shape[0]):
+        for j in range(dF.shape[1]):
+            dF[r, j] = scale * dS[r, j]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def copy_rows(X, out):
+    """out = X, element by element (the stream's first value: the layer before the blocks'
+    output)."""
+    for r in range(X.shape[0]):
+        for j in range(X.shape[1]):
+            out[r, j] = X[r, j]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def scale_gradient(dS, F):
+    """dα = Σ_rows Σ_units dS ⊙ F, each row's units in order, then the rows in order
+    (:func:`tinynet.blocks.scale_gradient`)."""
+    total = 0.0
+    for r in range(dS.shape[0]):
+        row = dS[r, 0] * F[r, 0]
+        for j in range(1, dS.shape[1]):
+            row += dS[r, j] * F[r, j]
+        total = row if r == 0 else total + row
+    return total
+
+
 # --- whole networks -----------------------------------------------------------------------
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -220,3 +326,18 @@ def scratch(theta, layout, X, Y, batch_size):
             np.empty(batch_size * width), np.empty(batch_size * width),
             np.empty(batch_size * width), np.empty((batch_size, n_in)),
             np.empty((batch_size, Y.shape[1])))
+
+
+@njit(cache=True, error_model="numpy")
+def stream_scratch(layout, blocks_layout, batch_size):
+    """A network with residual blocks' further scratch (:mod:`tinynet.compiled.stream`), for
+    L blocks of width w: ``stream`` (L + 1, batch · w), block k's input in row k and the
+    last block's output in row L; ``hidden`` (L, batch · w), a pre-norm block's LN(x);
+    ``normalized`` (L, batch · w) and ``inverse_std`` (L, batch), each norm's x̂ and
+    1/√(σ² + ε); ``summed`` (batch · w), a post-norm block's sum before its norm; ``carry``
+    (batch · w), a block's dS while its branch's backward pass runs."""
+    block_table = blocks_layout[0]
+    blocks, width = block_table.shape[0], layout.table[block_table[0, 0], 0]
+    return (np.empty((blocks + 1, batch_size * width)), np.empty((blocks, batch_size * width)),
+            np.empty((blocks, batch_size * width)), np.empty((blocks, batch_size)),
+            np.empty(batch_size * width), np.empty(batch_size * width))
