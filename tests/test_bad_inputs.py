@@ -367,6 +367,27 @@ CATALOGUE = [
      r"unknown update 'layerwise'; expected one of: after_backward, during_backward"),
     ("arm bias_init a number", lambda: Arm("normal", bias_init=0.1), TypeError,
      r"bias_init must be a registered initializer name such as 'he_leaky', got 0.1"),
+    ("arm norm without residual", lambda: Arm("normal", norm="pre"), ValueError,
+     r"norm='pre' and branch=1 are a residual block's: give residual= \(a name of "
+     r"tinynet.network.RESIDUALS\) with them"),
+    ("arm unknown residual", lambda: Arm("normal", residual="dense"), UnknownNameError,
+     r"unknown residual 'dense'; expected one of: deepnet, fixup, rezero, standard"),
+    ("arm branch 0", lambda: Arm("normal", residual="standard", branch=0), ValueError,
+     r"branch must be an integer >= 1, got 0"),
+    ("arm warmup negative", lambda: Arm("normal", warmup=-5), ValueError,
+     r"warmup must be an integer >= 0, got -5"),
+    ("arm blocks that do not divide the layers",
+     lambda: run_study([Arm("normal", residual="standard", branch=2)],
+                       Setup(hidden=(4, 4, 4, 4), seeds=1, epochs=1)),
+     ValueError, r"groups the hidden layers after the first into blocks of 2: give hidden "
+                 r"layers of one width, 1 \+ a multiple of 2 of them; got \(4, 4, 4, 4\)"),
+    ("compiled layer between blocks",
+     lambda: tinynet.Network([tinynet.Layer(2, 4), tinynet.Residual([tinynet.Layer(4, 4)]),
+                              tinynet.Layer(4, 4), tinynet.Residual([tinynet.Layer(4, 4)]),
+                              tinynet.Layer(4, 1)]).fit(X, Y, epochs=1, lr=0.1),
+     tinynet.compiled.render.NotCompilableError,
+     r"backend 'numba' runs layers, then a run of residual blocks, then layers; "
+     r"net.blocks\[2\] is Layer\(4 -> 4, .*between blocks; pass backend='numpy'"),
     ("seed ranges overlap",
      lambda: tinynet.xor.run_seed_ranges([Arm("normal")], Setup(seeds=100), [0, 99]),
      ValueError, r"first_seeds 0 and 99 give overlapping ranges of 100 seeds; expected first "
@@ -631,10 +652,14 @@ CATALOGUE = [
      ValueError, r"residual='deepnet' scales a post-norm block's skip: pass norm='post'"),
     ("fixup one layer a branch", lambda: tinynet.init.get("fixup(branch_layers=1)"),
      ValueError, r"branch_layers must be an integer >= 2, got 1"),
-    ("residual on numba", lambda: tinynet.mlp([2, 4, 4, 1], residual=True).fit(X, Y, epochs=1,
-                                                                              lr=0.1),
+    ("residual blocks of two kinds on numba",
+     lambda: Network([Layer(2, 4), tinynet.Residual([Layer(4, 4)]),
+                      tinynet.Residual([Layer(4, 4)], norm="pre"), Layer(4, 1)]).fit(
+         X, Y, epochs=1, lr=0.1),
      tinynet.compiled.render.NotCompilableError,
-     r"backend 'numba' cannot run residual blocks yet .*pass backend='numpy'"),
+     r"backend 'numba' runs blocks of one kind \(branch length, norm, trained α\) in a "
+     r"network; net.blocks\[2\] is Residual\(4 -> 4: x \+ 1·F\(LN\(x\)\).*pass "
+     r"backend='numpy'"),
     ("residual saved", lambda: tinynet.save(tinynet.mlp([2, 4, 4, 1], residual=True), "x"),
      ValueError, r"tinynet.save cannot store residual blocks yet \(net.blocks\[1\] is Residual"),
     ("residual propagated", lambda: propagate(tinynet.mlp([2, 4, 4, 1], residual=True), X),

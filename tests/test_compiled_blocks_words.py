@@ -35,3 +35,22 @@ def test_the_words_are_numpys_bit_for_bit(rows, units):
     dscale = np.empty(1)
     blocks.scale_gradient(dY, F, dscale)
     assert single.scale_gradient(dY, F) == dscale[0]
+
+
+def test_the_words_the_kernels_call_in_place_are_numpys_too():
+    """The kernels write dX over dY (normalize_backward) and s·dS + dX over dX (skip_sum)."""
+    rng = np.random.default_rng(7)
+    X, dY, dS = (rng.normal(size=(5, 6)) for _ in range(3))
+    gain = rng.normal(size=6)
+    normalized, inverse_std = blocks.normalize(X, 1e-5)
+    expected = blocks.normalize_backward(dY, gain, normalized, inverse_std)
+    single.normalize_backward(dY, gain, normalized, inverse_std[:, 0].copy(), dY)
+    assert dY.tobytes() == expected.tobytes()
+    expected = blocks.skip_sum(1.3, dS, 1.0, dY)
+    single.skip_sum(1.3, dS, 1.0, dY, dY)
+    assert dY.tobytes() == expected.tobytes()
+    dF, copied = np.empty_like(dS), np.empty_like(dS)
+    single.scaled(0.7, dS, dF)
+    assert dF.tobytes() == blocks.scaled(np.array([0.7]), dS).tobytes()
+    single.copy_rows(dS, copied)
+    assert copied.tobytes() == dS.tobytes()

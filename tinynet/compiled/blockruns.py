@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from ..packing import offsets
 from ..residual import Residual
 from .render import NotCompilableError
 
@@ -34,8 +35,8 @@ class Structure(NamedTuple):
 
 def structure_of(net: "Network") -> Structure:
     """``net``'s :class:`Structure`, or :class:`~tinynet.compiled.render.NotCompilableError`
-    naming the part the compiled backend cannot run: a layer between blocks, blocks of two
-    kinds, or a block as the last part."""
+    naming the part the compiled backend cannot run: a layer between blocks, or blocks of two
+    kinds (a network never ends with a block: :class:`tinynet.Network` refuses it)."""
     parts = net.blocks
     where = [k for k, part in enumerate(parts) if isinstance(part, Residual)]
     first, last = where[0], where[-1]
@@ -50,10 +51,6 @@ def structure_of(net: "Network") -> Structure:
                 f"backend 'numba' runs blocks of one kind (branch length, norm, trained α) in a "
                 f"network; net.blocks[{k}] is {parts[k]!r}, net.blocks[{first}] "
                 f"{parts[first]!r}; pass backend='numpy'")
-    if last == len(parts) - 1:
-        raise NotCompilableError(f"backend 'numba' needs a layer after the blocks (the output "
-                                 f"layer); net.blocks[{last}] is {parts[last]!r}, the last; pass "
-                                 "backend='numpy'")
     return Structure(first, *kind, len(parts) - last - 1)
 
 
@@ -62,9 +59,10 @@ def _kind(block: Residual) -> tuple[int, str | None, bool]:
 
 
 def blocks_layout(net: "Network") -> tuple[np.ndarray, np.ndarray]:
-    """``(block_table, block_floats)`` of ``net``'s blocks (see the module's docstring)."""
-    from ..packing import offsets
-
+    """``(block_table, block_floats)`` of ``net``'s blocks: block k's first branch row in
+    ``net.layers``, where its norm's γ starts in θ (β follows it; −1 without a norm) and where
+    its α is (−1 for a constant), (L, 3) integers; its skip's scale s, its constant α (NaN
+    where it is trained) and its norm's ε (NaN without one), (L, 3)."""
     starts = offsets(net)
     rows = {id(layer): k for k, layer in enumerate(net.layers)}
     table, floats = [], []

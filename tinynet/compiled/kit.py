@@ -567,13 +567,15 @@ def load(maths: Maths) -> ModuleType:
     return _KITS[key]
 
 
-def entry(maths: Maths, name: str) -> object:
+def entry(maths: Maths, name: str, module: ModuleType | None = None, what: str = "") -> object:
     """The kit's entry point ``name`` (``fit_lanes``, ``fit_lanes_during``, ``fit_network``,
-    ``forward_network``), after saying on stderr if it is about to be compiled."""
-    function = getattr(load(maths), name)
+    ``forward_network``), or that of ``module``, a kit with more functions
+    (:func:`tinynet.compiled.stream.load`, ``what`` saying what for), after saying on stderr if
+    it is about to be compiled."""
+    function = getattr(load(maths) if module is None else module, name)
     own = [activation.name for activation in maths.activations
            if type(activation) not in BUILT_IN]
-    announce_compiling(function, f"{name} with loss {maths.loss!r}, optimizer "
+    announce_compiling(function, f"{name}{what} with loss {maths.loss!r}, optimizer "
                        f"{maths.optimizer.name}"
                        + (f" and the activations {', '.join(own)}" if own else ""))
     return function

@@ -334,10 +334,14 @@ def stream_scratch(layout, blocks_layout, batch_size):
     L blocks of width w: ``stream`` (L + 1, batch · w), block k's input in row k and the
     last block's output in row L; ``hidden`` (L, batch · w), a pre-norm block's LN(x);
     ``normalized`` (L, batch · w) and ``inverse_std`` (L, batch), each norm's x̂ and
-    1/√(σ² + ε); ``summed`` (batch · w), a post-norm block's sum before its norm; ``carry``
-    (batch · w), a block's dS while its branch's backward pass runs."""
-    block_table = blocks_layout[0]
-    blocks, width = block_table.shape[0], layout.table[block_table[0, 0], 0]
+    1/√(σ² + ε); ``summed`` (batch · w), a post-norm block's sum before its norm; ``carry``,
+    a block's dS while its branch's backward pass runs, which then trades places with
+    :func:`scratch`'s ``delta`` and ``back`` and so is as long as they are (batch · the
+    widest layer's width). Every kind of block gets all of them (one type of tuple for every
+    kernel), a block without a norm leaving the norm's unused."""
+    table, block_table = layout.table, blocks_layout[0]
+    blocks, width = block_table.shape[0], table[block_table[0, 0], 0]
+    widest = max(table[:, 0].max(), table[:, 1].max())
     return (np.empty((blocks + 1, batch_size * width)), np.empty((blocks, batch_size * width)),
             np.empty((blocks, batch_size * width)), np.empty((blocks, batch_size)),
-            np.empty(batch_size * width), np.empty(batch_size * width))
+            np.empty(batch_size * width), np.empty(batch_size * widest))

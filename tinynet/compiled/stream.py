@@ -29,8 +29,10 @@ members train as single fits (``fit_stream_members``), bit for bit each member a
 The buffers of the backward pass: the gradient reaching a block is in ``delta``; the block
 keeps dS, the gradient of its sum, in ``carry`` (``carry, delta = delta, carry``) while its
 branch's layers trade ``delta`` and ``back``, and writes its dX = s·dS + dH in place over the
-branch's, in ``delta`` again. Its arithmetic is the NumPy backend's, in the same order:
-:func:`tinynet.compiled.single`'s words are :mod:`tinynet.blocks`' bit for bit.
+branch's, in ``delta`` again. The three buffers change places block after block, so each is
+as long as the widest layer needs (:func:`tinynet.compiled.single.stream_scratch`). Its
+arithmetic is the NumPy backend's, in the same order: :func:`tinynet.compiled.single`'s words
+are :mod:`tinynet.blocks`' bit for bit.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from . import epochs, kit, looping
 from .blockruns import Structure
 from .looping import UNCOUNTED, RuntimeLayer
 from .render import Writer, said_by
-from .sources import announce_compiling, kernel_dir, load_module
+from .sources import kernel_dir, load_module
 
 __all__ = ["entry_name", "source", "module_source", "load", "entry"]
 
@@ -110,7 +112,7 @@ class SkipWords:
 
     def __init__(self, writer: Writer, maths: object, post: bool) -> None:
         self.writer, self.maths, self.post = writer, maths, post
-        self.forward = True
+        self.forward = True     # which pass is traced: BlockLoop sets it before each
 
     def _write(self, *lines: str) -> None:
         self.writer.write(f"# the block, {said_by(3)}", *lines)
@@ -303,10 +305,16 @@ def _forward_source(maths: kit.Maths, structure: Structure) -> str:
 
 
 def _described(structure: Structure) -> str:
-    norm = {"pre": ", LayerNorm before the branch", "post": ", LayerNorm after the sum",
-            None: ""}[structure.placement]
-    return (f"{structure.head} layers, blocks of {structure.branch} layers{norm}, "
-            f"{'a trained' if structure.trained else 'a constant'} α, {structure.tail} layers")
+    """``"1 layer, blocks of 2 layers with LayerNorm after the sum and a trained α, 1
+    layer"``: the structure in words, for docstrings and the compile notice."""
+    def layers(count: int) -> str:
+        return f"{count} layer{'s' * (count != 1)}"
+
+    norm = {"pre": " with LayerNorm before the branch and", "post": " with LayerNorm after the "
+            "sum and", None: " with"}[structure.placement]
+    alpha = "a trained" if structure.trained else "a constant"
+    return (f"{layers(structure.head)}, blocks of {layers(structure.branch)}{norm} {alpha} α, "
+            f"{layers(structure.tail)}")
 
 
 class StreamWords(epochs.NetworkWords):
@@ -397,10 +405,6 @@ def module_source(maths: kit.Maths, structure: Structure) -> str:
 
 
 def entry(maths: kit.Maths, structure: Structure, name: str) -> object:
-    """Entry point ``name`` (``fit_stream``, ``fit_stream_members``,
-    ``predict_stream_members``), after saying on stderr if it is about to be compiled."""
-    function = getattr(load(maths, structure), name)
-    announce_compiling(function, f"{name} ({_described(structure)}) with loss "
-                       f"{maths.loss!r}, optimizer {maths.optimizer.name}")
-    return function
-
+    """Entry point ``name`` (:func:`entry_name`, ``predict_stream_members``), after saying on
+    stderr if it is about to be compiled (:func:`tinynet.compiled.kit.entry`)."""
+    return kit.entry(maths, name, load(maths, structure), f" ({_described(structure)})")

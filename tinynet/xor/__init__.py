@@ -17,8 +17,10 @@ accuracy on a held-out draw.
 A *sweep* runs the same arms on several shapes (:func:`run_sweep`); the *presets* are the
 designs the notes call for (:func:`get_preset`); :func:`run_seed_ranges` checks that disjoint
 ranges of seeds give the same rate; :func:`run_depth_study` finds where initialization decides
-(:mod:`~tinynet.xor.depth`); :mod:`~tinynet.xor.fixes` tries what else could fix 99mlp (a
-loss, an optimizer, a learning rate, a width), each change at its best learning rate and
+(:mod:`~tinynet.xor.depth`), :func:`run_residual_depth_study` what makes depth 128 learn
+(:mod:`~tinynet.xor.residual_depth`: residual blocks, LayerNorm, ReZero, Fixup, warmup);
+:mod:`~tinynet.xor.fixes` tries what else could fix 99mlp (a loss, an optimizer, a learning
+rate, a width), each change at its best learning rate and
 compared with the notes' network (``run_study(arms, setup, against=0)``). Each takes an
 ``executor`` (a ``concurrent.futures`` executor or a Dask client) to train in blocks of seeds
 elsewhere, bit for bit the same (:mod:`~tinynet.xor.blocks`). From a shell:
@@ -29,7 +31,8 @@ compares), :mod:`~tinynet.xor.outcome`
 (success and failure), :mod:`~tinynet.xor.report` (comparisons, tables, files),
 :mod:`~tinynet.xor.bench` (running a study), :mod:`~tinynet.xor.blocks` (in seed blocks),
 :mod:`~tinynet.xor.sweep`, :mod:`~tinynet.xor.presets`, :mod:`~tinynet.xor.ranges`,
-:mod:`~tinynet.xor.depth`, :mod:`~tinynet.xor.fixes`, :mod:`~tinynet.xor.figures` (a
+:mod:`~tinynet.xor.depth`, :mod:`~tinynet.xor.residual_depth`, :mod:`~tinynet.xor.fixes`,
+:mod:`~tinynet.xor.figures` (a
 study's figures: galleries, loss curves, rates; imported when used, as matplotlib is) and
 :mod:`~tinynet.xor.cli` (the command: its arguments :mod:`~tinynet.xor.arguments` and
 :mod:`~tinynet.xor.argtypes`, ``--import`` :mod:`~tinynet.xor.imports`, a flag per
@@ -49,6 +52,7 @@ from .presets import (CANDIDATE_ARMS, NOTES_ARMS, PRESETS, WIDTH_INITS, WIDTHS, 
                       get_preset)
 from .ranges import SeedRanges, run_seed_ranges
 from .report import Comparison, Study, compare
+from .residual_depth import ResidualDepthStudy, residual_depth_arms, run_residual_depth_study
 from .sweep import Sweep, run_sweep
 from .task import XOR, Task
 
@@ -59,4 +63,5 @@ __all__ = ["Arm", "Setup", "DEFAULT_SETUP", "ArmResult", "Comparison", "Study", 
            "decode_solved", "OUTCOMES", "outcomes", "build_network", "Task", "XOR",
            "classification_setup",
            "DepthStudy", "run_depth_study", "depth_arms", "DEPTHS", "DEPTH_SETUP",
+           "ResidualDepthStudy", "run_residual_depth_study", "residual_depth_arms",
            "BLOCK_SEEDS", "BlockError"]

@@ -11,16 +11,17 @@ from .. import init, packing
 from ..activations import ACTIVATIONS, Activation, get_activation
 from ..init.registry import from_spec, parse_spec
 from ..losses import get_loss
-from ..network import Network, mlp
+from ..network import RESIDUALS, Network, mlp
 from ..optimizers import get_optimizer
+from ..residual import NORMS
 from ..results import UPDATES
 from ..validation import MAX_EPOCHS, check_backend, check_bool, check_choice, \
     check_float, check_hidden, check_instance, check_int, check_memory, check_probability, \
     check_schedule, check_seed
 from .task import XOR, OwnData, Task
 
-__all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network", "activation_of", "spec_name",
-           "setup_dict", "classification_setup"]
+__all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network", "network_sizes", "activation_of",
+           "spec_name", "setup_dict", "arm_dict", "classification_setup"]
 
 
 def spec_name(spec: str) -> str:
@@ -80,6 +81,10 @@ class Arm:
     optimizer: str = "sgd"
     lr: float | None = None
     hidden: tuple[int, ...] | None = None
+    residual: str | None = None
+    norm: str | None = None
+    branch: int = 1
+    warmup: int | None = None
 
     def __post_init__(self) -> None:
         specs = {"init": self.init}
@@ -100,10 +105,26 @@ class Arm:
                                                        inclusive=False))
         if self.hidden is not None:
             object.__setattr__(self, "hidden", check_hidden(self.hidden))
+        self._check_blocks()
         if not isinstance(self.label, str):
             raise TypeError(f"label must be a string, got {self.label!r}")
         if self.reported_rate is not None:
             check_probability("reported_rate", self.reported_rate)
+
+    def _check_blocks(self) -> None:
+        """``residual`` a name of :data:`tinynet.network.RESIDUALS` or None, ``norm`` and
+        ``branch`` only with it, ``warmup`` None or a number of steps."""
+        if self.residual is not None:
+            check_choice("residual", self.residual, RESIDUALS)
+            if self.norm is not None:
+                check_choice("norm", self.norm, NORMS)
+            object.__setattr__(self, "branch", check_int("branch", self.branch, minimum=1))
+        elif self.norm is not None or self.branch != 1:
+            raise ValueError(f"norm={self.norm!r} and branch={self.branch!r} are a residual "
+                             "block's: give residual= (a name of tinynet.network.RESIDUALS) "
+                             "with them")
+        if self.warmup is not None:
+            object.__setattr__(self, "warmup", check_int("warmup", self.warmup, minimum=0))
 
     @property
     def name(self) -> str:
@@ -124,6 +145,11 @@ class Arm:
         if self.hidden is not None:
             name += f", hidden {','.join(map(str, self.hidden))}" if self.hidden else \
                 ", no hidden layer"
+        if self.residual is not None:
+            norm = f", {self.norm}-norm" if self.norm else ""
+            name += f", {self.residual} blocks of {self.branch}{norm}"
+        if self.warmup is not None:
+            name += f", warmup {self.warmup:,}"
         return name + (", shuffled" if self.shuffle else "")
 
 
@@ -192,9 +218,9 @@ class Setup:
         return cls(**values)
 
     def for_arm(self, arm: "Arm") -> "Setup":
-        """This setup as ``arm`` trains on it: with the arm's learning rate and hidden layers
-        where it gives them (:attr:`Arm.lr`, :attr:`Arm.hidden`)."""
-        changed = {name: getattr(arm, name) for name in ("lr", "hidden")
+        """This setup as ``arm`` trains on it: with the arm's learning rate, hidden layers and
+        warmup where it gives them (:attr:`Arm.lr`, :attr:`Arm.hidden`, :attr:`Arm.warmup`)."""
+        changed = {name: getattr(arm, name) for name in ("lr", "hidden", "warmup")
                    if getattr(arm, name) is not None}
         return replace(self, **changed) if changed else self
 
@@ -249,6 +275,17 @@ def setup_dict(setup: Setup) -> dict:
     return values
 
 
+def arm_dict(arm: Arm) -> dict:
+    """``dataclasses.asdict(arm)`` as a study's JSON writes it, with its ``name``; a residual
+    block's settings and the warmup only where the arm gives them, so that a study without
+    them writes what it always wrote."""
+    values = asdict(arm)
+    for name in ("residual", "norm", "branch", "warmup"):
+        if values[name] == Arm.__dataclass_fields__[name].default:
+            del values[name]
+    return {**values, "name": arm.name}
+
+
 DEFAULT_SETUP = Setup()
 """The setup a study runs unless told otherwise: 99mlp as the notes describe it."""
 
@@ -266,7 +303,27 @@ def build_network(setup: Setup, arm: Arm, seed: int) -> Network:
     """The network ``arm`` trains from ``seed`` in a study of ``setup``, as initialised (its
     shape :meth:`Setup.for_arm`'s)."""
     setup = setup.for_arm(arm)
-    return mlp(setup.sizes, activation=activation_of(setup.activation, setup.alpha),
+    blocks = {} if arm.residual is None else dict(residual=arm.residual, norm=arm.norm,
+                                                  branch=arm.branch)
+    return mlp(network_sizes(setup, arm), activation=activation_of(setup.activation, setup.alpha),
                output=activation_of(setup.output, setup.alpha), init=arm.init,
                output_init=arm.output_init, alpha=setup.alpha,
-               bias_init=0.0 if arm.bias_init is None else arm.bias_init, seed=seed)
+               bias_init=0.0 if arm.bias_init is None else arm.bias_init, seed=seed, **blocks)
+
+
+def network_sizes(setup: Setup, arm: Arm) -> list[int]:
+    """The sizes :func:`tinynet.mlp` builds ``arm``'s network from, on ``setup`` (as the arm
+    trains on it): the setup's, or for an arm of residual blocks, the setup's hidden layers
+    after the first grouped into blocks of ``arm.branch`` (2-16x9-1 with ``branch=2``: a layer
+    of 16, four blocks of two layers, the output), so that a plain arm and a residual one of
+    a study have the same layers."""
+    sizes = setup.for_arm(arm).sizes
+    if arm.residual is None:
+        return sizes
+    hidden = sizes[1:-1]
+    square = len(hidden) - 1
+    if square < arm.branch or square % arm.branch or len(set(hidden)) != 1:
+        raise ValueError(f"arm {arm.name!r} groups the hidden layers after the first into "
+                         f"blocks of {arm.branch}: give hidden layers of one width, 1 + a "
+                         f"multiple of {arm.branch} of them; got {tuple(hidden)}")
+    return [sizes[0], *hidden[:1 + square // arm.branch], sizes[-1]]

@@ -16,7 +16,6 @@ from .. import reference
 from ..losses import check_output, get_loss
 from ..network import Network
 from ..optimizers import get_optimizer
-from ..packing import layout
 from ..validation import MAX_EPOCHS, check_callable, check_instance, check_int, check_memory, \
     check_sequence
 from .arms import DEFAULT_SETUP, Arm, Setup, activation_of, build_network
@@ -329,12 +328,11 @@ def _accuracies(like: Network, trained: np.ndarray, X: np.ndarray,
     """The accuracy on X (N, 2), y (N, 1) of each network of ``trained`` (S, P, packed
     parameters of networks like ``like``): the fraction of outputs on the same side of the
     threshold as their targets (:func:`wrong_outputs`: NaN outputs count as wrong)."""
-    table, activations = layout(like).table, [layer.activation for layer in like.layers]
     step = max(1, HELD_OUT_CHUNK // (8 * _LAYER_ARRAYS * len(X) * max(like.sizes)))
     wrong = []
     for start in range(0, len(trained), step):  # each member alone: chunks change no bit
         with np.errstate(all="ignore"):  # a diverged member's outputs overflow to NaN
-            outputs = reference.forward_many(trained[start:start + step], table, activations,
-                                             X)
+            outputs = reference.predict_packed(trained[start:start + step], like, None, None,
+                                               X)
         wrong.append(wrong_outputs(outputs, y, THRESHOLD))
     return 1.0 - np.concatenate(wrong) / y.size

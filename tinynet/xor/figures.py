@@ -42,9 +42,11 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from .depth import DepthStudy
+    from .residual_depth import ResidualDepthStudy
 
 __all__ = ["OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "seed_gallery", "loss_curves",
-           "study_curves", "rates", "against_baseline", "depth", "layer_histograms"]
+           "study_curves", "rates", "against_baseline", "depth", "residual_depth",
+           "layer_histograms"]
 
 OUTCOME_COLORS = {"solved": "#2ca02c", "one_wrong": "#ff7f0e", "two_wrong": "#d62728",
                   "three_or_more_wrong": "#9467bd", "diverged": "#000000"}
@@ -368,6 +370,43 @@ def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
     handles = [*rate_ax.get_legend_handles_labels()[0],
                *moment_ax.get_legend_handles_labels()[0]]
     legend_below(fig, handles, columns=7)
+    return save(fig, path, 110)
+
+
+def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) -> "Figure":
+    """Success rate against depth, one panel per family of blocks (the plain stack; x + F(x);
+    pre-norm; post-norm; ReZero and Fixup), each arm's rate with its 95 % interval as a bar,
+    the plain He stack drawn grey in every panel for reference. Depths are points, not joined;
+    the seeds per depth are in the axis labels."""
+    panels = {"plain": ["plain"], "x + F(x)": ["x + F(x)"], "pre-norm": ["pre-norm"],
+              "post-norm": ["post-norm"], "ReZero and Fixup": ["ReZero", "Fixup"]}
+    fig = figure(figsize=(14.0, 4.2))
+    axes = fig.subplots(1, len(panels), sharey=True)
+    depths = np.array(study.depths)
+    colours = list(color_cycle())
+    for ax, (title, starts) in zip(axes, panels.items()):
+        names = [name for name in study.names if name.split(",")[0] in starts]
+        shown = names if "plain, He" in names else ["plain, He", *names]
+        for k, name in enumerate(shown):
+            a = study.names.index(name)
+            x = depths * 2.0 ** (0.06 * (k - (len(shown) - 1) / 2))
+            rate = 100 * np.array(study.successes[a]) / np.array(study.n)
+            low, high = (100 * np.array(bound) for bound in zip(*study.intervals[a]))
+            reference = name == "plain, He" and title != "plain"
+            ax.errorbar(x, rate, yerr=[rate - low, high - rate], fmt="o", capsize=3,
+                        markersize=4, color="0.6" if reference else colours[k % len(colours)],
+                        label=name + (" (reference)" if reference else ""))
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(depths, [f"{d}\n({n:,})" for d, n in zip(study.depths, study.n)])
+        ax.minorticks_off()
+        ax.set_xlim(depths[0] / 1.5, depths[-1] * 1.5)
+        ax.set_xlabel("layers (seeds)")
+        ax.set_title(title, fontsize="medium")
+        ax.legend(fontsize="small", loc="lower left")
+    axes[0].set_ylim(-3, 103)
+    axes[0].set_ylabel(f"seeds reaching {study.setup.task.criterion:.0%} training "
+                       "accuracy (%)")
+    fig.tight_layout()
     return save(fig, path, 110)
 
 

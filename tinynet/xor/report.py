@@ -18,7 +18,7 @@ from ..text import table
 from ..validation import check_int
 from ..network import Network
 from ..packing import unpack
-from .arms import Setup, build_network, setup_dict
+from .arms import Setup, arm_dict, build_network, setup_dict
 from .outcome import FAILURES, MEMORY_ONLY, ArmResult, encode_solved
 
 __all__ = ["Comparison", "compare", "Study", "CSV_COLUMNS", "write_csv", "finite_or_none"]
@@ -245,7 +245,7 @@ class Study:
         per-seed outcomes as :func:`~tinynet.xor.outcome.encode_solved` text."""
         results = [{**{f.name: getattr(r, f.name) for f in fields(r)
                        if f.name not in MEMORY_ONLY},
-                    "arm": {**asdict(r.arm), "name": r.arm.name}, "rate": r.rate,
+                    "arm": arm_dict(r.arm), "rate": r.rate,
                     "solved": None if r.solved is None else encode_solved(r.solved)}
                    for r in self.results]
         return finite_or_none({"setup": setup_dict(self.setup), "results": results,

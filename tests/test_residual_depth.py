@@ -1,0 +1,181 @@
+"""The residual depth study (tinynet.xor.residual_depth): arms of residual blocks in a study,
+their names and JSON, the layers grouped into blocks, the Holm-adjusted comparisons its page's
+sentences come from, and the study itself, in process and on a Dask cluster, bit for bit."""
+
+import json
+from dataclasses import asdict, replace
+
+import numpy as np
+import pytest
+
+import tinynet
+from tinynet import stats
+from tinynet.xor import Arm, Setup, Task
+from tinynet.xor.arms import arm_dict, build_network, network_sizes
+from tinynet.xor.residual_depth import (RESIDUAL_DEPTH_SETUP, ResidualDepthStudy,
+                                        residual_depth_arms, run_residual_depth_study)
+
+SPIRALS = Setup(task=Task("spirals", n=40), hidden=(8,) * 5, activation="relu", lr=0.05,
+                epochs=3, batch_size=8, seeds=16)
+
+
+def test_an_arm_of_blocks_builds_the_setups_layers_grouped_into_blocks():
+    arm = Arm("he_normal", residual="standard", norm="pre", branch=2)
+    assert network_sizes(SPIRALS, arm) == [2, 8, 8, 8, 1]   # 4 layers after the first: 2 blocks
+    net = build_network(SPIRALS, arm, seed=3)
+    expected = tinynet.mlp([2, 8, 8, 8, 1], activation="relu", init="he_normal",
+                           residual="standard", norm="pre", branch=2, seed=3)
+    assert len(net.residuals) == 2 and repr(net) == repr(expected)
+    assert tinynet.packing.pack(net).tobytes() == tinynet.packing.pack(expected).tobytes()
+    plain = build_network(SPIRALS, Arm("he_normal"), seed=3)   # the same layers, ungrouped
+    assert [layer.shape for layer in plain.layers] == [layer.shape for layer in net.layers]
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(norm="pre"), r"norm='pre' and branch=1 are a residual block's: give residual="),
+    (dict(branch=2), r"norm=None and branch=2 are a residual block's"),
+    (dict(residual="highway"), r"unknown residual 'highway'; expected one of: deepnet, fixup, "
+                               r"rezero, standard"),
+    (dict(residual="standard", norm="middle"), r"unknown norm 'middle'; expected one of: post, "
+                                               r"pre"),
+    (dict(residual="standard", branch=0), r"branch must be an integer >= 1, got 0"),
+    (dict(warmup=-1), r"warmup must be an integer >= 0, got -1"),
+])
+def test_bad_block_settings_of_an_arm_are_refused_by_name(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        Arm("he_normal", **kwargs)
+
+
+def test_layers_that_do_not_group_into_blocks_are_refused():
+    arm = Arm("he_normal", residual="standard", branch=3)
+    with pytest.raises(ValueError, match=r"groups the hidden layers after the first into "
+                                         r"blocks of 3: .*got \(8, 8, 8, 8, 8\)"):
+        network_sizes(SPIRALS, arm)
+
+
+def test_an_arm_without_blocks_writes_the_json_it_always_wrote():
+    plain = Arm("he_normal", shuffle=True)
+    written = {key: value for key, value in asdict(plain).items()
+               if key not in ("residual", "norm", "branch", "warmup")}
+    assert arm_dict(plain) == {**written, "name": "he_normal, shuffled"}
+    blocks = Arm("he_normal", residual="rezero", branch=2, warmup=100)
+    assert arm_dict(blocks)["residual"] == "rezero" and arm_dict(blocks)["warmup"] == 100
+    assert blocks.name == "he_normal, rezero blocks of 2, warmup 100"
+    assert SPIRALS.for_arm(blocks).warmup == 100 and SPIRALS.for_arm(plain).warmup == 0
+
+
+def test_the_studys_arms_cover_every_kind_and_the_warmup_questions():
+    names = [arm.name for arm in residual_depth_arms()]
+    for name in ("plain, He", "x + F(x), He", "pre-norm, Xavier", "post-norm, He", "ReZero, He",
+                 "Fixup", "pre-norm, He, warmup", "post-norm, He, warmup"):
+        assert name in names
+    assert len(set(names)) == len(names)
+    assert RESIDUAL_DEPTH_SETUP.task.data == "spirals"
+
+
+def made_study(successes, n=(100, 100)):
+    arms = [arm_dict(Arm("he_normal", label=name)) for name in ("a", "b", "c")]
+    return ResidualDepthStudy(
+        setup=SPIRALS, depths=[4, 64], arms=arms, n=list(n), successes=successes,
+        intervals=[[stats.wilson_interval(k, m) for k, m in zip(row, n)] for row in successes],
+        seconds=[[1.0, 2.0]] * 3)
+
+
+def test_comparisons_are_fisher_tests_holm_adjusted_over_the_pairs_given():
+    study = made_study([[90, 10], [50, 12], [89, 60]])
+    pairs = [("b", "a"), ("c", "a")]
+    found = study.comparisons(64, pairs)
+    p = [stats.fisher_exact_p(12, 100, 10, 100), stats.fisher_exact_p(60, 100, 10, 100)]
+    assert [c.p for c in found] == p
+    assert [c.p_holm for c in found] == stats.holm(p)
+    assert found[1].p_holm < 0.05 < found[0].p_holm
+    assert len(study.all_pairs(4)) == 3
+    with pytest.raises(ValueError, match=r"depth must be one of this study's, \[4, 64\]; got 8"):
+        study.cell("a", 8)
+
+
+def test_a_study_reads_back_from_its_json():
+    study = made_study([[90, 10], [50, 12], [89, 60]])
+    again = ResidualDepthStudy.from_dict(json.loads(study.to_json()))
+    assert again == study
+    assert "64 (100)" in study.table()
+
+
+@pytest.mark.slow
+def test_the_study_trains_every_kind_and_is_the_same_on_a_dask_cluster():
+    """A small study: every kind of block at two depths on 16 seeds; on a local Dask cluster
+    of two workers, every count the same (tinynet.xor.blocks)."""
+    from dask.distributed import Client, LocalCluster
+
+    arms = [arm for arm in residual_depth_arms() if "Xavier" not in arm.name]
+    kwargs = dict(setup=replace(SPIRALS, hidden=(8,)), depths=[2, 4], arms=arms,
+                  seeds={2: 16, 4: 16})
+    here = run_residual_depth_study(**kwargs)
+    assert here.n == [16, 16] and len(here.successes) == len(arms)
+    assert all(s >= 0 for row in here.seconds for s in row)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=":0") as cluster, Client(cluster) as client:
+        there = run_residual_depth_study(**kwargs, executor=client, block_seeds=8)
+    assert there.successes == here.successes and there.intervals == here.intervals
+    for a, b in zip(here.sweep.studies, there.sweep.studies):
+        for x, y in zip(a.results, b.results):
+            np.testing.assert_array_equal(x.trained, y.trained)
+
+
+def made_full_study(rates):
+    """Every arm of the study at 64 and 128 layers, 200 seeds, successes ``rates[name]`` (a
+    pair) or 0, with a run record as the example writes."""
+    arms = residual_depth_arms()
+    successes = [list(rates.get(arm.name, (0, 0))) for arm in arms]
+    study = ResidualDepthStudy(
+        setup=replace(RESIDUAL_DEPTH_SETUP, hidden=(16,)), depths=[64, 128],
+        arms=[arm_dict(arm) for arm in arms], n=[200, 200], successes=successes,
+        intervals=[[stats.wilson_interval(k, 200) for k in row] for row in successes],
+        seconds=[[10.0, 20.0]] * len(arms))
+    return {"run": {"seconds": 7200.0, "load_average_1min": 2.1, "cores": 2},
+            **json.loads(study.to_json())}
+
+
+def test_the_pages_sentences_come_from_the_holm_adjusted_tests():
+    import residual_depth  # examples/residual_depth.py (tests/conftest.py: examples/ on the path)
+
+    data = made_full_study({"plain, He": (20, 0), "pre-norm, He": (180, 170),
+                            "ReZero, He": (25, 4), "post-norm, He": (60, 30),
+                            "post-norm, He, warmup": (120, 100),
+                            "pre-norm, He, warmup": (181, 171)})
+    text = residual_depth.render(data)
+    at_128 = text[text.index("At 128 layers"):]
+    assert "the plain He stack learns 0 % [0, 2]" in at_128
+    assert "more often: " in at_128 and "pre-norm, He 85 % [" in at_128
+    assert "ReZero, He 2 % [1, 5] (Holm p" in at_128   # 4 of 200 against 0: not told apart
+    assert "(Fisher's exact test, Holm over the 11 arms compared with the plain stack" in text
+    assert "post-norm, He at 64 layers, 30 % [24, 37] without, 60 % [53, 67] with" in text
+    assert "pre-norm, He at" not in text.split("Warmup changes the rate where:")[1]
+    assert "| pre-norm, He | 90 % [85, 93] | 85 % [79, 89] |" in text
+    assert "2.0 h at a 1-minute load average of 2.1 on 2 cores" in text
+
+
+def test_the_example_writes_nothing_tracked_when_quick(tmp_path, monkeypatch):
+    """--quick trains two depths at 64 seeds and writes only where it is told."""
+    import residual_depth
+
+    parser, args = residual_depth.parse_args(["--quick"])
+    assert args.json is None and args.figure is None
+    parser, args = residual_depth.parse_args([])
+    assert args.json == residual_depth.OWN_FOLDER / "residual_depth.json"
+    with pytest.raises(SystemExit):
+        residual_depth.parse_args(["--quick", "--readme", "docs/residual.md"])
+
+
+def test_the_figure_draws_a_panel_per_kind_of_block(tmp_path):
+    from tinynet.xor import figures
+
+    data = made_full_study({"plain, He": (20, 0), "pre-norm, He": (180, 170)})
+    study = ResidualDepthStudy.from_dict({k: v for k, v in data.items() if k != "run"})
+    fig = figures.residual_depth(study, tmp_path / "depth.png")
+    assert [ax.get_title() for ax in fig.axes] == ["plain", "x + F(x)", "pre-norm", "post-norm",
+                                                  "ReZero and Fixup"]
+    labels = fig.axes[2].get_legend_handles_labels()[1]
+    assert labels == ["plain, He (reference)", "pre-norm, He", "pre-norm, Xavier",
+                      "pre-norm, He, warmup"]
+    assert (tmp_path / "depth.png").stat().st_size > 10_000
