@@ -3,6 +3,7 @@ their names and JSON, the layers grouped into blocks, the Holm-adjusted comparis
 sentences come from, and the study itself, in process and on a Dask cluster, bit for bit."""
 
 import json
+import os
 from dataclasses import asdict, replace
 
 import numpy as np
@@ -179,3 +180,21 @@ def test_the_figure_draws_a_panel_per_kind_of_block(tmp_path):
     assert labels == ["plain, He (reference)", "pre-norm, He", "pre-norm, Xavier",
                       "pre-norm, He, warmup"]
     assert (tmp_path / "depth.png").stat().st_size > 10_000
+
+
+def test_a_residual_arms_memory_counts_its_norms_and_its_stream():
+    """Its parameters are the same dense layers' and each block's LayerNorm (2 blocks of
+    width 8: 32 more); it trains its members as single fits, whose scratch holds the stream."""
+    from tinynet.xor.arms import arm_parameters
+    from tinynet.xor.bench import fixed_bytes, kept_per_seed, members_alone
+
+    arm = Arm("he_normal", residual="standard", norm="pre", branch=2)
+    assert arm_parameters(SPIRALS, arm) == SPIRALS.parameters + 32
+    assert arm_parameters(SPIRALS, arm) == tinynet.packing.size(build_network(SPIRALS, arm, 0))
+    assert kept_per_seed(SPIRALS, arm=arm) - kept_per_seed(SPIRALS) == 8 * 32
+    assert members_alone(SPIRALS, arm) and not members_alone(replace(SPIRALS, backend="numpy"),
+                                                             arm)
+    threads = min(os.cpu_count() or 1, SPIRALS.seeds)      # each thread's scratch: one network
+    without_norms = Arm("he_normal", residual="standard", branch=2)
+    assert fixed_bytes(SPIRALS, arm=arm) - fixed_bytes(SPIRALS, arm=without_norms) == \
+        8 * 32 * threads

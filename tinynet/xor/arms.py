@@ -20,8 +20,8 @@ from ..validation import MAX_EPOCHS, check_backend, check_bool, check_choice, \
     check_schedule, check_seed
 from .task import XOR, OwnData, Task
 
-__all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network", "network_sizes", "activation_of",
-           "spec_name", "setup_dict", "arm_dict", "classification_setup"]
+__all__ = ["Arm", "Setup", "DEFAULT_SETUP", "build_network", "network_sizes", "arm_parameters",
+           "activation_of", "spec_name", "setup_dict", "arm_dict", "classification_setup"]
 
 
 def spec_name(spec: str) -> str:
@@ -273,6 +273,19 @@ def setup_dict(setup: Setup) -> dict:
     if isinstance(setup.task.data, OwnData):
         values["task"]["data"] = repr(setup.task.data)
     return values
+
+
+def arm_parameters(setup: Setup, arm: Arm | None = None) -> int:
+    """P, the number of parameters of ``arm``'s network on ``setup`` (as the arm trains on
+    it): :attr:`Setup.parameters`, and for an arm of residual blocks (the same dense layers:
+    :func:`network_sizes`) each block's LayerNorm gain and bias and its trained α too."""
+    if arm is None or arm.residual is None:
+        return setup.for_arm(arm).parameters if arm is not None else setup.parameters
+    sizes = network_sizes(setup, arm)
+    blocks, width = len(sizes) - 3, sizes[1]
+    norms = 2 * width * blocks if arm.norm else 0
+    trained = blocks if arm.residual in ("rezero", "fixup") else 0
+    return setup.for_arm(arm).parameters + norms + trained
 
 
 def arm_dict(arm: Arm) -> dict:

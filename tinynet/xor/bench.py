@@ -18,7 +18,7 @@ from ..network import Network
 from ..optimizers import get_optimizer
 from ..validation import MAX_EPOCHS, check_callable, check_instance, check_int, check_memory, \
     check_sequence
-from .arms import DEFAULT_SETUP, Arm, Setup, activation_of, build_network
+from .arms import DEFAULT_SETUP, Arm, Setup, activation_of, arm_parameters, build_network
 from .blocks import run_blocks, train
 from .outcome import THRESHOLD, ArmResult, wrong_outputs
 from .report import Study, compare
@@ -55,11 +55,12 @@ def bytes_per_seed(setup: Setup, arms: int = 1, record_every: int | None = None,
 
 
 def kept_per_seed(setup: Setup, record_every: int | None = None,
-                  evaluate_every: int | None = None) -> int:
-    """What one arm keeps per seed once trained, in bytes (see :func:`bytes_per_seed`); on a
+                  evaluate_every: int | None = None, arm: Arm | None = None) -> int:
+    """What one arm (``arm``, if given: its parameters are :func:`~tinynet.xor.arms.
+    arm_parameters`) keeps per seed once trained, in bytes (see :func:`bytes_per_seed`); on a
     task of many classes, its outputs are one per class, and it keeps its test accuracy and
     loss (16) and four scores per evaluation (32 each: :mod:`tinynet.evaluation`)."""
-    kept = 8 * setup.parameters + 8 * setup.task.samples * setup.task.outputs + 32
+    kept = 8 * arm_parameters(setup, arm) + 8 * setup.task.samples * setup.task.outputs + 32
     if record_every:
         kept += 8 * (setup.epochs // record_every)
     if setup.task.classification:
@@ -69,13 +70,14 @@ def kept_per_seed(setup: Setup, record_every: int | None = None,
     return kept
 
 
-def training_per_seed(setup: Setup, state: int = 0) -> int:
+def training_per_seed(setup: Setup, state: int = 0, arm: Arm | None = None) -> int:
     """What the arm being trained needs per seed besides, in bytes (see
     :func:`bytes_per_seed`)."""
-    return 16 * setup.parameters * (1 + state)
+    return 16 * arm_parameters(setup, arm) * (1 + state)
 
 
-def fixed_bytes(setup: Setup, record_every: int | None = None, state: int = 0) -> int:
+def fixed_bytes(setup: Setup, record_every: int | None = None, state: int = 0,
+                arm: Arm | None = None) -> int:
     """What a study on ``setup`` needs whatever its seeds, in bytes: each training thread's
     scratch in the compiled kernels (a block of ``LANES`` networks copied in, with the
     optimizer's ``state`` values, the records and outputs, and the activations, derivatives
@@ -84,16 +86,20 @@ def fixed_bytes(setup: Setup, record_every: int | None = None, state: int = 0) -
     (:data:`HELD_OUT_CHUNK`) if the task has held-out data. Where the members train as
     single fits (:func:`members_alone`), each thread's scratch is one network's instead: its
     gradients, a batch's activations in every layer, its epoch order and its outputs on the
-    training samples in every layer."""
+    training samples in every layer; an arm of residual blocks (``arm``), which always trains
+    so, the stream's values of a batch and of the training samples at every block too
+    (:func:`tinynet.compiled.single.stream_scratch`)."""
     from ..compiled.simd import LANES
 
-    parameters, width, layers = setup.parameters, max(setup.sizes), len(setup.sizes) - 1
+    parameters, width, layers = arm_parameters(setup, arm), max(setup.sizes), len(setup.sizes) - 1
     held_out = HELD_OUT_CHUNK if setup.task.has_held_out else 0
-    if members_alone(setup):
+    if members_alone(setup, arm):
         samples, batch = setup.task.samples, setup.batch_size
         one = (parameters + (3 * layers + 3) * batch * width
                + batch * (setup.sizes[0] + setup.sizes[-1]) + 2 * samples
                + 2 * layers * samples * width)
+        if arm is not None and arm.residual is not None:   # the stream, training and outputs
+            one += (4 * layers + 2) * batch * width + (4 * layers + 1) * samples * width
         return 8 * one * min(os.cpu_count() or 1, setup.seeds) + held_out
     records = setup.epochs // record_every if record_every else 0
     block = (parameters * 2 * (1 + state) + records + setup.task.samples
@@ -102,12 +108,15 @@ def fixed_bytes(setup: Setup, record_every: int | None = None, state: int = 0) -
     return 8 * LANES * block * threads + held_out
 
 
-def members_alone(setup: Setup) -> bool:
-    """Whether the compiled ensembles train ``setup``'s members as single fits, since a single
-    fit calls BLAS (:func:`tinynet.compiled.backend.calls_blas`). Never on the
-    NumPy backend, which then loads no Numba."""
+def members_alone(setup: Setup, arm: Arm | None = None) -> bool:
+    """Whether the compiled ensembles train ``setup``'s members as single fits: always an arm
+    of residual blocks (``arm``), else where a single fit calls BLAS
+    (:func:`tinynet.compiled.backend.calls_blas`). Never on the NumPy backend, which then
+    loads no Numba."""
     if setup.backend == "numpy":
         return False
+    if arm is not None and arm.residual is not None:
+        return True
     from .. import compiled  # Numba, after its caches are checked (one line if unwritable)
     return compiled.load().calls_blas(setup.sizes, setup.batch_size)
 
@@ -122,12 +131,12 @@ def check_study_memory(setups: Sequence[Setup], arms: Sequence[Arm],
     state = max(len(get_optimizer(arm.optimizer).state) for arm in arms)
     count = len(arms)
     # Every arm's results are kept; one arm trains at a time (arms may differ in shape).
-    per_seed = [sum(kept_per_seed(setup.for_arm(arm), record_every, evaluate_every)
+    per_seed = [sum(kept_per_seed(setup.for_arm(arm), record_every, evaluate_every, arm)
                     for arm in arms)
-                + max(training_per_seed(setup.for_arm(arm), state) for arm in arms)
+                + max(training_per_seed(setup.for_arm(arm), state, arm) for arm in arms)
                 for setup in setups]
     needed = [setup.seeds * bytes for setup, bytes in zip(setups, per_seed)]
-    fixed = max(fixed_bytes(setup.for_arm(arm), record_every, state)
+    fixed = max(fixed_bytes(setup.for_arm(arm), record_every, state, arm)
                 for setup in setups for arm in arms)
     what = (f"{count} arm{'s' * (count > 1)} of {setups[0].seeds:,} seeds of {setups[0].shape} "
             f"({per_seed[0]:,} bytes a seed, and {fixed:,} for the kernels' scratch)"
