@@ -16,9 +16,9 @@ after the first, on two spirals (:data:`~tinynet.xor.residual_depth.RESIDUAL_DEP
 writes the committed ``examples/results/residual_depth.json`` and
 ``examples/figures/residual_depth.png``, otherwise ``residual_depth/`` under the working
 folder; ``--readme`` rewrites the page's section between ``<!-- residual depth start -->``
-and ``<!-- residual depth end -->`` from the committed JSON alone, and
-``tests/test_readme.py`` fails if the two disagree. Every comparative sentence of the section
-comes from a Fisher test, Holm-adjusted over the sentence's family.
+and ``<!-- residual depth end -->`` (the page must have them: it is checked before anything
+trains) from the committed JSON alone. Every comparative sentence of the section comes from a
+Fisher test, Holm-adjusted over the sentence's family.
 """
 
 from __future__ import annotations
@@ -74,9 +74,16 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser,
     if args.render and args.readme is None:
         parser.error("--render rewrites a page and its figure: give the page, --readme "
                      "docs/residual.md")
-    if (args.commit or args.readme is not None) and (args.quick or
-                                                     args.readme is None and args.render):
+    if (args.commit or args.readme is not None) and args.quick:
         parser.error("--commit and --readme write the full study; they cannot be --quick")
+    if args.readme is not None:
+        if args.json is not None or args.figure is not None:
+            parser.error("--readme renders the committed JSON and figure; --json and --figure "
+                         "write elsewhere")
+        text = args.readme.read_text() if args.readme.is_file() else ""
+        if not all(marker in text for marker in MARKERS):
+            parser.error(f"--readme {args.readme}: the page has no section between "
+                         f"{MARKERS[0].strip()} and {MARKERS[1]} to rewrite")
     if not args.quick and not args.render:
         committed = args.commit or args.readme is not None
         args.json = args.json or (RESULTS if committed else OWN_FOLDER / RESULTS.name)
@@ -88,9 +95,9 @@ def parse_args(argv: list[str] | None = None) -> tuple[argparse.ArgumentParser,
 
 def cell(study: ResidualDepthStudy, arm: str, depth: int) -> str:
     """'12 % [8, 19]': a rate with its 95 % interval, in percent."""
-    a, d = study.names.index(arm), study.depths.index(depth)
-    low, high = study.intervals[a][d]
-    return f"{100 * study.successes[a][d] / study.n[d]:.0f} % [{100 * low:.0f}, {100 * high:.0f}]"
+    successes, n = study.cell(arm, depth)
+    low, high = study.intervals[study.names.index(arm)][study.depths.index(depth)]
+    return f"{100 * successes / n:.0f} % [{100 * low:.0f}, {100 * high:.0f}]"
 
 
 def against_plain(study: ResidualDepthStudy, depth: int) -> str:

@@ -55,14 +55,70 @@ def test_layers_that_do_not_group_into_blocks_are_refused():
 
 
 def test_an_arm_without_blocks_writes_the_json_it_always_wrote():
+    """Every arm of the committed studies of fixes and textbooks, made again, writes the JSON
+    that was committed for it (these studies' arms have every field written)."""
+    from pathlib import Path
+
+    results = Path(__file__).resolve().parents[1] / "examples" / "results"
+    checked = 0
+    for name in ("fixes.json", "textbooks.json"):
+        text = (results / name).read_text()
+        for written in (match for match in _arms_in(json.loads(text))):
+            fields = {k: (tuple(v) if k == "hidden" and v is not None else v)
+                      for k, v in written.items() if k != "name"}
+            assert json.loads(json.dumps(arm_dict(Arm(**fields)))) == written
+            checked += 1
+    assert checked >= 10
     plain = Arm("he_normal", shuffle=True)
-    written = {key: value for key, value in asdict(plain).items()
-               if key not in ("residual", "norm", "branch", "warmup")}
-    assert arm_dict(plain) == {**written, "name": "he_normal, shuffled"}
+    assert set(arm_dict(plain)) == {*asdict(plain), "name"} - {"residual", "norm", "branch",
+                                                               "warmup"}
     blocks = Arm("he_normal", residual="rezero", branch=2, warmup=100)
     assert arm_dict(blocks)["residual"] == "rezero" and arm_dict(blocks)["warmup"] == 100
     assert blocks.name == "he_normal, rezero blocks of 2, warmup 100"
     assert SPIRALS.for_arm(blocks).warmup == 100 and SPIRALS.for_arm(plain).warmup == 0
+
+
+def _arms_in(data):
+    """Every arm's dict in a result file (under "arm" keys, anywhere)."""
+    if isinstance(data, dict):
+        if isinstance(data.get("arm"), dict) and "init" in data["arm"]:
+            yield data["arm"]
+        for value in data.values():
+            yield from _arms_in(value)
+    elif isinstance(data, list):
+        for value in data:
+            yield from _arms_in(value)
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(residual="fixup", norm="pre"), r"residual='fixup' is for networks without "
+                                         r"normalization, got norm='pre'"),
+    (dict(residual="fixup", branch=1), r"residual='fixup' needs branch >= 2"),
+    (dict(residual="deepnet"), r"residual='deepnet' scales a post-norm block's skip: pass "
+                               r"norm='post', got norm=None"),
+])
+def test_the_papers_rules_are_checked_when_the_arm_is_made(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Arm("he_normal", **kwargs)
+    assert Arm("he_normal", residual=True).residual == "standard"
+
+
+def test_a_sweep_refuses_before_training_what_a_later_setup_cannot_run():
+    """Blocks of two do not group 3 layers after the first, nor can a warmup outlast a run:
+    refused before the first setup trains."""
+    arm = Arm("he_normal", residual="standard", branch=2)
+    setups = [replace(SPIRALS, backend="numpy", hidden=(8,) * 3),
+              replace(SPIRALS, backend="numpy", hidden=(8,) * 4)]
+    with pytest.raises(ValueError, match=r"groups the hidden layers after the first into "
+                                         r"blocks of 2: .*got \(8, 8, 8, 8\)"):
+        tinynet.xor.run_sweep([arm], setups)
+    long_warmup = Arm("he_normal", warmup=1000)        # 3 epochs of 5 batches: 15 steps
+    with pytest.raises(ValueError, match=r"arm 'he_normal, warmup 1,000': warmup must be at "
+                                         r"most the run's 15 steps"):
+        tinynet.xor.run_sweep([long_warmup], setups[:1])
+    with pytest.raises(ValueError, match=r"has residual blocks, whose second moments .*"
+                                         r"run_residual_depth_study"):
+        tinynet.xor.run_depth_study(replace(SPIRALS, backend="numpy"), depths=[2], arms=[arm])
 
 
 def test_the_studys_arms_cover_every_kind_and_the_warmup_questions():
@@ -71,7 +127,6 @@ def test_the_studys_arms_cover_every_kind_and_the_warmup_questions():
                  "Fixup", "pre-norm, He, warmup", "post-norm, He, warmup"):
         assert name in names
     assert len(set(names)) == len(names)
-    assert RESIDUAL_DEPTH_SETUP.task.data == "spirals"
 
 
 def made_study(successes, n=(100, 100)):
@@ -149,6 +204,8 @@ def test_the_pages_sentences_come_from_the_holm_adjusted_tests():
     assert "the plain He stack learns 0 % [0, 2]" in at_128
     assert "more often: " in at_128 and "pre-norm, He 85 % [" in at_128
     assert "ReZero, He 2 % [1, 5] (Holm p" in at_128   # 4 of 200 against 0: not told apart
+    at_64 = text[text.index("At 64 layers"):text.index("At 128 layers")]
+    assert "less often: plain, Xavier 0 % [0, 2], x + F(x), He 0 % [0, 2]" in at_64
     assert "(Fisher's exact test, Holm over the 11 arms compared with the plain stack" in text
     assert "post-norm, He at 64 layers, 30 % [24, 37] without, 60 % [53, 67] with" in text
     assert "pre-norm, He at" not in text.split("Warmup changes the rate where:")[1]
@@ -156,16 +213,28 @@ def test_the_pages_sentences_come_from_the_holm_adjusted_tests():
     assert "2.0 h at a 1-minute load average of 2.1 on 2 cores" in text
 
 
-def test_the_example_writes_nothing_tracked_when_quick(tmp_path, monkeypatch):
-    """--quick trains two depths at 64 seeds and writes only where it is told."""
+def test_the_example_writes_nothing_tracked_unless_told(tmp_path, capsys):
+    """--quick writes only where it is told, a full run under the working folder unless
+    committed; --readme needs the page's section before anything trains."""
     import residual_depth
 
-    parser, args = residual_depth.parse_args(["--quick"])
+    _, args = residual_depth.parse_args(["--quick"])
     assert args.json is None and args.figure is None
-    parser, args = residual_depth.parse_args([])
+    _, args = residual_depth.parse_args([])
     assert args.json == residual_depth.OWN_FOLDER / "residual_depth.json"
-    with pytest.raises(SystemExit):
-        residual_depth.parse_args(["--quick", "--readme", "docs/residual.md"])
+    page = tmp_path / "page.md"
+    page.write_text("no section here\n")
+    for argv, message in [(["--quick", "--readme", str(page)], "cannot be --quick"),
+                          (["--readme", str(page)], "the page has no section between "
+                                                    "<!-- residual depth start -->"),
+                          (["--readme", str(page), "--json", "x.json"], "--json and --figure "
+                                                                        "write elsewhere")]:
+        with pytest.raises(SystemExit):
+            residual_depth.parse_args(argv)
+        assert message in capsys.readouterr().err
+    page.write_text("".join(residual_depth.MARKERS) + "\n")
+    _, args = residual_depth.parse_args(["--readme", str(page)])
+    assert args.json == residual_depth.RESULTS
 
 
 def test_the_figure_draws_a_panel_per_kind_of_block(tmp_path):

@@ -27,12 +27,12 @@ from .activations import Activation
 from .init import InitSpec
 from .layers import Layer
 from .optimizers import State
-from .residual import Residual
+from .residual import NORMS, Residual
 from .text import table
 from .validation import (ShapeError, as_float_matrix, check_chain, check_choice, check_int,
                          check_not_masked, check_seed, check_sequence)
 
-__all__ = ["Network", "mlp", "RESIDUALS"]
+__all__ = ["Network", "mlp", "check_residual", "RESIDUALS"]
 
 
 class Network:
@@ -321,21 +321,16 @@ def mlp(sizes: Sequence[int], activation: str | Activation = "leaky_relu",
                                     bias_init, residual, norm, branch), seed=seed)
 
 
-def _residual_blocks(sizes: list[int], activation: str | Activation, output: str | Activation,
-                     init: InitSpec, output_init: InitSpec | None, alpha: float,
-                     bias_init: float | InitSpec, residual: bool | str, norm: str | None,
-                     branch: int) -> list[Layer | Residual]:
-    """:func:`mlp`'s layers with residual blocks: the first layer, the blocks, the output."""
-    if residual is False:
-        raise ValueError(f"norm={norm!r} and branch={branch!r} are a residual block's: pass "
-                         "residual=True (or a name of RESIDUALS) with them")
+def check_residual(residual: bool | str, norm: str | None,
+                   branch: object) -> tuple[str, str | None, int]:
+    """``(kind, norm, branch)`` of :func:`mlp`'s residual blocks, checked: ``residual`` True
+    (``"standard"``) or a name of :data:`RESIDUALS`, ``norm`` None or one of
+    :data:`tinynet.residual.NORMS`, ``branch`` at least 1, and the papers' rules: Fixup has no
+    norm and two layers a branch at least, DeepNet a post-norm."""
     kind = "standard" if residual is True else check_choice("residual", residual, RESIDUALS)
+    if norm is not None:
+        norm = check_choice("norm", norm, NORMS)
     branch = check_int("branch", branch, minimum=1)
-    width, hidden = sizes[1], sizes[1:-1]
-    if len(hidden) < 2 or any(size != width for size in hidden):
-        raise ValueError(f"sizes must have at least two hidden sizes, all equal, for residual "
-                         f"blocks (the first layer maps the inputs to the width, each further "
-                         f"hidden size is a block), got {sizes!r}")
     if kind == "fixup" and norm is not None:
         raise ValueError(f"residual='fixup' is for networks without normalization, got "
                          f"norm={norm!r}")
@@ -346,6 +341,23 @@ def _residual_blocks(sizes: list[int], activation: str | Activation, output: str
     if kind == "deepnet" and norm != "post":
         raise ValueError(f"residual='deepnet' scales a post-norm block's skip: pass "
                          f"norm='post', got norm={norm!r}")
+    return kind, norm, branch
+
+
+def _residual_blocks(sizes: list[int], activation: str | Activation, output: str | Activation,
+                     init: InitSpec, output_init: InitSpec | None, alpha: float,
+                     bias_init: float | InitSpec, residual: bool | str, norm: str | None,
+                     branch: int) -> list[Layer | Residual]:
+    """:func:`mlp`'s layers with residual blocks: the first layer, the blocks, the output."""
+    if residual is False:
+        raise ValueError(f"norm={norm!r} and branch={branch!r} are a residual block's: pass "
+                         "residual=True (or a name of RESIDUALS) with them")
+    kind, norm, branch = check_residual(residual, norm, branch)
+    width, hidden = sizes[1], sizes[1:-1]
+    if len(hidden) < 2 or any(size != width for size in hidden):
+        raise ValueError(f"sizes must have at least two hidden sizes, all equal, for residual "
+                         f"blocks (the first layer maps the inputs to the width, each further "
+                         f"hidden size is a block), got {sizes!r}")
     blocks = len(hidden) - 1
     if kind == "fixup":      # the branch's last layer starts at 0
         inits = [f"fixup(blocks={blocks}, branch_layers={branch})"] * (branch - 1) + ["zeros"]

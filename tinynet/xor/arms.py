@@ -11,9 +11,8 @@ from .. import init, packing
 from ..activations import ACTIVATIONS, Activation, get_activation
 from ..init.registry import from_spec, parse_spec
 from ..losses import get_loss
-from ..network import RESIDUALS, Network, mlp
+from ..network import Network, check_residual, mlp
 from ..optimizers import get_optimizer
-from ..residual import NORMS
 from ..results import UPDATES
 from ..validation import MAX_EPOCHS, check_backend, check_bool, check_choice, \
     check_float, check_hidden, check_instance, check_int, check_memory, check_probability, \
@@ -65,7 +64,10 @@ class Arm:
     as text. ``lr`` and ``hidden``, if given, replace the setup's
     learning rate and hidden layer widths for this arm alone (:meth:`Setup.for_arm`), so that
     one study can compare, say, Adam at its own learning rate, or a wider network, with the
-    setup's network (None: the setup's). ``label`` names the arm in
+    setup's network (None: the setup's); so does ``warmup``, the steps of its learning rate's
+    warmup. ``residual`` (a name of :data:`tinynet.network.RESIDUALS`, or None for a chain),
+    with ``norm`` and ``branch``, groups the setup's hidden layers after the first into
+    residual blocks of ``branch`` layers (:func:`network_sizes`). ``label`` names the arm in
     reports (default: made from the settings); ``reported_rate`` is the success rate the notes
     reported for this arm, if any.
     """
@@ -113,12 +115,13 @@ class Arm:
 
     def _check_blocks(self) -> None:
         """``residual`` a name of :data:`tinynet.network.RESIDUALS` or None, ``norm`` and
-        ``branch`` only with it, ``warmup`` None or a number of steps."""
+        ``branch`` only with it and as :func:`tinynet.network.check_residual` allows them,
+        ``warmup`` None or a number of steps."""
         if self.residual is not None:
-            check_choice("residual", self.residual, RESIDUALS)
-            if self.norm is not None:
-                check_choice("norm", self.norm, NORMS)
-            object.__setattr__(self, "branch", check_int("branch", self.branch, minimum=1))
+            kind, norm, branch = check_residual(self.residual, self.norm, self.branch)
+            object.__setattr__(self, "residual", kind)
+            object.__setattr__(self, "norm", norm)
+            object.__setattr__(self, "branch", branch)
         elif self.norm is not None or self.branch != 1:
             raise ValueError(f"norm={self.norm!r} and branch={self.branch!r} are a residual "
                              "block's: give residual= (a name of tinynet.network.RESIDUALS) "

@@ -16,14 +16,16 @@ from .. import reference
 from ..losses import check_output, get_loss
 from ..network import Network
 from ..optimizers import get_optimizer
+from ..schedules import run_steps
 from ..validation import MAX_EPOCHS, check_callable, check_instance, check_int, check_memory, \
     check_sequence
-from .arms import DEFAULT_SETUP, Arm, Setup, activation_of, arm_parameters, build_network
+from .arms import (DEFAULT_SETUP, Arm, Setup, activation_of, arm_parameters, build_network,
+                   network_sizes)
 from .blocks import run_blocks, train
 from .outcome import THRESHOLD, ArmResult, wrong_outputs
 from .report import Study, compare
 
-__all__ = ["ArmProgress", "run_study", "plan", "bytes_per_seed", "fixed_bytes",
+__all__ = ["ArmProgress", "run_study", "plan", "check_arms", "bytes_per_seed", "fixed_bytes",
            "check_study_memory",
            "HELD_OUT_CHUNK"]
 
@@ -119,6 +121,22 @@ def members_alone(setup: Setup, arm: Arm | None = None) -> bool:
         return True
     from .. import compiled  # Numba, after its caches are checked (one line if unwritable)
     return compiled.load().calls_blas(setup.sizes, setup.batch_size)
+
+
+def check_arms(setups: Sequence[Setup], arms: Sequence[Arm]) -> None:
+    """Refuse, before anything trains, an arm that cannot train on one of ``setups``: one
+    whose residual blocks do not group the setup's layers (:func:`~tinynet.xor.arms.
+    network_sizes`), or whose warmup is longer than its run."""
+    for setup in setups:
+        for arm in arms:
+            network_sizes(setup, arm)
+            trained = setup.for_arm(arm)
+            steps = run_steps(trained.epochs, trained.task.samples, trained.batch_size)
+            if trained.warmup > steps:
+                raise ValueError(f"arm {arm.name!r}: warmup must be at most the run's {steps:,} "
+                                 f"steps ({trained.epochs:,} epochs of "
+                                 f"{steps // trained.epochs:,} batches), got "
+                                 f"{trained.warmup:,}: the rate would never reach lr")
 
 
 def check_study_memory(setups: Sequence[Setup], arms: Sequence[Arm],
@@ -247,6 +265,7 @@ def run_study(arms: Sequence[Arm], setup: Setup = DEFAULT_SETUP,
         check_int("evaluate_every", evaluate_every, minimum=1, maximum=MAX_EPOCHS)
     for arm in arms:  # a softmax trains on cross-entropy alone, and cross-entropy on it alone
         check_output(get_loss(arm.loss), activation_of(setup.output, setup.alpha))
+    check_arms([setup], arms)
     needed = check_study_memory([setup], arms, record_every, evaluate_every)
     if against is not None:  # checked before the training, which compare would follow
         against = check_int("against (the index of the baseline arm)", against, minimum=0,
@@ -336,8 +355,12 @@ def _accuracies(like: Network, trained: np.ndarray, X: np.ndarray,
                 y: np.ndarray) -> np.ndarray:
     """The accuracy on X (N, 2), y (N, 1) of each network of ``trained`` (S, P, packed
     parameters of networks like ``like``): the fraction of outputs on the same side of the
-    threshold as their targets (:func:`wrong_outputs`: NaN outputs count as wrong)."""
-    step = max(1, HELD_OUT_CHUNK // (8 * _LAYER_ARRAYS * len(X) * max(like.sizes)))
+    threshold as their targets (:func:`wrong_outputs`: NaN outputs count as wrong). In chunks
+    of members of about :data:`HELD_OUT_CHUNK`: a chain's forward pass holds one layer's
+    arrays at a time, a residual network's (:func:`tinynet.step.forward`, which keeps what
+    each layer and block's backward pass would read) every layer's and block's."""
+    alive = _LAYER_ARRAYS * (len(like.layers) + len(like.residuals) if like.residuals else 1)
+    step = max(1, HELD_OUT_CHUNK // (8 * alive * len(X) * max(like.sizes)))
     wrong = []
     for start in range(0, len(trained), step):  # each member alone: chunks change no bit
         with np.errstate(all="ignore"):  # a diverged member's outputs overflow to NaN

@@ -199,6 +199,10 @@ def run_depth_study(setup: Setup = DEPTH_SETUP, depths: Sequence[int] = DEPTHS,
     arms = depth_arms(spec_name(setup.activation)) if arms is None else \
         check_sequence("arms", arms, Arm, "tinynet.xor Arm")
     for arm in arms:  # the study's depth and learning rate are the setup's, per cell
+        if arm.residual is not None:
+            raise ValueError(f"arm {arm.name!r} has residual blocks, whose second moments "
+                             "tinynet.diagnostics.propagate does not predict; the residual "
+                             "depth study takes them: tinynet.xor.run_residual_depth_study")
         for name in ("hidden", "lr"):
             if getattr(arm, name) is not None:
                 raise ValueError(f"arm {arm.name!r} gives its own {name}; the depth study sets "

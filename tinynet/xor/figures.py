@@ -376,7 +376,7 @@ def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
 def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) -> "Figure":
     """Success rate against depth, one panel per family of blocks (the plain stack; x + F(x);
     pre-norm; post-norm; ReZero and Fixup), each arm's rate with its 95 % interval as a bar,
-    the plain He stack drawn grey in every panel for reference. Depths are points, not joined;
+    the plain He stack drawn grey in every other panel for reference. Depths are points, not joined;
     the seeds per depth are in the axis labels."""
     panels = {"plain": ["plain"], "x + F(x)": ["x + F(x)"], "pre-norm": ["pre-norm"],
               "post-norm": ["post-norm"], "ReZero and Fixup": ["ReZero", "Fixup"]}

@@ -17,8 +17,8 @@ the same seeds, so that two arms' rates are compared by Fisher's exact test
 The task is two interleaved spirals (:data:`RESIDUAL_DEPTH_SETUP`): two-dimensional, so a run
 of a thousand seeds takes minutes at small depths, and one that needs depth in the study's
 2,000 steps: a plain He stack of three hidden layers of 16 (2 layers after the first) learns it
-from few seeds, one of five from most (the committed table's first columns), so the deep
-stacks are asked to learn something depth is for, not only to survive.
+from few seeds, one of five from most (the study's first two columns), so the deep stacks are
+asked to learn something depth is for, not only to survive.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ ReLU layers of 16 and a sigmoid output, minibatch SGD on the MSE loss (batches o
 
 RESIDUAL_SEEDS = {2: 1000, 4: 1000, 8: 1000, 16: 1000, 32: 1000, 64: 200, 128: 200}
 """Seeds per arm at each depth: 1,000 where a depth's arms take minutes, 200 at 64 and 128
-layers, where they take most of an hour each (the committed run's seconds are in its JSON)."""
+layers, where they take most of an hour each (each cell's seconds are in the study's JSON)."""
 
 WARMUP = 400
 """The warmup arms' linear warmup, in steps (a fifth of the run), then the constant rate."""
@@ -60,8 +60,9 @@ WARMUP = 400
 def residual_depth_arms() -> list[Arm]:
     """The study's arms: the plain stack, x + F(x), pre-norm and post-norm, each from He's and
     Xavier's initializers; ReZero from He's; Fixup from its own; pre-norm and post-norm from
-    He's with :data:`WARMUP` steps of warmup. Every layer is drawn by the same initializer
-    (Fixup's last branch layer and output layer start at 0) and the samples are shuffled."""
+    He's with :data:`WARMUP` steps of warmup. Every layer is drawn by the arm's initializer but
+    Fixup's (its branch layers by ``fixup(...)``, the last of each and the output layer at 0:
+    :func:`tinynet.mlp`), and the samples are shuffled."""
     arms = []
     for kind, norm in ((None, None), ("standard", None), ("standard", "pre"),
                        ("standard", "post")):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..text import table
 from ..validation import check_sequence
 from .arms import Arm, Setup
-from .bench import check_study_memory, run_study
+from .bench import check_arms, check_study_memory, run_study
 from .report import Study, write_csv
 
 __all__ = ["Sweep", "run_sweep"]
@@ -86,6 +86,7 @@ def run_sweep(arms: Sequence[Arm], setups: Sequence[Setup],
                 raise ValueError(f"arm {arm.name!r} gives its own hidden layers {arm.hidden}, "
                                  "but the sweep's setups differ in theirs; a sweep over shapes "
                                  "needs arms without hidden=")
+    check_arms(setups, arms)                        # nothing trains that a later one refuses
     check_study_memory(setups, arms, record_every)  # every study is kept
     studies = []
     for setup in setups:  # a loop, not a list comprehension: no frame of its own (Python 3.11)
