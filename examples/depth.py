@@ -30,13 +30,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from tinynet import stats
-from tinynet.files import put_between, write_whole
+from tinynet.files import put_between
 from tinynet.activations import ACTIVATIONS
 from tinynet.xor import figures
 from tinynet.xor.cli import add_progress_flag, show_progress
 from tinynet.xor.depth import (DEPTH_SETUP, DEPTHS, QUICK_DEPTHS, QUICK_SETUP, DepthStudy,
                                run_depth_study)
-from xor_studies import timed  # examples/, beside this script
+from xor_studies import timed, write_json  # examples/, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "examples" / "results"
@@ -256,9 +256,7 @@ def main(argv: list[str] | None = None) -> None:
         print(study.report())
         print(f"\n{data['run']['seconds']:.0f} s")
         if args.json:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            text = json.dumps(data, indent=2) + "\n"
-            write_whole(args.json, lambda path: path.write_text(text))
+            write_json(args.json, data)
         if args.figure:
             args.figure.parent.mkdir(parents=True, exist_ok=True)
             figures.depth(study, args.figure)

@@ -30,12 +30,12 @@ import json
 import sys
 from pathlib import Path
 
-from tinynet.files import put_between, write_whole
+from tinynet.files import put_between
 from tinynet.xor import Setup, Study, compare, figures, run_study
 from tinynet.xor.cli import add_progress_flag, show_progress
 from tinynet.xor.fixes import (BASELINE, CHANGES, Change, best_lr, best_pair, change, combine,
                                run_lr_sweep)
-from xor_studies import timed  # examples/, beside this script
+from xor_studies import timed, write_json  # examples/, beside this script
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "examples" / "results"
@@ -114,9 +114,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if not args.render:
         data, study = run(args.seeds, args.sweep_seeds, show_progress(args.progress))
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(data, indent=2) + "\n"
-        write_whole(args.json, lambda path: path.write_text(text))
+        write_json(args.json, data)
         args.figure.parent.mkdir(parents=True, exist_ok=True)
         figures.against_baseline(study, args.figure)
         print(study.report())

@@ -107,6 +107,14 @@ def timed(function, *args, **kwargs) -> tuple[object, dict]:
                     "seconds": round(seconds, 3)}
 
 
+def write_json(path: Path, data: dict) -> None:
+    """``data`` as indented JSON into ``path`` (its folder made), written whole: a reader never
+    sees half a file (:func:`tinynet.files.write_whole`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=2) + "\n"
+    write_whole(path, lambda partial: partial.write_text(text))
+
+
 def run_example(progress: bool = False) -> dict:
     """The README's first command, as a user runs it (its default, 100 seeds), with
     ``--progress`` or ``--no-progress`` as ``progress`` says (not part of the command
