@@ -21,7 +21,7 @@ import pytest
 from helpers import default_sigint
 from playground_server import WAIT, Served
 
-from tinynet import dense, packing
+from tinynet import diagnostics, packing
 from tinynet.compiled import sources
 from tinynet.playground import read_form
 from tinynet.playground import worker
@@ -111,19 +111,74 @@ def test_a_boundary_is_the_trained_networks_output_on_the_grid(small):
         assert np.all((boundaries <= 250) | (boundaries == NOT_FINITE))
 
 
-def test_the_activation_std_at_initialization_is_measured_on_the_training_data(small):
+def second_moments_by_hand(net, X) -> list[float]:
+    """E[x²] after each of the network's layers and blocks, by its own forward pass."""
+    outputs, moments = X, []
+    for block in net.blocks:
+        outputs = block.forward(outputs)
+        moments.append(float(np.mean(outputs ** 2)))
+    return moments
+
+
+def test_the_second_moments_at_initialization_are_measured_and_predicted(small):
+    """Measured on the training data, quartiles over the seeds; predicted by
+    diagnostics.propagate for the first seed's network (its initializers' E[w²])."""
     payload, form, study = small
     X = form.setup.task.training_data()[0]
+    assert payload["positions"] == ["layer 1 (8)", "output (1)"]
     for arm, result in zip(payload["arms"], study.results):
-        per_seed = []
-        for seed in form.setup.seed_range:
-            outputs, stds = X, []
-            for layer in study.network(result.arm.name, seed, trained=False).layers:
-                _, outputs = dense.forward(outputs, layer.W, layer.b, layer.activation)
-                stds.append(outputs.std())
-            per_seed.append(stds)
+        per_seed = [second_moments_by_hand(study.network(result.arm.name, seed, trained=False),
+                                           X) for seed in form.setup.seed_range]
         quartiles = np.percentile(np.array(per_seed), [25, 50, 75], axis=0).T
-        np.testing.assert_allclose(arm["activation_stds"], quartiles, rtol=1e-12)
+        np.testing.assert_allclose(arm["moments"], quartiles, rtol=1e-12)
+        first = study.network(result.arm.name, form.setup.first_seed, trained=False)
+        assert arm["predicted_moments"] == [signal.a.predicted
+                                            for signal in diagnostics.propagate(first, X).layers]
+
+
+RESIDUAL = {"hidden": "8,8,8", "residual": "standard", "norm": "pre", "seeds": "6",
+            "epochs": "30", "first": "7"}
+"""Pre-norm blocks: a layer of 8, two blocks of one layer of 8, the output."""
+
+
+@pytest.fixture(scope="module")
+def residual():
+    """The page's data for RESIDUAL, trained on the NumPy backend (the same study to
+    rounding; no kernel to compile here)."""
+    from dataclasses import replace
+
+    from tinynet.playground.payload import study_payload
+
+    form = read_form(RESIDUAL)
+    study = run_study(form.arms, replace(form.setup, backend="numpy"), progress=False,
+                      record_every=form.record_every)
+    return study_payload(study, form.fields, form.record_every), form, study
+
+
+def test_a_residual_networks_page_shows_its_blocks(residual):
+    payload, form, study = residual
+    X = form.setup.task.training_data()[0]
+    assert payload["positions"] == ["layer 1 (8)", "block 1 (8)", "block 2 (8)", "output (1)"]
+    assert payload["describe"].endswith("; the hidden layers after the first in standard "
+                                        "residual blocks of 1 layer, pre-norm")
+    box = payload["grid"]["extent"]
+    xs, ys = np.linspace(box[0], box[1], RESOLUTION), np.linspace(box[3], box[2], RESOLUTION)
+    for arm, result in zip(payload["arms"], study.results):
+        net = study.network(result.arm.name, form.setup.first_seed + 4)
+        assert len(net.residuals) == 2 and net.residuals[0].placement == "pre"
+        output = net.predict(np.array([[xs[11], ys[5]]]))[0, 0]
+        assert unpacked(arm["boundaries"])[4, 5, 11] == round(output * 250)
+        assert payload["table"] == packing.layer_rows(net).table.tolist()
+        np.testing.assert_array_equal(unpacked(arm["trained"])[4],
+                                      packing.pack(net).astype(np.float32))
+        per_seed = [second_moments_by_hand(study.network(result.arm.name, seed, trained=False),
+                                           X) for seed in form.setup.seed_range]
+        np.testing.assert_allclose(arm["moments"],
+                                   np.percentile(per_seed, [25, 50, 75], axis=0).T, rtol=1e-12)
+        first = study.network(result.arm.name, form.setup.first_seed, trained=False)
+        predicted = [position.x.predicted for position in
+                     diagnostics.stream([first], X).positions[1:]]
+        assert arm["predicted_moments"] == [None, *predicted, None]
 
 
 def test_one_initializer_alone_is_a_study_of_one_arm(served):
@@ -427,7 +482,7 @@ def test_a_dead_trainers_reader_fails_its_own_studies_not_those_sent_to_its_succ
 
 def test_the_page_data_is_at_most_the_size_the_form_estimates(small):
     payload, form, _ = small
-    estimate = page_bytes(form.setup, len(form.arms), form.record_every)
+    estimate = page_bytes(form.setup, form.arms, form.record_every)
     size = len(json.dumps(payload, separators=(",", ":")))
     assert 0.8 * estimate < size < estimate + 20_000  # + the study's summary
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -100,6 +101,52 @@ def test_clicking_a_seed_shows_it_up_close(page, served):
     layers = len(study["sizes"]) - 1
     assert page.locator("#detail table.weights").count() == 2 * 2 * layers  # arms x as init/trained
     page.screenshot(path=ARTIFACTS / "playground-seed.png", full_page=True)
+
+
+RESIDUAL = {"hidden": "8,8,8", "residual": "standard", "norm": "pre", "seeds": "16",
+            "epochs": "100", "first": "3"}
+
+
+def test_a_residual_study_shows_its_blocks_moments_beside_the_grid(page, served):
+    """Pre-norm blocks chosen in the form: the moments table names each layer and block, its
+    numbers are the API's, and a seed up close shows its four dense layers' weights."""
+    page.goto(served.url)
+    assert page.locator("[name=residual] option").evaluate_all(
+        "options => options.map(o => o.value)") == ["", "standard", "rezero", "fixup", "deepnet"]
+    page.select_option("[name=residual]", "standard")
+    page.select_option("[name=norm]", "pre")
+    page.fill("[name=hidden]", RESIDUAL["hidden"])
+    for name in ("seeds", "epochs", "first"):
+        page.fill(f"[name={name}]", RESIDUAL[name])
+    page.click("#train")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Done')",
+                           timeout=MS)
+    status, body, _ = served.request(page.get_attribute("#download-json", "href"))
+    study = json.loads(body)
+    assert study["fields"]["residual"] == "standard" and study["fields"]["norm"] == "pre"
+    table = page.locator("#moments table.moments")
+    heads = table.locator("thead th").evaluate_all("cells => cells.map(c => c.textContent)")
+    assert heads == ["initializer", "", "layer 1 (8)", "block 1 (8)", "block 2 (8)",
+                     "output (1)"]
+    rows = table.locator("tbody tr")
+    assert rows.count() == 4  # measured and predicted, per arm
+    for a, arm in enumerate(study["arms"]):
+        measured = rows.nth(2 * a).locator("td").evaluate_all(
+            "cells => cells.map(c => c.textContent)")
+        assert measured[:2] == [arm["name"], "measured"]
+        for shown, (q1, median, q3) in zip(measured[2:], arm["moments"], strict=True):
+            numbers = [float(number) for number in re.findall(r"[-+.\de]+", shown)]
+            assert numbers[0] == pytest.approx(median, rel=5e-3)  # shown to 3 digits
+            assert numbers[1:] == pytest.approx([q1, q3], rel=5e-2)  # and to 2
+        predicted = rows.nth(2 * a + 1).locator("td").evaluate_all(
+            "cells => cells.map(c => c.textContent)")
+        assert predicted[0] == "predicted" and predicted[1] == predicted[-1] == "–"
+        assert [float(v) for v in predicted[2:-1]] == pytest.approx(
+            arm["predicted_moments"][1:-1], rel=1e-2)  # shown to 3 digits
+    page.locator("#grid-a .seed").nth(2).click()
+    assert page.locator("#detail table.weights").count() == 2 * 2 * 4  # arms x init/trained x layers
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "playground-residual.png", full_page=True)
 
 
 DIGITS = {"data": "digits", "seeds": "16", "epochs": "3", "batch": "32", "lr": "0.1",

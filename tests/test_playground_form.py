@@ -83,6 +83,38 @@ def test_a_bad_field_gets_the_librarys_message_beside_it(field, text, words):
     assert "\n" not in errors[field]
 
 
+def test_residual_blocks_reach_both_arms():
+    form = read_form({"hidden": "8,8,8,8,8", "residual": "rezero", "branch": "2"})
+    for arm in form.arms:
+        assert (arm.residual, arm.norm, arm.branch) == ("rezero", None, 2)
+    form = read_form({"hidden": "8,8,8", "residual": "standard", "norm": "post"})
+    assert [(arm.residual, arm.norm, arm.branch) for arm in form.arms] == [
+        ("standard", "post", 1)] * 2
+    assert read_form(dict(parse_qsl(form.query, keep_blank_values=True))) == form
+
+
+@pytest.mark.parametrize("values, field, words", [
+    ({"residual": "resnet"}, "residual", ["unknown residual 'resnet'", "standard"]),
+    ({"residual": "standard", "norm": "middle"}, "norm", ["unknown norm 'middle'", "post"]),
+    ({"residual": "standard", "branch": "0"}, "branch", ["branch must be an integer >= 1",
+                                                         "got 0"]),
+    ({"norm": "pre"}, "norm", ["norm 'pre' is a residual block's", "choose a residual block"]),
+    ({"branch": "2"}, "branch", ["branch 2 is a residual block's"]),
+    ({"hidden": "8,8,8", "residual": "fixup", "branch": "2", "norm": "pre"}, "residual",
+     ["residual='fixup' is for networks without normalization", "norm='pre'"]),
+    ({"hidden": "8,8,8", "residual": "deepnet"}, "residual", ["pass norm='post'"]),
+    ({"hidden": "8,8", "residual": "standard", "branch": "2"}, "hidden",
+     ["residual blocks group the hidden layers after the first into blocks of 2",
+      "got (8, 8)"]),
+    ({"hidden": "8", "residual": "standard"}, "hidden", ["1 + a multiple of 1"]),
+])
+def test_residual_fields_are_refused_beside_the_field_they_are_about(values, field, words):
+    errors = refused(values)
+    assert list(errors) == [field]
+    for word in words:
+        assert word in errors[field]
+
+
 def test_every_refused_field_is_named_at_once():
     errors = refused({"epochs": "x", "lr": "0", "a": "nope"})
     assert set(errors) == {"epochs", "lr", "a"}
@@ -247,7 +279,7 @@ def test_a_digits_page_is_within_its_estimate_and_scores_every_seed():
                           evaluate_every=form.record_every)
         payload = study_payload(study, form.fields, form.record_every)
         sizes.append(len(json.dumps(finite_or_none(payload), separators=(",", ":"))))
-        estimates.append(page_bytes(setup, 2, form.record_every))
+        estimates.append(page_bytes(setup, form.arms, form.record_every))
     assert sizes[1] < estimates[1] + 20_000  # + the study's summary, as for XOR
     assert sizes[1] - sizes[0] <= estimates[1] - estimates[0]  # per seed: at most the estimate
     assert payload["kind"] == "classes" and payload["evaluated"] == [1, 2]

@@ -252,6 +252,18 @@ def test_the_figure_draws_a_panel_per_kind_of_block(tmp_path):
     assert (tmp_path / "depth.png").stat().st_size > 10_000
 
 
+def test_the_figure_leaves_out_families_the_study_does_not_have(tmp_path):
+    """A lesson's three arms draw three panels; an arm of no known family gets its own."""
+    from tinynet.xor import figures
+
+    study = made_study([[90, 10], [95, 30], [20, 80]])
+    study = replace(study, arms=[arm_dict(Arm("he_normal", label=name)) for name in
+                                 ("plain, He", "pre-norm, He", "gated, He")])
+    fig = figures.residual_depth(study)
+    assert [ax.get_title() for ax in fig.axes] == ["plain", "pre-norm", "gated"]
+    assert fig.axes[2].get_legend_handles_labels()[1] == ["plain, He (reference)", "gated, He"]
+
+
 def test_a_residual_arms_memory_counts_its_norms_and_its_stream():
     """Its parameters are the same dense layers' and each block's LayerNorm (2 blocks of
     width 8: 32 more); it trains its members as single fits, whose scratch holds the stream."""

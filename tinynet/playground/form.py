@@ -33,10 +33,12 @@ from ..activations import ACTIVATIONS, get_activation
 from ..data import CLASSIFICATION, DATASETS
 from ..init import available
 from ..losses import LOSSES, check_output, get_loss
+from ..network import RESIDUALS
 from ..optimizers import OPTIMIZERS
+from ..residual import NORMS
 from ..validation import check_choice, check_float, check_int, shorten
 from ..xor import Arm, Setup, Task
-from ..xor.bench import check_study_memory
+from ..xor.bench import check_arms, check_study_memory
 from .payload import page_bytes
 
 __all__ = ["DEFAULTS", "MAX_SEEDS", "MAX_SAMPLES", "MAX_WORK", "MAX_PAGE_BYTES",
@@ -44,12 +46,15 @@ __all__ = ["DEFAULTS", "MAX_SEEDS", "MAX_SAMPLES", "MAX_WORK", "MAX_PAGE_BYTES",
            "choices", "samples_of"]
 
 DEFAULTS = {"data": "xor", "n": "", "noise": "", "hidden": "8", "activation": "leaky_relu",
+            "residual": "", "norm": "", "branch": "1",
             "a": "normal", "b": "he_normal", "loss": "mse", "optimizer": "sgd", "lr": "0.03",
             "epochs": "2000", "batch": "1", "shuffle": "0", "seeds": "100", "first": "0"}
 """Every field and its default, as text: 100 seeds of a 2-8-1 XOR network, N(0,1) against
 He, 2,000 epochs of per-sample SGD at lr 0.03 (N(0,1) solves about 89 % of seeds there, He
 about 98 %). An empty ``n`` is XOR's four points; an empty ``noise`` the data set's default;
-an empty ``b`` no second arm."""
+an empty ``b`` no second arm; an empty ``residual`` a chain of layers (``residual``, ``norm``
+and ``branch`` are :class:`~tinynet.xor.Arm`'s: the hidden layers after the first grouped
+into residual blocks of ``branch`` layers, a LayerNorm before or after each)."""
 
 MAX_SEEDS = 1000
 """The most seeds a playground study trains per arm: a grid a page can still show."""
@@ -120,6 +125,7 @@ def choices() -> dict[str, list[str]]:
     return {"data": [*DATASETS, *CLASSIFICATION],
             "activation": [a for a, kind in ACTIVATIONS.items()
                            if a != "identity" and not kind.over_units],
+            "residual": list(RESIDUALS), "norm": list(NORMS),
             "a": available(), "b": available(),
             "loss": list(LOSSES),  # the 2-D sets' sigmoid takes all but cross_entropy, which
             "optimizer": list(OPTIMIZERS)}  # the digits' softmax takes alone
@@ -220,16 +226,21 @@ def _form(typed: dict, task: Task, fields: dict) -> Form:
     except ValueError as error:
         raise FormError({"loss": f"data set {task.name} trains a {output} output: "
                                  f"{_one_line(error)}"}) from None
-    arms = [Arm(typed["a"], loss=typed["loss"], optimizer=typed["optimizer"],
-                shuffle=typed["shuffle"], label=f"A: {typed['a']}")]
+    common = dict(loss=typed["loss"], optimizer=typed["optimizer"], shuffle=typed["shuffle"],
+                  **_blocks(typed))
+    arms = [Arm(typed["a"], label=f"A: {typed['a']}", **common)]
     if typed["b"] is not None:
-        arms.append(Arm(typed["b"], loss=typed["loss"], optimizer=typed["optimizer"],
-                        shuffle=typed["shuffle"], label=f"B: {typed['b']}"))
+        arms.append(Arm(typed["b"], label=f"B: {typed['b']}", **common))
     setup = Setup(hidden=typed["hidden"], activation=typed["activation"], lr=typed["lr"],
                   epochs=typed["epochs"], seeds=typed["seeds"], first_seed=typed["first"],
                   batch_size=typed["batch"], task=task, output=output)
+    try:
+        check_arms([setup], arms[:1])  # both arms have the same blocks
+    except ValueError as error:
+        message = _one_line(error).split(" groups ", 1)[-1]
+        raise FormError({"hidden": f"residual blocks group {message}"}) from None
     record_every = math.ceil(setup.epochs / RECORDS)
-    size = page_bytes(setup, len(arms), record_every)
+    size = page_bytes(setup, arms, record_every)
     if size > MAX_PAGE_BYTES:
         raise FormError({"study": f"the page's data would be {size / 2**20:,.0f} MiB (every "
                                   f"seed's boundary, loss curve and weights), above the "
@@ -238,6 +249,18 @@ def _form(typed: dict, task: Task, fields: dict) -> Form:
     check_study_memory([setup], arms, record_every,
                        record_every if task.classification else None)
     return Form(tuple(arms), setup, fields, record_every)
+
+
+def _blocks(typed: dict) -> dict:
+    """The arms' residual settings of the fields: none for a chain, which takes no norm and a
+    branch of 1."""
+    if typed["residual"] is not None:
+        return dict(residual=typed["residual"], norm=typed["norm"], branch=typed["branch"])
+    for name, alone in (("norm", None), ("branch", 1)):
+        if typed[name] != alone:
+            raise FormError({name: f"{name} {typed[name]!r} is a residual block's: choose a "
+                                   "residual block, or leave it at its default"})
+    return {}
 
 
 def _work(arms: int, seeds: int, epochs: int, samples: int, parameters: int) -> int:
@@ -285,7 +308,8 @@ def _boolean(text: str) -> bool:
 
 
 _READERS = {"data": str.strip, "n": _optional(_integer), "noise": _optional(_number),
-            "hidden": _hidden, "activation": str.strip, "a": str.strip,
+            "hidden": _hidden, "activation": str.strip, "residual": _optional(str.strip),
+            "norm": _optional(str.strip), "branch": _integer, "a": str.strip,
             "b": _optional(str.strip), "loss": str.strip, "optimizer": str.strip,
             "lr": _number, "epochs": _integer, "batch": _integer, "shuffle": _boolean,
             "seeds": _integer, "first": _integer}
@@ -304,7 +328,7 @@ field's ("last seed (first_seed + seeds - 1) must be ...")."""
 def _field_of(error: BaseException) -> str:
     """The field a message of the library's is about: the one its first word names, or
     ``"study"``."""
-    named = str(error).split(" ", 1)[0]
+    named = str(error).split(" ", 1)[0].split("=", 1)[0]  # "residual='fixup' is ..."
     return _FIELD_OF.get(named, named if named in DEFAULTS else "study")
 
 
@@ -329,6 +353,12 @@ def _check_alone(name: str, value: object) -> None:
             Arm(value)
     elif name in ("loss", "optimizer"):
         Arm(DEFAULTS["a"], **{name: value})
+    elif name == "residual" and value is not None:
+        check_choice("residual", value, RESIDUALS)  # as Arm checks it
+    elif name == "norm" and value is not None:
+        check_choice("norm", value, NORMS)
+    elif name == "branch":
+        check_int("branch", value, minimum=1)
     elif name == "data":
         check_choice("data", value, {**DATASETS, **CLASSIFICATION},
                      kind="data set")  # Task's check, nothing drawn

@@ -1,30 +1,36 @@
 """A finished study as the page draws it: per arm and seed the outcome, the decision boundary
 on a grid, the loss curve and the weights as initialised and as trained; per arm the rate
-with its Wilson interval, the failures, each layer's activation std at initialization; the
-Fisher test between A and B; and the study itself as the library writes it
-(:meth:`~tinynet.xor.Study.to_dict`).
+with its Wilson interval, the failures, the second moment after each layer and residual
+block at initialization, measured over the seeds and predicted by
+:mod:`tinynet.diagnostics`; the Fisher test between A and B; and the study itself as the
+library writes it (:meth:`~tinynet.xor.Study.to_dict`).
 
 Large arrays travel as base64 text of their bytes (:func:`packed`), which the page reads into
 typed arrays: a boundary is :data:`RESOLUTION` x :data:`RESOLUTION` bytes, the network's
 output scaled to 0-250 (255: not finite); curves and weights are float32. Every number is
 computed here, from the library's own forward pass
-(:func:`tinynet.reference.layer_outputs_many`); the page only draws.
+(:func:`tinynet.reference.layer_outputs_many`, or for residual blocks
+:func:`tinynet.reference.described`'s); the page only draws.
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 
 import numpy as np
 
+from ..diagnostics import propagate, stream
 from ..network import Network
-from ..packing import draw, layout
-from ..reference import layer_outputs_many
-from ..xor import FAILURES, ArmResult, Setup, Study, build_network, solved_epochs
+from ..packing import draw, layer_rows, layout
+from ..reference import described, layer_outputs_many
+from ..residual import Residual
+from ..xor import FAILURES, Arm, ArmResult, Setup, Study, build_network, solved_epochs
+from ..xor.arms import arm_parameters
 
 __all__ = ["RESOLUTION", "NOT_FINITE", "FLOAT_CHARS", "SAMPLE_BYTES", "OUTCOME_BYTES",
-           "CHUNK_BYTES", "packed", "study_payload", "extent", "boundaries", "activation_stds",
-           "confusions", "page_bytes"]
+           "CHUNK_BYTES", "packed", "study_payload", "extent", "boundaries", "positions",
+           "second_moments", "predicted_moments", "confusions", "page_bytes"]
 
 RESOLUTION = 40
 """Grid points per side of a seed's decision boundary: 1,600 bytes a seed and arm."""
@@ -50,27 +56,30 @@ CHUNK_BYTES = 32 * 2**20
 """About how much memory a forward pass over many seeds may take at once."""
 
 
-def page_bytes(setup: Setup, arms: int, record_every: int) -> int:
-    """How many bytes the page's data of a study has, at most but for the study's summary (a
-    few kB): per arm and seed, its boundary (:data:`RESOLUTION` ² bytes), its loss curve and
-    its weights as initialised and as trained (float32), as base64 (4/3, and 4 bytes of
-    padding per arm and array), its outcome (:data:`OUTCOME_BYTES`) and epoch of success (its
-    digits and a comma); and the training data as JSON numbers (:data:`SAMPLE_BYTES` a
-    sample at most). On a data set of many classes, per arm and seed instead: its test
-    accuracy, its loss and test-accuracy curves (float32) and its confusion matrix (uint16,
-    classes²), as base64, its outcome, and the study's JSON's test accuracy and loss as
-    numbers; no data, no weights."""
+def page_bytes(setup: Setup, arms: Sequence[Arm], record_every: int) -> int:
+    """How many bytes the page's data of a study of ``arms`` has, at most but for the
+    study's summary (a few kB): per arm and seed, its boundary (:data:`RESOLUTION` ² bytes),
+    its loss curve and its weights as initialised and as trained (float32; a residual arm's
+    with its norms and α), as base64 (4/3, and 4 bytes of padding per arm and array), its
+    outcome (:data:`OUTCOME_BYTES`) and epoch of success (its digits and a comma); and the
+    training data as JSON numbers (:data:`SAMPLE_BYTES` a sample at most). On a data set of
+    many classes, per arm and seed instead: its test accuracy, its loss and test-accuracy
+    curves (float32) and its confusion matrix (uint16, classes²), as base64, its outcome, and
+    the study's JSON's test accuracy and loss as numbers; no data, no weights."""
     if setup.task.classification:
         records = setup.epochs // record_every
         evaluations = -(-setup.epochs // record_every)
         per_seed = ((4 + 4 * records + 4 * evaluations + 2 * setup.task.classes ** 2) * 4 // 3
                     + 4 + OUTCOME_BYTES + 2 * (FLOAT_CHARS + 1))  # and the study's JSON's
         # test accuracy and loss of the seed
-        return arms * (setup.seeds * per_seed + 4 * 4)
-    per_seed = ((RESOLUTION ** 2 + 4 * (setup.epochs // record_every + 1)
-                 + 8 * setup.parameters) * 4 // 3 + 1
-                + OUTCOME_BYTES + len(str(setup.epochs)) + 1)
-    return arms * (setup.seeds * per_seed + 4 * 4) + SAMPLE_BYTES * setup.task.samples
+        return len(arms) * (setup.seeds * per_seed + 4 * 4)
+    total = SAMPLE_BYTES * setup.task.samples
+    for arm in arms:  # weights: its dense layers', and its blocks' norms and α
+        per_seed = ((RESOLUTION ** 2 + 4 * (setup.epochs // record_every + 1)
+                     + 8 * arm_parameters(setup, arm)) * 4 // 3 + 1
+                    + OUTCOME_BYTES + len(str(setup.epochs)) + 1)
+        total += setup.seeds * per_seed + 4 * 4
+    return total
 
 
 def packed(array: np.ndarray, dtype: str) -> dict:
@@ -97,16 +106,41 @@ def _grid(box: list[float]) -> np.ndarray:
     return np.column_stack([gx.ravel(), gy.ravel()])
 
 
-def _layers(theta: np.ndarray, like: Network, X: np.ndarray):
-    """Each layer's output on X, (S, N, width), for the S networks like ``like`` of ``theta``
-    (S, P), in chunks of seeds of about :data:`CHUNK_BYTES`; yields (first row, [outputs per
-    layer])."""
-    table, activations = layout(like).table, [layer.activation for layer in like.layers]
-    step = max(1, CHUNK_BYTES // (8 * 3 * len(X) * max(like.sizes)))
+def positions(like: Network) -> list[str]:
+    """Where the page shows a network's signal: after each layer, and after each residual
+    block as a whole ("block 2 (8)"); the last is the output."""
+    names, layers, blocks = [], 0, 0
+    for block in like.blocks:
+        if isinstance(block, Residual):
+            blocks += 1
+            names.append(f"block {blocks} ({block.width})")
+        else:
+            layers += 1
+            names.append(f"layer {layers} ({block.n_out})")
+    names[-1] = f"output ({like.n_out})"
+    return names
+
+
+def _outputs(theta: np.ndarray, like: Network, X: np.ndarray):
+    """The output of each of :func:`positions` on X, (S, N, width), for the S networks like
+    ``like`` of ``theta`` (S, P), in chunks of seeds of about :data:`CHUNK_BYTES`; yields
+    (first row, [outputs per position])."""
+    widths = [like.n_in, *(layer.n_out for layer in like.layers)]
+    step = max(1, CHUNK_BYTES // (8 * 3 * len(X) * max(widths)))
     for start in range(0, len(theta), step):
+        part = theta[start:start + step]
         with np.errstate(all="ignore"):  # a diverged network's outputs overflow to NaN
-            yield start, list(layer_outputs_many(theta[start:start + step], table, activations,
-                                                 X))
+            if not like.residuals:
+                yield start, list(layer_outputs_many(part, layout(like).table,
+                                                     [layer.activation for layer in like.layers],
+                                                     X))
+                continue
+            blocks, _ = described(like, part, np.empty_like(part))
+            outputs, found = np.broadcast_to(X, (len(part), *X.shape)), []
+            for block in blocks:
+                outputs = block.forward(outputs)
+                found.append(outputs)
+            yield start, found
 
 
 def boundaries(theta: np.ndarray, like: Network, box: list[float]) -> np.ndarray:
@@ -114,21 +148,39 @@ def boundaries(theta: np.ndarray, like: Network, box: list[float]) -> np.ndarray
     0-1, :data:`NOT_FINITE` where it is not finite."""
     grid = _grid(box)
     result = np.empty((len(theta), RESOLUTION * RESOLUTION), dtype=np.uint8)
-    for start, per_layer in _layers(theta, like, grid):
-        output = per_layer[-1][..., 0]
+    for start, per_position in _outputs(theta, like, grid):
+        output = per_position[-1][..., 0]
         scaled = np.rint(np.clip(np.nan_to_num(output, nan=0.0), 0.0, 1.0) * 250)
         result[start:start + len(output)] = np.where(np.isfinite(output), scaled, NOT_FINITE)
     return result.reshape(len(theta), RESOLUTION, RESOLUTION)
 
 
-def activation_stds(theta: np.ndarray, like: Network, X: np.ndarray) -> np.ndarray:
-    """(S, layers): each network's activation std over the samples and units of every layer,
-    on X."""
-    stds = np.empty((len(theta), len(like.layers)))
-    for start, per_layer in _layers(theta, like, X):
-        for index, outputs in enumerate(per_layer):
-            stds[start:start + len(outputs), index] = outputs.std(axis=(1, 2))
-    return stds
+def second_moments(theta: np.ndarray, like: Network, X: np.ndarray) -> np.ndarray:
+    """(S, positions): each network's second moment E[x²] over the samples and units after
+    each of :func:`positions`, on X."""
+    moments = np.empty((len(theta), len(positions(like))))
+    for start, per_position in _outputs(theta, like, X):
+        for index, outputs in enumerate(per_position):
+            with np.errstate(all="ignore"):
+                moments[start:start + len(outputs), index] = np.mean(outputs ** 2, axis=(1, 2))
+    return moments
+
+
+def predicted_moments(like: Network, X: np.ndarray) -> list[float | None]:
+    """E[x²] after each of :func:`positions` as :mod:`tinynet.diagnostics` predicts it for
+    ``like`` at initialization on X: a chain's from the inputs through every layer
+    (:func:`~tinynet.diagnostics.propagate`), a residual stack's after each block from the
+    first block's measured input (:func:`~tinynet.diagnostics.stream`); None where it
+    predicts nothing (the layers around the blocks, an output over units)."""
+    if like.layers[-1].activation.over_units:
+        return [None] * len(like.blocks)
+    if not like.residuals:
+        return [signal.a.predicted for signal in propagate(like, X).layers]
+    predicted: list[float | None] = [None] * len(like.blocks)
+    first = like.blocks.index(like.residuals[0])
+    for index, position in enumerate(stream([like], X).positions[1:]):
+        predicted[first + index] = position.x.predicted
+    return predicted
 
 
 def _quartiles(values: np.ndarray) -> list[float] | None:
@@ -139,16 +191,17 @@ def _quartiles(values: np.ndarray) -> list[float] | None:
 def _arm(result: ArmResult, like: Network, setup: Setup,
          X: np.ndarray) -> tuple[dict, np.ndarray]:
     """What the page shows of every arm: its counts, rate and interval, failures, seconds,
-    each layer's activation std at initialization on X, every seed's outcome and loss curve;
-    and the seeds' initial parameters (S, P), drawn again (bit for bit the study's, which it
-    does not keep)."""
+    the second moments at initialization on X (per position, the quartiles over the seeds
+    and the prediction), every seed's outcome and loss curve; and the seeds' initial
+    parameters (S, P), drawn again (bit for bit the study's, which it does not keep)."""
     initial = draw(like, setup.seed_range)
-    stds = activation_stds(initial, like, X)
+    moments = second_moments(initial, like, X)
     return {
         "name": result.arm.name, "successes": result.successes, "n": result.n,
         "rate": result.rate, "interval": list(result.interval), "failures": result.failures,
         "seconds": result.seconds,
-        "activation_stds": [_quartiles(stds[:, layer]) for layer in range(stds.shape[1])],
+        "moments": [_quartiles(moments[:, index]) for index in range(moments.shape[1])],
+        "predicted_moments": predicted_moments(like, X),
         "outcomes": [str(kind) for kind in result.outcomes],
         "loss": packed(result.ensemble.loss, "float32"),
     }, initial
@@ -172,8 +225,8 @@ def confusions(theta: np.ndarray, like: Network, X: np.ndarray, labels: np.ndarr
     class, column the class it gave (its most probable output; a sample whose outputs are
     not finite is counted in no column)."""
     found = np.zeros((len(theta), classes * classes), dtype=np.int64)
-    for start, per_layer in _layers(theta, like, X):
-        outputs = per_layer[-1]
+    for start, per_position in _outputs(theta, like, X):
+        outputs = per_position[-1]
         cells = labels * classes + np.argmax(outputs, axis=-1)  # (seeds, samples)
         cells = np.where(np.all(np.isfinite(outputs), axis=-1), cells, classes * classes)
         for row, seed_cells in enumerate(cells):  # the last bin: not finite, dropped
@@ -198,6 +251,16 @@ def _test_arm(result: ArmResult, like: Network, setup: Setup, X: np.ndarray,
                                            setup.task.classes), "uint16")}
 
 
+def _describe(setup: Setup, arm: Arm) -> str:
+    """The setup in words, and the arms' residual blocks if they have them (both arms of a
+    playground study have the same)."""
+    if arm.residual is None:
+        return setup.describe()
+    norm = f", {arm.norm}-norm" if arm.norm else ""
+    return (f"{setup.describe()}; the hidden layers after the first in {arm.residual} "
+            f"residual blocks of {arm.branch} layer{'s' if arm.branch > 1 else ''}{norm}")
+
+
 def study_payload(study: Study, fields: dict[str, str], record_every: int) -> dict:
     """What the page shows of ``study``, trained from the form's ``fields``, which recorded
     the loss every ``record_every`` epochs: JSON-ready. The numbers the page does not show
@@ -212,7 +275,9 @@ def study_payload(study: Study, fields: dict[str, str], record_every: int) -> di
         a, b = (result.solved for result in study.results)
         differ = np.flatnonzero(a != b).tolist()
     shared = {
-        "fields": fields, "describe": setup.describe(), "sizes": setup.sizes,
+        "fields": fields, "describe": _describe(setup, study.results[0].arm),
+        "sizes": setup.sizes,
+        "positions": positions(likes[0]),
         "first_seed": setup.first_seed, "seeds": setup.seeds,
         "record_every": record_every, "loss_name": study.results[0].arm.loss,
         "differ": differ,
@@ -231,7 +296,7 @@ def study_payload(study: Study, fields: dict[str, str], record_every: int) -> di
                 "arms": [_test_arm(result, like, setup, X, X_test, y_test)
                          for result, like in zip(study.results, likes)]}
     box = extent(X)
-    return {**shared, "kind": "boundaries", "table": layout(likes[0]).table.tolist(),
+    return {**shared, "kind": "boundaries", "table": layer_rows(likes[0]).table.tolist(),
             "data": {"X": X.tolist(), "y": y.ravel().tolist()},
             "grid": {"extent": box, "resolution": RESOLUTION, "not_finite": NOT_FINITE},
             "failure_labels": {kind: list(text) for kind, text in FAILURES.items()},

@@ -374,19 +374,26 @@ def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
 
 
 def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) -> "Figure":
-    """Success rate against depth, one panel per family of blocks (the plain stack; x + F(x);
-    pre-norm; post-norm; ReZero and Fixup), each arm's rate with its 95 % interval as a bar,
-    the plain He stack drawn grey in every other panel for reference. Depths are points, not joined;
-    the seeds per depth are in the axis labels."""
-    panels = {"plain": ["plain"], "x + F(x)": ["x + F(x)"], "pre-norm": ["pre-norm"],
-              "post-norm": ["post-norm"], "ReZero and Fixup": ["ReZero", "Fixup"]}
-    fig = figure(figsize=(14.0, 4.2))
-    axes = fig.subplots(1, len(panels), sharey=True)
+    """Success rate against depth, one panel per family of blocks the study has (in this
+    order: the plain stack; x + F(x); pre-norm; post-norm; ReZero and Fixup; then any other
+    family, named by its arms' labels up to the first comma), each arm's rate with its 95 %
+    interval as a bar, the plain He stack drawn grey in every other panel for reference.
+    Depths are points, not joined; the seeds per depth are in the axis labels."""
+    families = {"plain": "plain", "x + F(x)": "x + F(x)", "pre-norm": "pre-norm",
+                "post-norm": "post-norm", "ReZero": "ReZero and Fixup",
+                "Fixup": "ReZero and Fixup"}
+    panels: dict[str, list[str]] = {title: [] for title in families.values()}
+    for name in study.names:
+        family = name.split(",")[0]
+        panels.setdefault(families.get(family, family), []).append(name)
+    panels = {title: names for title, names in panels.items() if names}
+    fig = figure(figsize=(2.2 + 2.8 * len(panels), 4.2))
+    axes = np.atleast_1d(fig.subplots(1, len(panels), sharey=True))
     depths = np.array(study.depths)
     colours = list(color_cycle())
-    for ax, (title, starts) in zip(axes, panels.items()):
-        names = [name for name in study.names if name.split(",")[0] in starts]
+    for ax, (title, names) in zip(axes, panels.items()):
         shown = names if "plain, He" in names else ["plain, He", *names]
+        shown = [name for name in shown if name in study.names]
         for k, name in enumerate(shown):
             a = study.names.index(name)
             x = depths * 2.0 ** (0.06 * (k - (len(shown) - 1) / 2))

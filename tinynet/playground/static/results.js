@@ -82,18 +82,25 @@
     return parts;
   }
 
-  function activationTable(study) {
-    const layers = study.sizes.length - 1;
-    const head = element("tr", {}, element("th", {}, "initializer"),
-      Array.from({ length: layers }, (_, k) => element("th", {},
-        k + 1 === layers ? `output (${study.sizes[k + 1]})` : `layer ${k + 1} (${study.sizes[k + 1]})`)));
-    const rows = study.arms.map((arm) => element("tr", {}, element("td", {}, arm.name),
-      arm.activation_stds.map((q) => element("td", {},
-        q === null ? "–" : `${q[1].toPrecision(3)} [${q[0].toPrecision(2)}, ${q[2].toPrecision(2)}]`))));
-    return element("div", {}, element("h3", {}, "Activation std at initialization"),
-      element("p", { class: "note" }, "Each layer's output std over the training samples and " +
-        "units, before training: the median over the seeds [quartiles]."),
-      element("table", { class: "numbers" }, element("thead", {}, head), element("tbody", {}, rows)));
+  // E[x²] after each layer and residual block at initialization: measured over the seeds,
+  // and what tinynet.diagnostics predicts for the first seed's network.
+  function momentsTable(study) {
+    const head = element("tr", {}, element("th", {}, "initializer"), element("th", {}, ""),
+      study.positions.map((name) => element("th", {}, name)));
+    const number = (v) => (v === null ? "–" : v.toPrecision(3));
+    const rows = study.arms.flatMap((arm) => [
+      element("tr", {}, element("td", { rowspan: 2 }, arm.name), element("td", {}, "measured"),
+        arm.moments.map((q) => element("td", {},
+          q === null ? "–" : `${q[1].toPrecision(3)} [${q[0].toPrecision(2)}, ${q[2].toPrecision(2)}]`))),
+      element("tr", { class: "predicted" }, element("td", {}, "predicted"),
+        arm.predicted_moments.map((v) => element("td", {}, number(v))))]);
+    return element("div", {}, element("h3", {}, "Second moments at initialization"),
+      element("p", { class: "note" }, "E[x²] after each layer and residual block over the " +
+        "training samples and units, before training: the median over the seeds [quartiles]; " +
+        "predicted by tinynet.diagnostics for the first seed's network (through every layer " +
+        "of a chain; after each residual block from the first block's input)."),
+      element("div", { class: "scroll" }, element("table", { class: "numbers moments" },
+        element("thead", {}, head), element("tbody", {}, rows))));
   }
 
   function legend(study) {
@@ -163,7 +170,8 @@
   function show(study, onPick) {
     const classes = study.kind === "classes";  // a task with a test set: tiles of accuracy
     document.getElementById("describe").textContent = study.describe;
-    document.getElementById("numbers").replaceChildren(...numbers(study), activationTable(study));
+    document.getElementById("numbers").replaceChildren(...numbers(study));
+    document.getElementById("moments").replaceChildren(momentsTable(study));
     document.getElementById("grid-title").textContent = classes ?
       "Every seed's test accuracy" : "Every seed's decision boundary";
     document.getElementById("legend").replaceChildren(...legend(study), " ",
