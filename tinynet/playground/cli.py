@@ -53,11 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     if not ipaddress.ip_address(server.server_address[0]).is_loopback:
         print(f"warning: serving on {args.host}: anyone who can reach this machine there can "
               "use the playground and run studies on it", file=sys.stderr)
-    print(f"tinynet playground at {server.url} (Ctrl-C stops it)", flush=True)
     try:
         # SIGTERM (a service manager's stop) and SIGHUP (its terminal closed) as Ctrl-C; a
-        # SIGHUP ignored at the start (nohup) stays ignored
+        # SIGHUP ignored at the start (nohup) stays ignored. The address is printed once they
+        # are: a signal sent as soon as it appears stops the command as Ctrl-C does.
         with stop_signals_as_interrupt():
+            print(f"tinynet playground at {server.url} (Ctrl-C stops it)", flush=True)
             if not args.no_browser:  # in a thread: a text browser would wait for the server
                 threading.Thread(target=_open, args=(server.url,), daemon=True).start()
             server.serve_forever()
