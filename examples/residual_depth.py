@@ -11,7 +11,7 @@ stacks against depth, with and without warmup.
 
 Every arm of :func:`tinynet.xor.residual_depth.residual_depth_arms` at 2 to 128 layers of 16
 after the first, on two spirals (:data:`~tinynet.xor.residual_depth.RESIDUAL_DEPTH_SETUP`),
-1,000 seeds a cell up to 32 layers and 200 at 64 and 128
+1,000 seeds a cell up to 16 layers and 200 at 32, 64 and 128
 (:data:`~tinynet.xor.residual_depth.RESIDUAL_SEEDS`). With ``--readme`` (or ``--commit``) it
 writes the committed ``examples/results/residual_depth.json`` and
 ``examples/figures/residual_depth.png``, otherwise ``residual_depth/`` under the working
