@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tinynet
-from tinynet.diagnostics import propagate
+from tinynet.diagnostics import propagate, stream
 
 # Non-square widths, so that a fan_in/fan_out swap in the theory shows.
 SIZES = [100, 150, 80, 120, 90, 110, 100]
@@ -221,3 +221,14 @@ def test_the_stream_refuses_what_its_theory_does_not_cover():
                              tinynet.Layer(4, 1)])
     with pytest.raises(ValueError, match="stream predicts a run of alike blocks"):
         stream([mixed], np.ones((2, 2)))
+
+
+def test_a_layernorm_given_constant_rows_has_no_predicted_gradient_and_does_not_raise():
+    """Zero weights make every row entering the blocks constant: the theory divides by its
+    variance, so the gradient's prediction is NaN, and the stream is still measured."""
+    X = np.random.default_rng(0).normal(size=(16, 2))
+    for norm in ("pre", "post"):
+        net = tinynet.mlp([2, 4, 4, 4, 1], residual=True, norm=norm, init="zeros", seed=0)
+        report = stream([net], X)
+        assert math.isnan(report.positions[0].grad.predicted)
+        assert report.positions[-1].x.measured == 0.0

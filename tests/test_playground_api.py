@@ -21,6 +21,7 @@ import pytest
 from helpers import default_sigint
 from playground_server import WAIT, Served
 
+import tinynet
 from tinynet import diagnostics, packing
 from tinynet.compiled import sources
 from tinynet.playground import read_form
@@ -129,11 +130,19 @@ def test_the_second_moments_at_initialization_are_measured_and_predicted(small):
     for arm, result in zip(payload["arms"], study.results):
         per_seed = [second_moments_by_hand(study.network(result.arm.name, seed, trained=False),
                                            X) for seed in form.setup.seed_range]
-        quartiles = np.percentile(np.array(per_seed), [25, 50, 75], axis=0).T
-        np.testing.assert_allclose(arm["moments"], quartiles, rtol=1e-12)
+        check_moments(arm["moments"], per_seed)
         first = study.network(result.arm.name, form.setup.first_seed, trained=False)
         assert arm["predicted_moments"] == [signal.a.predicted
                                             for signal in diagnostics.propagate(first, X).layers]
+
+
+def check_moments(shown: list[dict], per_seed: list[list[float]]) -> None:
+    """The page's moments are the mean over the seeds and its quartiles, per position."""
+    per_seed = np.array(per_seed)
+    np.testing.assert_allclose([moment["mean"] for moment in shown], per_seed.mean(axis=0),
+                               rtol=1e-12)
+    np.testing.assert_allclose([moment["quartiles"] for moment in shown],
+                               np.percentile(per_seed, [25, 50, 75], axis=0).T, rtol=1e-12)
 
 
 RESIDUAL = {"hidden": "8,8,8", "residual": "standard", "norm": "pre", "seeds": "6",
@@ -173,12 +182,73 @@ def test_a_residual_networks_page_shows_its_blocks(residual):
                                       packing.pack(net).astype(np.float32))
         per_seed = [second_moments_by_hand(study.network(result.arm.name, seed, trained=False),
                                            X) for seed in form.setup.seed_range]
-        np.testing.assert_allclose(arm["moments"],
-                                   np.percentile(per_seed, [25, 50, 75], axis=0).T, rtol=1e-12)
+        check_moments(arm["moments"], per_seed)
         first = study.network(result.arm.name, form.setup.first_seed, trained=False)
         predicted = [position.x.predicted for position in
                      diagnostics.stream([first], X).positions[1:]]
         assert arm["predicted_moments"] == [None, *predicted, None]
+
+
+def payload_of(fields: dict) -> dict:
+    """The page's data of a small study of ``fields`` trained on the NumPy backend here."""
+    from dataclasses import replace
+
+    from tinynet.playground.payload import study_payload
+
+    form = read_form(fields)
+    study = run_study(form.arms, replace(form.setup, backend="numpy"), progress=False,
+                      record_every=form.record_every)
+    return finite_or_none(study_payload(study, form.fields, form.record_every))
+
+
+def test_a_normalized_block_of_constant_rows_predicts_nothing_and_the_page_is_made():
+    """Zero weights: every row reaching the first LayerNorm is constant; the theory divides
+    by its variance, so the page shows no prediction there, instead of failing."""
+    payload = payload_of({**RESIDUAL, "a": "zeros", "b": "", "seeds": "2", "epochs": "2"})
+    predicted = payload["arms"][0]["predicted_moments"]
+    assert predicted[0] is None and predicted[-1] is None
+    assert all(value is None or value == 0.0 for value in predicted)
+
+
+def test_a_softmax_chains_hidden_layers_are_predicted():
+    from tinynet.playground.payload import predicted_moments
+
+    net = tinynet.mlp([64, 16, 16, 10], activation="relu", output="softmax", seed=3)
+    X = np.random.default_rng(0).normal(size=(50, 64))
+    hidden = tinynet.mlp([64, 16, 16], activation="relu", output="relu", seed=3)
+    expected = [signal.a.predicted for signal in diagnostics.propagate(hidden, X).layers]
+    assert predicted_moments(net, X) == [*expected, None]
+
+
+def test_a_close_up_lists_each_blocks_norm_and_trained_alpha():
+    from tinynet.playground.payload import block_parameters
+
+    net = tinynet.mlp([2, 4, 4, 4, 1], residual="rezero", norm="pre", seed=1)
+    theta = packing.pack(net)
+    rows = block_parameters(net)
+    assert [name for name, _, _ in rows] == [
+        "block 1: LayerNorm γ", "block 1: LayerNorm β", "block 1: α",
+        "block 2: LayerNorm γ", "block 2: LayerNorm β", "block 2: α"]
+    block = net.residuals[1]
+    for (_, at, size), array in zip(rows[3:], (block.norm.gain, block.norm.bias, block.scale)):
+        np.testing.assert_array_equal(theta[at:at + size], np.ravel(array))
+
+
+def test_a_deep_networks_forward_passes_stay_near_the_chunk_budget():
+    """Each chunk of seeds counts every layer's and block's arrays (bench.LAYER_ARRAYS a
+    position): 30 pre-norm blocks of 32 over the 1,600-point grid for 90 seeds peaked at
+    2.2 GiB when a chunk counted one layer's three arrays."""
+    import tracemalloc
+
+    from tinynet.playground.payload import CHUNK_BYTES
+
+    net = tinynet.mlp([2, *[32] * 31, 1], residual=True, norm="pre", seed=0)
+    theta = np.tile(packing.pack(net), (90, 1))
+    tracemalloc.start()
+    boundaries(theta, net, [-1.0, 1.0, -1.0, 1.0])
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 3 * CHUNK_BYTES, f"{peak / 2**20:.0f} MiB"
 
 
 def test_one_initializer_alone_is_a_study_of_one_arm(served):

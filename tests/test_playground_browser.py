@@ -109,8 +109,11 @@ RESIDUAL = {"hidden": "8,8,8", "residual": "standard", "norm": "pre", "seeds": "
 
 def test_a_residual_study_shows_its_blocks_moments_beside_the_grid(page, served):
     """Pre-norm blocks chosen in the form: the moments table names each layer and block, its
-    numbers are the API's, and a seed up close shows its four dense layers' weights."""
+    numbers are the API's, and a seed up close shows its four dense layers' weights and its
+    blocks' LayerNorm gains and biases."""
     page.goto(served.url)
+    page.wait_for_function("document.querySelector('[name=residual]').options.length > 1",
+                           timeout=MS)  # the menus fill once the server's options arrive
     assert page.locator("[name=residual] option").evaluate_all(
         "options => options.map(o => o.value)") == ["", "standard", "rezero", "fixup", "deepnet"]
     page.select_option("[name=residual]", "standard")
@@ -134,9 +137,10 @@ def test_a_residual_study_shows_its_blocks_moments_beside_the_grid(page, served)
         measured = rows.nth(2 * a).locator("td").evaluate_all(
             "cells => cells.map(c => c.textContent)")
         assert measured[:2] == [arm["name"], "measured"]
-        for shown, (q1, median, q3) in zip(measured[2:], arm["moments"], strict=True):
+        for shown, moment in zip(measured[2:], arm["moments"], strict=True):
             numbers = [float(number) for number in re.findall(r"[-+.\de]+", shown)]
-            assert numbers[0] == pytest.approx(median, rel=5e-3)  # shown to 3 digits
+            assert numbers[0] == pytest.approx(moment["mean"], rel=5e-3)  # shown to 3 digits
+            q1, _, q3 = moment["quartiles"]
             assert numbers[1:] == pytest.approx([q1, q3], rel=5e-2)  # and to 2
         predicted = rows.nth(2 * a + 1).locator("td").evaluate_all(
             "cells => cells.map(c => c.textContent)")
@@ -144,7 +148,12 @@ def test_a_residual_study_shows_its_blocks_moments_beside_the_grid(page, served)
         assert [float(v) for v in predicted[2:-1]] == pytest.approx(
             arm["predicted_moments"][1:-1], rel=1e-2)  # shown to 3 digits
     page.locator("#grid-a .seed").nth(2).click()
-    assert page.locator("#detail table.weights").count() == 2 * 2 * 4  # arms x init/trained x layers
+    captions = page.locator("#detail table.weights caption").evaluate_all(
+        "captions => captions.map(c => c.textContent)")
+    # per arm, as initialised and as trained: four dense layers, then each block's γ and β
+    assert len(captions) == 2 * 2 * (4 + 2 * 2)
+    assert captions[4:8] == ["block 1: LayerNorm γ (8)", "block 1: LayerNorm β (8)",
+                             "block 2: LayerNorm γ (8)", "block 2: LayerNorm β (8)"]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=ARTIFACTS / "playground-residual.png", full_page=True)
 

@@ -324,10 +324,10 @@ def predicted_stream(block: Residual, blocks: int, x0: float, mean0: float, g_to
         total = s * s * m + alpha * alpha * q + 2 * s * alpha * mu * mu_f
         mean = s * mu + alpha * mu_f
         if block.placement == "pre":
-            factors.append(s * s + alpha * alpha * r * (n - 2) / (n * (m - mu * mu)))
+            factors.append(s * s + alpha * alpha * r * (n - 2) / _over(n * (m - mu * mu)))
         elif block.placement == "post":      # only the last block's gradient is random
             kept = (n - 2) / n if index == blocks - 1 else 1.0
-            factors.append(kept * (s * s + alpha * alpha * r) / (total - mean * mean))
+            factors.append(kept * (s * s + alpha * alpha * r) / _over(total - mean * mean))
             total, mean = 1.0, 0.0
         else:
             factors.append(s * s + alpha * alpha * r)
@@ -337,6 +337,12 @@ def predicted_stream(block: Residual, blocks: int, x0: float, mean0: float, g_to
     for factor in reversed(factors):
         gradients.append(gradients[-1] * factor)
     return moments, gradients[::-1]
+
+
+def _over(variance: float) -> float:
+    """A LayerNorm's input variance as a divisor: NaN where it is 0 (a constant row, which
+    the norm maps to 0 and whose gradient the theory does not predict)."""
+    return variance if variance != 0 else math.nan
 
 
 def _signature(block: Residual) -> tuple:

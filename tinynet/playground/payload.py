@@ -16,20 +16,23 @@ computed here, from the library's own forward pass
 from __future__ import annotations
 
 import base64
+import copy
 from collections.abc import Sequence
 
 import numpy as np
 
 from ..diagnostics import propagate, stream
 from ..network import Network
-from ..packing import draw, layer_rows, layout
+from ..packing import draw, layer_rows, layout, offsets
 from ..reference import described, layer_outputs_many
 from ..residual import Residual
 from ..xor import FAILURES, Arm, ArmResult, Setup, Study, build_network, solved_epochs
 from ..xor.arms import arm_parameters
+from ..xor.bench import LAYER_ARRAYS
 
 __all__ = ["RESOLUTION", "NOT_FINITE", "FLOAT_CHARS", "SAMPLE_BYTES", "OUTCOME_BYTES",
            "CHUNK_BYTES", "packed", "study_payload", "extent", "boundaries", "positions",
+           "block_parameters",
            "second_moments", "predicted_moments", "confusions", "page_bytes"]
 
 RESOLUTION = 40
@@ -121,12 +124,29 @@ def positions(like: Network) -> list[str]:
     return names
 
 
+def block_parameters(like: Network) -> list[list]:
+    """Where ``like``'s parameters that are no dense layer's sit in ``pack(like)``, for the
+    page's close-up: per residual block, its LayerNorm's gain γ and bias β and its trained α,
+    each as ``[name, offset, size]``."""
+    starts, rows = offsets(like), []
+    for number, block in enumerate(like.residuals, 1):
+        if block.norm is not None:
+            rows += [[f"block {number}: LayerNorm γ", starts[id(block.norm.gain)],
+                      block.norm.gain.size],
+                     [f"block {number}: LayerNorm β", starts[id(block.norm.bias)],
+                      block.norm.bias.size]]
+        if block.train_scale:
+            rows.append([f"block {number}: α", starts[id(block.scale)], block.scale.size])
+    return rows
+
+
 def _outputs(theta: np.ndarray, like: Network, X: np.ndarray):
     """The output of each of :func:`positions` on X, (S, N, width), for the S networks like
     ``like`` of ``theta`` (S, P), in chunks of seeds of about :data:`CHUNK_BYTES`; yields
     (first row, [outputs per position])."""
     widths = [like.n_in, *(layer.n_out for layer in like.layers)]
-    step = max(1, CHUNK_BYTES // (8 * 3 * len(X) * max(widths)))
+    alive = LAYER_ARRAYS * (len(like.layers) + len(like.residuals))  # every position's kept
+    step = max(1, CHUNK_BYTES // (8 * alive * len(X) * max(widths)))
     for start in range(0, len(theta), step):
         part = theta[start:start + step]
         with np.errstate(all="ignore"):  # a diverged network's outputs overflow to NaN
@@ -168,19 +188,32 @@ def second_moments(theta: np.ndarray, like: Network, X: np.ndarray) -> np.ndarra
 
 def predicted_moments(like: Network, X: np.ndarray) -> list[float | None]:
     """E[x²] after each of :func:`positions` as :mod:`tinynet.diagnostics` predicts it for
-    ``like`` at initialization on X: a chain's from the inputs through every layer
-    (:func:`~tinynet.diagnostics.propagate`), a residual stack's after each block from the
-    first block's measured input (:func:`~tinynet.diagnostics.stream`); None where it
-    predicts nothing (the layers around the blocks, an output over units)."""
-    if like.layers[-1].activation.over_units:
-        return [None] * len(like.blocks)
-    if not like.residuals:
-        return [signal.a.predicted for signal in propagate(like, X).layers]
+    ``like`` at initialization on X, its mean over initializations: a chain's from the inputs
+    through every layer (:func:`~tinynet.diagnostics.propagate`; a softmax output's
+    excepted), a residual stack's after each block from the first block's measured input
+    (:func:`~tinynet.diagnostics.stream`); None where it predicts nothing (the layers around
+    the blocks, a softmax output), NaN where the theory divides by 0."""
     predicted: list[float | None] = [None] * len(like.blocks)
+    if not like.residuals:
+        layers = like.layers[:-1] if like.layers[-1].activation.over_units else like.layers
+        if layers:
+            chain = like if layers is like.layers else Network(
+                [copy.deepcopy(layer) for layer in layers],
+                parameters=[array for layer in layers for array in (layer.W, layer.b)])
+            predicted[:len(layers)] = [signal.a.predicted
+                                       for signal in propagate(chain, X).layers]
+        return predicted
     first = like.blocks.index(like.residuals[0])
     for index, position in enumerate(stream([like], X).positions[1:]):
         predicted[first + index] = position.x.predicted
     return predicted
+
+
+def _mean_and_quartiles(values: np.ndarray) -> dict:
+    """The mean of ``values`` (what the theory predicts; inf or NaN if one is) and the
+    quartiles of the finite ones (None if none is)."""
+    with np.errstate(all="ignore"):
+        return {"mean": float(np.mean(values)), "quartiles": _quartiles(values)}
 
 
 def _quartiles(values: np.ndarray) -> list[float] | None:
@@ -191,8 +224,8 @@ def _quartiles(values: np.ndarray) -> list[float] | None:
 def _arm(result: ArmResult, like: Network, setup: Setup,
          X: np.ndarray) -> tuple[dict, np.ndarray]:
     """What the page shows of every arm: its counts, rate and interval, failures, seconds,
-    the second moments at initialization on X (per position, the quartiles over the seeds
-    and the prediction), every seed's outcome and loss curve; and the seeds' initial
+    the second moments at initialization on X (per position, the mean and quartiles over the
+    seeds, and the prediction), every seed's outcome and loss curve; and the seeds' initial
     parameters (S, P), drawn again (bit for bit the study's, which it does not keep)."""
     initial = draw(like, setup.seed_range)
     moments = second_moments(initial, like, X)
@@ -200,7 +233,7 @@ def _arm(result: ArmResult, like: Network, setup: Setup,
         "name": result.arm.name, "successes": result.successes, "n": result.n,
         "rate": result.rate, "interval": list(result.interval), "failures": result.failures,
         "seconds": result.seconds,
-        "moments": [_quartiles(moments[:, index]) for index in range(moments.shape[1])],
+        "moments": [_mean_and_quartiles(column) for column in moments.T],
         "predicted_moments": predicted_moments(like, X),
         "outcomes": [str(kind) for kind in result.outcomes],
         "loss": packed(result.ensemble.loss, "float32"),
@@ -257,8 +290,13 @@ def _describe(setup: Setup, arm: Arm) -> str:
     if arm.residual is None:
         return setup.describe()
     norm = f", {arm.norm}-norm" if arm.norm else ""
+    own = {"fixup": "Fixup's rule draws the blocks' layers and the output layer starts at 0; "
+                    "the initializer draws the first layer",
+           "deepnet": "DeepNet's rule draws the blocks' layers; the initializer draws the "
+                      "first and the output layer"}
+    rule = f" ({own[arm.residual]})" if arm.residual in own else ""
     return (f"{setup.describe()}; the hidden layers after the first in {arm.residual} "
-            f"residual blocks of {arm.branch} layer{'s' if arm.branch > 1 else ''}{norm}")
+            f"residual blocks of {arm.branch} layer{'s' if arm.branch > 1 else ''}{norm}{rule}")
 
 
 def study_payload(study: Study, fields: dict[str, str], record_every: int) -> dict:
@@ -297,6 +335,7 @@ def study_payload(study: Study, fields: dict[str, str], record_every: int) -> di
                          for result, like in zip(study.results, likes)]}
     box = extent(X)
     return {**shared, "kind": "boundaries", "table": layer_rows(likes[0]).table.tolist(),
+            "block_parameters": block_parameters(likes[0]),
             "data": {"X": X.tolist(), "y": y.ravel().tolist()},
             "grid": {"extent": box, "resolution": RESOLUTION, "not_finite": NOT_FINITE},
             "failure_labels": {kind: list(text) for kind, text in FAILURES.items()},

@@ -34,10 +34,10 @@ HELD_OUT_CHUNK = 64 * 2**20
 """Bytes the held-out accuracies may use at once: the members are evaluated in chunks of
 about this much (:func:`_accuracies`), however many seeds the study has."""
 
-_LAYER_ARRAYS = 6
+LAYER_ARRAYS = 6
 """How many arrays of (members, samples, width) one layer's forward pass holds at its peak
 (its input, Z, φ(Z) and φ'(Z), and the comparisons and choices of an activation's
-definition), counted for the held-out chunks."""
+definition), counted for the held-out chunks and the playground's forward passes."""
 
 
 def bytes_per_seed(setup: Setup, arms: int = 1, record_every: int | None = None,
@@ -359,7 +359,7 @@ def _accuracies(like: Network, trained: np.ndarray, X: np.ndarray,
     of members of about :data:`HELD_OUT_CHUNK`: a chain's forward pass holds one layer's
     arrays at a time, a residual network's (:func:`tinynet.step.forward`, which keeps what
     each layer and block's backward pass would read) every layer's and block's."""
-    alive = _LAYER_ARRAYS * (len(like.layers) + len(like.residuals) if like.residuals else 1)
+    alive = LAYER_ARRAYS * (len(like.layers) + len(like.residuals) if like.residuals else 1)
     step = max(1, HELD_OUT_CHUNK // (8 * alive * len(X) * max(like.sizes)))
     wrong = []
     for start in range(0, len(trained), step):  # each member alone: chunks change no bit

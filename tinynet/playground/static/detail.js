@@ -8,8 +8,17 @@
 
   const fixed = (v) => (Math.abs(v) < 0.0005 ? 0 : v).toFixed(3);  // no "-0.000"
 
-  // The weights of one network, packed as the library packs them (per layer W, then b).
+  // The weights of one network, packed as the library packs them (per layer W, then b), and
+  // its residual blocks' LayerNorm gains and biases and trained α.
   function weights(study, values) {
+    const blocks = study.block_parameters.map(([name, at, size]) =>
+      element("table", { class: "weights" }, element("caption", {}, `${name} (${size})`),
+        element("tbody", {}, element("tr", {},
+          Array.from({ length: size }, (_, k) => element("td", {}, fixed(values[at + k])))))));
+    return [...dense(study, values), ...blocks];
+  }
+
+  function dense(study, values) {
     return study.table.map(([nIn, nOut, wAt, bAt], layer) => {
       const rows = [];
       for (let o = 0; o < nOut; o++) {

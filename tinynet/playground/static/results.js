@@ -1,5 +1,5 @@
 // A finished study on the page: the numbers (rates with their intervals, the test between A
-// and B, how the failed seeds failed, each layer's activation std at initialization), the
+// and B, how the failed seeds failed, the second moments at initialization), the
 // grid of every seed's boundary, and the loss curves.
 "use strict";
 
@@ -90,15 +90,18 @@
     const number = (v) => (v === null ? "–" : v.toPrecision(3));
     const rows = study.arms.flatMap((arm) => [
       element("tr", {}, element("td", { rowspan: 2 }, arm.name), element("td", {}, "measured"),
-        arm.moments.map((q) => element("td", {},
-          q === null ? "–" : `${q[1].toPrecision(3)} [${q[0].toPrecision(2)}, ${q[2].toPrecision(2)}]`))),
+        arm.moments.map(({ mean, quartiles: q }) => element("td", {},
+          (mean === null ? "–" : mean.toPrecision(3)) +
+          (q === null ? "" : ` [${q[0].toPrecision(2)}, ${q[2].toPrecision(2)}]`)))),
       element("tr", { class: "predicted" }, element("td", {}, "predicted"),
         arm.predicted_moments.map((v) => element("td", {}, number(v))))]);
     return element("div", {}, element("h3", {}, "Second moments at initialization"),
       element("p", { class: "note" }, "E[x²] after each layer and residual block over the " +
-        "training samples and units, before training: the median over the seeds [quartiles]; " +
-        "predicted by tinynet.diagnostics for the first seed's network (through every layer " +
-        "of a chain; after each residual block from the first block's input)."),
+        "training samples and units, before training: the mean over the seeds [quartiles]; " +
+        "the mean tinynet.diagnostics predicts for the first seed's network (through every " +
+        "layer of a chain; after each residual block from the first block's input). A sample " +
+        "that reaches a LayerNorm as a constant row (XOR's (0, 0) with zero biases) leaves it " +
+        "at 0, which the prediction does not count."),
       element("div", { class: "scroll" }, element("table", { class: "numbers moments" },
         element("thead", {}, head), element("tbody", {}, rows))));
   }
