@@ -51,6 +51,8 @@ SHOWN_FIGURES = {
     "06_what_fixes_99mlp": ("06_fixes.png", "each change against the notes' network"),
     "07_beyond_xor": ("07_digits_curves.png", "test accuracy and loss over epochs on the "
                                              "digits, median and quartiles over seeds"),
+    "08_depth_that_trains": ("08_residual_depth.png", "success rate at 4 and 32 layers: the "
+                                                     "plain stack, pre-norm blocks, ReZero"),
 }
 """Per lesson, the figure it writes that the teaching page shows, and what it shows."""
 

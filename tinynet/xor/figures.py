@@ -409,7 +409,7 @@ def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) 
         ax.set_xlim(depths[0] / 1.5, depths[-1] * 1.5)
         ax.set_xlabel("layers (seeds)")
         ax.set_title(title, fontsize="medium")
-        ax.legend(fontsize="small", loc="lower left")
+        ax.legend(fontsize="small", loc="best")  # where it hides the fewest points
     axes[0].set_ylim(-3, 103)
     axes[0].set_ylabel(f"seeds reaching {study.setup.task.criterion:.0%} training "
                        "accuracy (%)")
