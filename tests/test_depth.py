@@ -116,8 +116,10 @@ def test_a_study_on_a_data_set_reports_the_criterion_and_held_out_accuracy():
     assert "failures below criterion, diverged" in text
     assert "below criterion: training accuracy below 90%" in text
     rows = study.to_csv().splitlines()
-    assert rows[0].endswith(",diverged,data,accuracy,held_out_median")
-    assert rows[1].split(",")[-3:-1] == ["blobs", "0.9"]
+    assert rows[0].endswith(",diverged,data,accuracy,held_out_median,residual,norm,branch,"
+                            "warmup")
+    cells = rows[1].split(",")
+    assert cells[-7:-5] == ["blobs", "0.9"] and cells[-4:] == ["", "", "", "0"]  # a chain
     assert Setup.from_dict(json.loads(study.to_json())["setup"]) == setup
 
 

@@ -90,6 +90,22 @@ def _arms_in(data):
             yield from _arms_in(value)
 
 
+
+def test_a_studys_csv_row_names_an_arms_blocks_and_warmup():
+    import csv
+    import io
+
+    from tinynet.xor import run_study
+
+    arms = [Arm("he_normal", label="plain"),
+            Arm("he_normal", residual="rezero", norm="pre", branch=2, warmup=3, label="rz")]
+    setup = Setup(task=Task("spirals", n=20), hidden=(4, 4, 4), seeds=2, epochs=2,
+                  batch_size=10, backend="numpy")
+    rows = list(csv.DictReader(io.StringIO(run_study(arms, setup, progress=False).to_csv())))
+    assert [(row["residual"], row["norm"], row["branch"], row["warmup"]) for row in rows] == \
+        [("", "", "", "0"), ("rezero", "pre", "2", "3")]
+    assert rows[1]["hidden"] == "4-4-4"  # the dense layers: a layer, then one block of two
+
 @pytest.mark.parametrize("kwargs,message", [
     (dict(residual="fixup", norm="pre"), r"residual='fixup' is for networks without "
                                          r"normalization, got norm='pre'"),

@@ -117,8 +117,9 @@ CSV_COLUMNS = ["arm", "init", "output_init", "shuffle", "bias_init", "update", "
                "optimizer", "lr", "hidden", "seeds", "first_seed", "successes", "rate",
                "ci_low", "ci_high", "reported_rate", "solved_epoch_median", "one_wrong",
                "two_wrong", "three_or_more_wrong", "diverged", "data", "accuracy",
-               "held_out_median"]
-"""The columns of :meth:`Study.to_csv`, one row per arm."""
+               "held_out_median", "residual", "norm", "branch", "warmup"]
+"""The columns of :meth:`Study.to_csv`, one row per arm (``hidden``: the dense layers' widths,
+which an arm of residual blocks groups into blocks of ``branch`` after the first)."""
 
 
 def write_csv(rows: Iterable[list]) -> str:
@@ -259,7 +260,8 @@ class Study:
     def csv_rows(self) -> list[list]:
         """One row per arm, in the order of :data:`CSV_COLUMNS`: name, settings, counts, rate
         and interval, median epoch of success, failures, the data set and the accuracy a
-        success needs, the median held-out accuracy of the successes."""
+        success needs, the median held-out accuracy of the successes, the arm's residual
+        blocks (empty for a chain) and its steps of warmup."""
         rows = []
         for r in self.results:
             arm_setup = self.setup.for_arm(r.arm)
@@ -272,7 +274,9 @@ class Study:
                          "" if r.arm.reported_rate is None else r.arm.reported_rate,
                          "" if median is None else median, *r.failures.values(),
                          self.setup.task.name, self.setup.task.criterion,
-                         "" if r.held_out_quartiles is None else r.held_out_quartiles[1]])
+                         "" if r.held_out_quartiles is None else r.held_out_quartiles[1],
+                         r.arm.residual or "", r.arm.norm or "",
+                         "" if r.arm.residual is None else r.arm.branch, arm_setup.warmup])
         return rows
 
     def to_csv(self) -> str:
