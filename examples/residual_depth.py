@@ -121,6 +121,27 @@ def against_plain(study: ResidualDepthStudy, depth: int) -> str:
             "arms compared with the plain stack at this depth).")
 
 
+def initializer_sentence(study: ResidualDepthStudy) -> str:
+    """Whether He's or Xavier's initializer learns more often, for each kind of stack that
+    has both, at the two deepest depths: Fisher, Holm over every (kind, depth) pair."""
+    kinds = [name[:-len(", He")] for name in study.names
+             if name.endswith(", He") and name[:-len(", He")] + ", Xavier" in study.names]
+    tests = [(depth, c) for depth in study.depths[-2:]
+             for c in study.comparisons(depth, [(f"{kind}, He", f"{kind}, Xavier")
+                                                for kind in kinds])]
+    adjusted = stats.holm([c.p for _, c in tests])
+    family = f"Fisher, Holm over the {len(tests)} tests of every kind at both depths"
+    differ = [f"{c.a.split(',')[0]} at {depth} layers, He {cell(study, c.a, depth)} against "
+              f"Xavier {cell(study, c.b, depth)} (Holm p {p:.2g})"
+              for (depth, c), p in zip(tests, adjusted) if p < 0.05]
+    if not differ:
+        return (f"He's and Xavier's initializers cannot be told apart in any kind of stack at "
+                f"{study.depths[-2]} or {study.depths[-1]} layers ({family}; smallest adjusted "
+                f"p {min(adjusted):.2g}).")
+    return (f"The initializer still matters where: {'; '.join(differ)} ({family}); elsewhere "
+            "He's and Xavier's cannot be told apart.")
+
+
 def warmup_sentence(study: ResidualDepthStudy) -> str:
     """Whether warmup changes pre-norm's and post-norm's rates, at every depth: Fisher, Holm
     over every (norm, depth) pair."""
@@ -159,7 +180,7 @@ def render(data: dict) -> str:
         f"{setup.lr:g}, {setup.epochs} epochs, shuffled); each cell: success rate [95 % "
         "interval].", "",
         *(against_plain(study, depth) + "\n" for depth in study.depths[-2:]),
-        warmup_sentence(study), "",
+        initializer_sentence(study) + "\n", warmup_sentence(study), "",
         "```bash\npython examples/residual_depth.py --readme docs/residual.md\n```", "",
         f"runs the study ({run['seconds'] / 3600:.1f} h at a 1-minute load average of "
         f"{run['load_average_1min']:.1f} on {run['cores']} cores; each cell's seconds are in "

@@ -227,6 +227,10 @@ def test_the_pages_sentences_come_from_the_holm_adjusted_tests():
     assert "post-norm, He at 64 layers, 30 % [24, 37] without, 60 % [53, 67] with" in text
     assert "pre-norm, He at" not in text.split("Warmup changes the rate where:")[1]
     assert "| pre-norm, He | 90 % [85, 93] | 85 % [79, 89] |" in text
+    assert ("The initializer still matters where: plain at 64 layers, He 10 % [7, 15] against "
+            "Xavier 0 % [0, 2] (Holm p 4.6e-06); pre-norm at 64 layers, He 90 % [85, 93]") in text
+    assert "(Fisher, Holm over the 8 tests of every kind at both depths)" in text
+    assert "x + F(x) at" not in text and "plain at 128" not in text  # 0 against 0
     assert "2.0 h at a 1-minute load average of 2.1 on 2 cores" in text
 
 
