@@ -166,6 +166,24 @@ def test_the_residual_streams_table_is_rendered_from_the_committed_measurement()
     assert set(data["kinds"]) == set(residual_stream.KINDS) and data["seeds"] >= 200
 
 
+def test_the_residual_depth_section_is_rendered_from_the_committed_study():
+    """docs/residual.md's depth section is examples/residual_depth.py's rendering of the
+    committed full study: every arm at every depth with the seeds the module states
+    (regenerate: python examples/residual_depth.py --readme docs/residual.md)."""
+    import residual_depth  # examples/residual_depth.py
+    from tinynet.xor.residual_depth import (RESIDUAL_DEPTHS, RESIDUAL_SEEDS, ResidualDepthStudy,
+                                            residual_depth_arms)
+    text = page("residual.md")
+    start, end = residual_depth.MARKERS
+    data = json.loads((RESULTS / "residual_depth.json").read_text())
+    assert text[text.index(start) + len(start):text.index(end)] == residual_depth.render(data)
+    study = ResidualDepthStudy.from_dict({k: v for k, v in data.items() if k != "run"})
+    assert study.depths == list(RESIDUAL_DEPTHS)
+    assert study.n == [RESIDUAL_SEEDS[depth] for depth in RESIDUAL_DEPTHS]
+    assert study.names == [arm.name for arm in residual_depth_arms()]
+    assert residual_depth.FIGURE.stat().st_size > 10_000
+
+
 def test_the_textbooks_page_is_rendered_from_the_committed_experiments():
     """docs/textbooks.md's section is examples/textbooks.py's rendering of the committed
     JSON, whose studies have the seeds the experiments state and whose every comparison is

@@ -373,6 +373,11 @@ def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
     return save(fig, path, 110)
 
 
+def _seeds(n: int) -> str:
+    """A count of seeds short enough for a tick label: 1k for 1,000, 200 for 200."""
+    return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else f"{n:,}"
+
+
 def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) -> "Figure":
     """Success rate against depth, one panel per family of blocks the study has (in this
     order: the plain stack; x + F(x); pre-norm; post-norm; ReZero and Fixup; then any other
@@ -404,7 +409,7 @@ def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) 
                         markersize=4, color="0.6" if reference else colours[k % len(colours)],
                         label=name + (" (reference)" if reference else ""))
         ax.set_xscale("log", base=2)
-        ax.set_xticks(depths, [f"{d}\n({n:,})" for d, n in zip(study.depths, study.n)])
+        ax.set_xticks(depths, [f"{d}\n({_seeds(n)})" for d, n in zip(study.depths, study.n)])
         ax.minorticks_off()
         ax.set_xlim(depths[0] / 1.5, depths[-1] * 1.5)
         ax.set_xlabel("layers (seeds)")

@@ -50,9 +50,9 @@ ReLU layers of 16 and a sigmoid output, minibatch SGD on the MSE loss (batches o
 200 epochs: 2,000 steps), shuffled."""
 
 RESIDUAL_SEEDS = {2: 1000, 4: 1000, 8: 1000, 16: 1000, 32: 200, 64: 200, 128: 200}
-"""Seeds per arm at each depth: 1,000 up to 16 layers, where a depth's twelve arms take
-minutes to half an hour on 2 cores; 200 from 32 layers on, where at 1,000 seeds they would
-take one, two and four hours (each cell's seconds are in the study's JSON)."""
+"""Seeds per arm at each depth: 1,000 up to 16 layers, where a depth's twelve arms took 4 to
+23 minutes on 2 cores; 200 from 32 layers on, where at 1,000 seeds they would take about 40
+minutes, 1.5 hours and 3 hours (each cell's seconds are in the study's JSON)."""
 
 WARMUP = 400
 """The warmup arms' linear warmup, in steps (a fifth of the run), then the constant rate."""
