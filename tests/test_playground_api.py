@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import default_sigint
+from helpers import default_sigint, default_stop_signals
 from playground_server import WAIT, Served
 
 import tinynet
@@ -566,7 +566,7 @@ def start(*arguments: str, browser: str | None = None) -> tuple[subprocess.Popen
     options = [] if browser else ["--no-browser"]
     process = subprocess.Popen([sys.executable, "-m", "tinynet.playground", *options,
                                 *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env=environment, preexec_fn=default_sigint)
+                               text=True, env=environment, preexec_fn=default_stop_signals)
     return process, line_of(process)
 
 
