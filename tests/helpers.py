@@ -124,3 +124,12 @@ def default_stop_signals() -> None:
     default_sigint()
     if hasattr(signal, "SIGHUP"):
         signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
+COMPILE_NOTICES = ("tinynet: compiling the ", "tinynet: compiled in ", "tinynet: still compiling")
+"""How the lines of a compile notice start (tinynet.compiled.notices)."""
+
+
+def is_compile_notice(line: str) -> bool:
+    """Whether ``line`` is one of a compile notice's lines."""
+    return line.lstrip("\r\x1b[K").startswith(COMPILE_NOTICES)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import checkout_environment
+from helpers import checkout_environment, is_compile_notice
 from test_cache_faults import TINY_FIT
 
 from tinynet.compiled import caches, sources
@@ -52,7 +52,7 @@ def tiny_fit(tmp_path: Path, **variables: str) -> subprocess.CompletedProcess:
 def tinynet_lines(stderr: str) -> list[str]:
     """The lines tinynet printed on stderr, the compile notices aside."""
     return [line for line in stderr.splitlines()
-            if line.startswith("tinynet: ") and "compiling a kernel" not in line]
+            if line.startswith("tinynet: ") and not is_compile_notice(line)]
 
 
 @pytest.fixture(scope="module")

@@ -421,10 +421,15 @@ def test_a_compile_is_told_to_the_listener_and_shown_as_the_jobs_state(tmp_path)
             class _cache_file:
                 _index_path = str(tmp_path / "missing.nbi")
 
+    class Later(Kernel):
+        class _cache:
+            class _cache_file:
+                _index_path = str(tmp_path / "missing too.nbi")
+
     heard = []
     with sources.compiling_told_to(heard.append):
-        sources.announce_compiling(Kernel, "layout [2, 8, 1]")
-    sources.announce_compiling(Kernel, "after the block")
+        sources.announce_compiling(Kernel, "layout [2, 8, 1]", "test", tmp_path)
+    sources.announce_compiling(Later, "after the block", "test", tmp_path)
     assert heard == ["layout [2, 8, 1]"]
 
     job = Job(1, 2, 2000, generation=1)

@@ -86,8 +86,10 @@ def test_a_cold_kernel_is_announced_once_before_it_compiles(tmp_path, monkeypatc
     for _ in range(2):
         tinynet.fit_ensemble([tinynet.mlp([2, 3, 2, 1], seed=s) for s in range(3)], X, y,
                              epochs=2, lr=0.1)
-    notices = [line for line in capsys.readouterr().err.splitlines() if "compiling" in line]
-    assert len(notices) == 1 and "first run only" in notices[0]
+    err = capsys.readouterr().err
+    notices = [line for line in err.splitlines() if "tinynet: compiling the " in line]
+    assert len(notices) == 1 and "2-3-2-1 networks" in notices[0], err
+    assert "once on this machine" in notices[0] and err.count("tinynet: compiled in ") == 1
     sources._LOADED.clear()  # as in a new process: the kernel is in numba's cache now
     unrolled._kernel.cache_clear()
     tinynet.fit_ensemble([tinynet.mlp([2, 3, 2, 1], seed=s) for s in range(3)], X, y,

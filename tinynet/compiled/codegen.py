@@ -242,10 +242,18 @@ def layout_of(table: bytes, kinds: bytes) -> Layout:
                   np.zeros((len(kinds_array), 1)))
 
 
-def kernel(text: str, entry: str, layout: Layout, directory: Path) -> object:
+def maths_words(maths: object, during: bool) -> str:
+    """A generated kernel's loss and optimizer, and its update order when it is not the
+    default, for its compile notice: ``"loss bce, optimizer adam"``."""
+    return (f"loss {maths.loss.name}, optimizer {maths.optimizer.name}"
+            + (", updating during the backward pass" if during else ""))
+
+
+def kernel(text: str, entry: str, layout: Layout, directory: Path, what: str) -> object:
     """The function ``entry`` of the generated module with source ``text`` (:func:`load_module`),
-    after saying on stderr if it is about to compile (:func:`announce_compiling`)."""
+    after saying on stderr if it is about to compile (:func:`announce_compiling`) ``what``
+    it does, for the layout's sizes (``"the training of {sizes} networks"``)."""
     function = getattr(load_module(text, directory), entry)
     sizes = "-".join(str(int(n)) for n in [layout.table[0, 0], *layout.table[:, 1]])
-    announce_compiling(function, f"layout {sizes}")
+    announce_compiling(function, what.format(sizes=sizes), f"layout {entry}", directory)
     return function

@@ -157,7 +157,9 @@ def _kernel(table: bytes, kinds: bytes, maths: Maths, key: tuple, during: bool,
     kernel directory; ``key``, ``maths.key()``, keys it by the definitions as written, so
     that one edited in place compiles anew."""
     layout = codegen.layout_of(table, kinds)
-    return codegen.kernel(source(layout, maths, during), "fit_network", layout, directory)
+    return codegen.kernel(source(layout, maths, during), "fit_network", layout, directory,
+                          "the training of one {sizes} network, "
+                          + codegen.maths_words(maths, during))
 
 
 def fit_network(theta: np.ndarray, state: np.ndarray, hyper: np.ndarray, layout: Layout,

@@ -47,6 +47,7 @@ from ..packing import Layout, activation_kinds
 from . import epochs, hoisting, looping, reducing, render
 from .blockruns import structure_of
 from .looping import UNCOUNTED
+from .notices import entry_words
 from .sources import announce_compiling, escaped, fingerprint, kernel_dir, load_module
 
 __all__ = ["Maths", "maths_of", "layout_for", "check", "definition_of", "hyperparameters",
@@ -571,12 +572,13 @@ def entry(maths: Maths, name: str, module: ModuleType | None = None, what: str =
     """The kit's entry point ``name`` (``fit_lanes``, ``fit_lanes_during``, ``fit_network``,
     ``forward_network``), or that of ``module``, a kit with more functions
     (:func:`tinynet.compiled.stream.load`, ``what`` saying what for), after saying on stderr if
-    it is about to be compiled."""
+    it is about to be compiled, and what for (:func:`~tinynet.compiled.notices.entry_words`)."""
     function = getattr(load(maths) if module is None else module, name)
-    own = [activation.name for activation in maths.activations
-           if type(activation) not in BUILT_IN]
-    announce_compiling(function, f"{name}{what} with loss {maths.loss!r}, optimizer "
-                       f"{maths.optimizer.name}"
-                       + (f" and the activations {', '.join(own)}" if own else ""))
+    layers = [a.name + (" (yours)" if type(a) not in BUILT_IN else "")
+              for a in maths.activations]
+    if maths.output is not None and maths.output.name not in layers:
+        layers.append(maths.output.name)
+    announce_compiling(function, entry_words(name, layers, maths.loss.name,
+                                             maths.optimizer.name) + what,
+                       f"kit {name}", kernel_dir())
     return function
-

@@ -16,27 +16,17 @@ import hashlib
 import importlib.util
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
 from ..files import write_whole
+from .notices import COMPILE_TIME, announce_compiling, compiling_told_to
 from .caches import (CacheUnwritableError, cache_error, guard_loaded, private_dir, read_only,
                      say, unusable, untrusted, use_read_only)
 
 __all__ = ["kernel_dir", "COMPILED_IN", "fingerprint", "sources_hash", "escaped", "load_module",
            "announce_compiling", "COMPILE_TIME", "compiling_told_to"]
-
-COMPILE_TIME = "seconds to half a minute, longer on a busy machine"
-"""How long a kernel's first compile takes, in words, after the committed compile times
-(``benchmarks/results/bench_compile.md``, ``python benchmarks/bench_compile.py``): on an idle
-2-core machine, from a few seconds for a new layout to about half a minute with empty
-caches."""
-
-_LISTENERS: list[Callable[[str], None]] = []
-"""Who else is told when a kernel is about to compile (:func:`compiling_told_to`)."""
-
 
 _LOADED: dict[str, ModuleType] = {}
 """The generated modules imported so far, by file."""
@@ -159,32 +149,3 @@ def load_module(text: str, directory: Path) -> ModuleType:
         guard_loaded()  # this module's kernels, and those of the modules it imported
         _LOADED[str(path)] = module
     return _LOADED[str(path)]
-
-
-def announce_compiling(kernel: object, what: str) -> None:
-    """Print one line on stderr if numba's cache holds no compiled ``kernel`` (a generated
-    kernel's numba dispatcher) yet, as it is about to compile it: a first run waits, and
-    should say why (:data:`COMPILE_TIME`). On a terminal the line first clears a progress
-    line. The listeners of :func:`compiling_told_to` are called with ``what``. A dispatcher
-    without the cache numba has today is taken as compiled."""
-    try:
-        index = Path(kernel._cache._cache_file._index_path)
-    except AttributeError:  # numba's private cache API moved: say nothing rather than guess
-        return
-    if not index.exists():
-        clear = "\r\033[K" if sys.stderr.isatty() else ""
-        print(f"{clear}tinynet: compiling a kernel for {what}, first run only ({COMPILE_TIME}); "
-              f"cached in {index.parent}", file=sys.stderr, flush=True)
-        for listener in list(_LISTENERS):
-            listener(what)
-
-
-@contextmanager
-def compiling_told_to(listener: Callable[[str], None]) -> Iterator[None]:
-    """Within the block, also call ``listener(what)`` whenever :func:`announce_compiling`
-    says a kernel is about to compile (the playground shows it on its page)."""
-    _LISTENERS.append(listener)
-    try:
-        yield
-    finally:
-        _LISTENERS.remove(listener)

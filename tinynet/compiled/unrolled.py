@@ -330,7 +330,8 @@ def _kernel(table: bytes, kinds: bytes, maths: Maths, key: tuple, during: bool, 
     compiles anew."""
     layout = codegen.layout_of(table, kinds)
     return codegen.kernel(source(layout, maths, during, LANES, cut), "fit_block", layout,
-                          directory)
+                          directory, "the training of {sizes} networks, many side by side, "
+                          + codegen.maths_words(maths, during))
 
 
 def fit_lanes(theta: np.ndarray, state: np.ndarray, hyper: np.ndarray, layout: Layout,
