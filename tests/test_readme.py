@@ -226,7 +226,7 @@ def test_the_api_reference_documents_every_module_the_package_exports():
     import tinynet
     modules = {name for name in tinynet.__all__
                if isinstance(getattr(tinynet, name), types.ModuleType)}
-    documented = set(re.findall(r"^::: tinynet\.(\w+)$", page("api.md"), re.MULTILINE))
+    documented = set(re.findall(r"^- tinynet\.(\w+)$", page("api.md"), re.MULTILINE))
     assert modules and modules <= documented, sorted(modules - documented)
 
 
