@@ -36,8 +36,12 @@ def main(argv: list[str] | None = None) -> None:
     """Learn and draw every data set (arguments ``argv``, default: the command line)."""
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    fig = Figure(figsize=(17.0, 3.6), layout="constrained")
-    panels = fig.subplots(1, len(data.DATASETS))
+    # Two rows of three: the page shows it at full size (945 px at 90 dpi), labels legible.
+    fig = Figure(figsize=(10.5, 7.4), layout="constrained")
+    panels = fig.subplots(2, 3).ravel()
+    spare = panels[-1]  # five data sets: the sixth panel holds the colour bar and the legend
+    spare.set_axis_off()
+    panels = panels[:len(data.DATASETS)]
     for ax, (name, generate) in zip(panels, data.DATASETS.items()):
         X, y = generate(n=200, noise=0.1, seed=0)
         held_out, y_held_out = generate(n=200, noise=0.1, seed=1)
@@ -45,10 +49,13 @@ def main(argv: list[str] | None = None) -> None:
         net.fit(X, y, epochs=args.epochs, lr=0.05, record_every=None)
         train = np.mean((net.predict(X) > 0.5) == (y > 0.5))
         test = np.mean((net.predict(held_out) > 0.5) == (y_held_out > 0.5))
-        plots.decision_boundary(net, X, y, ax=ax, colorbar=False,
+        plots.decision_boundary(net, X, y, ax=ax, colorbar=False, legend=False,
                                 title=f"{name}: train {train:.0%}, held out {test:.0%}")
         print(f"{name}: training accuracy {train:.1%}, held-out {test:.1%}")
-    plots.output_colorbar(fig, ax=list(panels))  # one bar for every panel
+    plots.output_colorbar(fig, cax=spare.inset_axes([0.0, 0.05, 0.07, 0.9]))  # one for all
+    handles, _ = panels[0].get_legend_handles_labels()
+    spare.legend(handles, ["target 0", "target 1", "on the wrong side of 0.5"],
+                 loc="center right", frameon=False)
     fig.suptitle("tinynet.data, n = 200, noise 0.1: a 2-16-16-1 tanh MLP after "
                  f"{args.epochs:,} epochs (held out: a second draw, seed 1)")
     plots.save(fig, args.out / FIGURE, dpi=90)

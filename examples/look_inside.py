@@ -55,15 +55,16 @@ def main(argv: list[str] | None = None) -> None:
     shown = [(kind, np.flatnonzero(result.outcomes == kind)) for kind in
              ("solved", "one_wrong", "two_wrong")]
     shown = [(kind, int(seeds[0])) for kind, seeds in shown if len(seeds)]
-    fig = Figure(figsize=(4.0 * len(shown) + 1.0, 3.8), layout="constrained")
+    fig = Figure(figsize=(3.2 * len(shown) + 1.0, 3.4), layout="constrained")  # page width
     panels = fig.subplots(1, len(shown), squeeze=False)[0]
     for ax, (kind, index) in zip(panels, shown):
         seed = study.seeds[index]
         plots.decision_boundary(study.network(0, seed), *tinynet.data.xor(), ax=ax,
                                 title=f"seed {seed}: {figures.OUTCOME_LABELS[kind]}",
-                                colorbar=False)
+                                colorbar=False, legend=False)
     plots.output_colorbar(fig, ax=list(panels))  # one bar for the three panels
-    fig.suptitle(f"{study.setup.shape}, N(0,1) weights: output after training")
+    fig.suptitle(f"{study.setup.shape}, N(0,1) weights: output after training (crosses: "
+                 "points on the wrong side)")
     plots.save(fig, args.out / FIGURES[0], dpi=110)
 
     # ten panels an arm, two rows of five (the default, about √10 columns, leaves gaps)

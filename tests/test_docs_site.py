@@ -343,9 +343,7 @@ FIGURE_TEXT_PT = {
 SCREENSHOT_TEXT_PX = {"examples/figures/playground.png": 11}
 # Too wide for their text at the page's width; the fix is in how they are drawn (report).
 TOO_SMALL = {
-    "examples/figures/datasets.png": "17 in at 90 dpi with 8-pt colour-bar labels",
     "examples/figures/look_boundaries.png": "1430 px at 110 dpi with 8-pt colour-bar labels",
-    "examples/figures/residual_depth.png": "1782 px at 110 dpi with a 'small' legend",
     "examples/figures/playground.png": "a 1500-px screenshot of 11-px canvas labels",
 }
 

@@ -401,8 +401,12 @@ def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) 
         family = name.split(",")[0]
         panels.setdefault(families.get(family, family), []).append(name)
     panels = {title: names for title, names in panels.items() if names}
-    fig = figure(figsize=(2.2 + 2.8 * len(panels), 4.2))
-    axes = np.atleast_1d(fig.subplots(1, len(panels), sharey=True))
+    columns = min(len(panels), 3)  # rows of three: legible at a page's or notebook's width
+    rows = math.ceil(len(panels) / columns)
+    fig = figure(figsize=(2.2 + 2.8 * columns, 4.2 * rows))
+    axes = np.atleast_1d(fig.subplots(rows, columns, sharey=True)).ravel()
+    for spare in axes[len(panels):]:
+        spare.set_axis_off()
     depths = np.array(study.depths)
     colours = list(color_cycle())
     for ax, (title, names) in zip(axes, panels.items()):
@@ -425,8 +429,9 @@ def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) 
         ax.set_title(title, fontsize="medium")
         ax.legend(fontsize="small", loc="best")  # where it hides the fewest points
     axes[0].set_ylim(-3, 103)
-    axes[0].set_ylabel(f"seeds reaching {study.setup.task.criterion:.0%} training "
-                       "accuracy (%)")
+    for ax in axes[::columns]:
+        ax.set_ylabel(f"seeds reaching {study.setup.task.criterion:.0%} training "
+                      "accuracy (%)")
     fig.tight_layout()
     return save(fig, path, 110)
 
