@@ -21,6 +21,8 @@ import pytest  # noqa: E402
 from tinynet import activations, losses, optimizers  # noqa: E402
 from tinynet.init import registry  # noqa: E402
 
+pytest_plugins = ["still_running"]  # tests/still_running.py: no test silent for a minute
+
 
 @pytest.fixture
 def restore_registry():
@@ -79,3 +81,4 @@ def pytest_sessionfinish(session):
     if warm_up is not None:
         warm_up.kill()
         warm_up.wait()
+

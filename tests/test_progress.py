@@ -10,6 +10,7 @@ import subprocess
 import sys
 import types
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,7 +25,7 @@ from tinynet.xor import bench, cli
 from tinynet.xor.depth import QUICK_SETUP, run_depth_study
 from tinynet.xor.fixes import change, run_lr_sweep
 
-from helpers import default_stop_signals
+from helpers import checkout_environment, default_stop_signals
 from test_backends import same_parameters
 
 
@@ -203,3 +204,18 @@ def test_the_command_line_reports_progress_on_a_terminal_unless_told(terminal, f
         assert re.search(r"\[1/1\] normal: \d/2 solved \(", err)     # the arm's result line
     else:
         assert err == ""
+
+
+def test_a_long_test_is_said_to_be_still_running(tmp_path):
+    (tmp_path / "test_long.py").write_text(
+        "import time\n\ndef test_long():\n    print('the test prints')\n    time.sleep(1.5)\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "still_running", "-p", "no:cacheprovider",
+         "--still-running-every", "0.2", str(tmp_path / "test_long.py")],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+        env=checkout_environment(Path(__file__).parent))  # tests/, where the plugin is
+    assert run.returncode == 0, run.stdout + run.stderr
+    lines = [line for line in run.stdout.splitlines() if "still running" in line]
+    # 1.5 s at one line every 0.2 s: several lines, even if a busy machine delays a few
+    assert len(lines) >= 2, run.stdout
+    assert lines[0].startswith("    ... test_long.py::test_long still running, ")
