@@ -51,6 +51,12 @@ class Served:
         assert status == 202, job
         return job["id"]
 
+    def start_watch(self, fields: dict) -> int:
+        """Ask to watch ``fields["seed"]`` of the study of the other fields; the job's id."""
+        status, job = self.json("api/watch", fields)
+        assert status == 202, job
+        return job["id"]
+
     def wait(self, job_id: int, until: tuple[str, ...] = ("done", "cancelled", "failed"),
              seen: list | None = None) -> dict:
         """Poll study ``job_id`` until its state is one of ``until``; ``seen`` collects every

@@ -19,7 +19,7 @@ what :func:`tinynet.fit_packed` (and, on the numba backend below BLAS's sizes,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -65,19 +65,23 @@ def fit_snapshots(like: Network, theta: np.ndarray, X: object, y: object, *,
                   threshold: float = 0.5, record_every: int | None = None,
                   update: str = "after_backward", loss: str | Loss = "mse",
                   optimizer: str | Optimizer = "sgd", warmup: int = 0,
-                  decay: str = "constant") -> Snapshots:
+                  decay: str = "constant",
+                  progress: Callable[[int], None] | None = None) -> Snapshots:
     """Train the members whose packed parameters are the rows of ``theta`` (S, P) in place as
     :func:`tinynet.fit_packed` does with the same arguments (every optimizer's state starting
     from 0), and return their parameters after each epoch of ``at`` (increasing, from 0, the
     parameters as given, to ``epochs``; the run goes on to ``epochs`` either way).
 
-    Memory: T · S · P · 8 bytes for T snapshots, besides :func:`tinynet.fit_packed`'s. A member
-    that diverges keeps the parameters it diverged with in the later snapshots."""
+    ``progress(epochs_done)``, if given, is called after each chunk of training (about a
+    second: the backend's ``CHUNK_WORK``); an exception it raises stops the run and
+    propagates. Memory: T · S · P · 8 bytes for T snapshots, besides
+    :func:`tinynet.fit_packed`'s. A member that diverges keeps the parameters it diverged with
+    in the later snapshots."""
     check_instance("like", like, Network, "a tinynet Network")
     theta = check_packed("theta", theta, size(like))
     optimizer = get_optimizer(optimizer)
     run = EnsembleRun.checked(like, len(theta), X, y, epochs, lr, batch_size, shuffle, seeds,
-                              backend, threshold, record_every, update, None, loss, optimizer,
+                              backend, threshold, record_every, update, progress, loss, optimizer,
                               None, None, warmup, decay)
     cuts = _checked_epochs(at, run.settings.epochs)
     state = np.zeros((len(theta), len(optimizer.state), size(like)))
@@ -89,8 +93,10 @@ def fit_snapshots(like: Network, theta: np.ndarray, X: object, y: object, *,
     with np.errstate(all="ignore"):
         for end in ends:
             part = run.settings._replace(first_epoch=start, epochs=end - start)
+            told = None if progress is None else \
+                (lambda done, ran=start: progress(ran + done))
             predictions = run.backend.fit_packed(theta, state, like, run.loss, optimizer, run.X,
-                                                 run.y, run.seeds, part, run.record, None)
+                                                 run.y, run.seeds, part, run.record, told)
             shots[cuts == end] = theta
             start = end
     return Snapshots(cuts, shots, run.result(predictions))

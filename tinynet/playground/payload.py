@@ -31,7 +31,8 @@ from ..xor.arms import arm_parameters
 from ..xor.bench import LAYER_ARRAYS
 
 __all__ = ["RESOLUTION", "NOT_FINITE", "FLOAT_CHARS", "SAMPLE_BYTES", "OUTCOME_BYTES",
-           "CHUNK_BYTES", "packed", "study_payload", "extent", "boundaries", "positions",
+           "CHUNK_BYTES", "packed", "study_payload", "extent", "grid", "outputs_at",
+           "boundaries", "positions",
            "block_parameters",
            "second_moments", "predicted_moments", "confusions", "page_bytes"]
 
@@ -101,10 +102,11 @@ def extent(X: np.ndarray, margin: float = 0.25) -> list[float]:
             float(centre[1] - half), float(centre[1] + half)]
 
 
-def _grid(box: list[float]) -> np.ndarray:
-    """The (R², 2) points of the boundary grid, row by row from the top (y decreasing)."""
-    xs = np.linspace(box[0], box[1], RESOLUTION)
-    ys = np.linspace(box[3], box[2], RESOLUTION)
+def grid(box: list[float], resolution: int = RESOLUTION) -> np.ndarray:
+    """The (R², 2) points of an R x R grid over ``box`` (R = ``resolution``), row by row from
+    the top (y decreasing): where a boundary is drawn."""
+    xs = np.linspace(box[0], box[1], resolution)
+    ys = np.linspace(box[3], box[2], resolution)
     gx, gy = np.meshgrid(xs, ys)
     return np.column_stack([gx.ravel(), gy.ravel()])
 
@@ -140,7 +142,7 @@ def block_parameters(like: Network) -> list[list]:
     return rows
 
 
-def _outputs(theta: np.ndarray, like: Network, X: np.ndarray):
+def outputs_at(theta: np.ndarray, like: Network, X: np.ndarray):
     """The output of each of :func:`positions` on X, (S, N, width), for the S networks like
     ``like`` of ``theta`` (S, P), in chunks of seeds of about :data:`CHUNK_BYTES`; yields
     (first row, [outputs per position])."""
@@ -166,9 +168,9 @@ def _outputs(theta: np.ndarray, like: Network, X: np.ndarray):
 def boundaries(theta: np.ndarray, like: Network, box: list[float]) -> np.ndarray:
     """Each network's output on the grid over ``box``, as bytes (S, R, R): 0-250 for outputs
     0-1, :data:`NOT_FINITE` where it is not finite."""
-    grid = _grid(box)
+    points = grid(box)
     result = np.empty((len(theta), RESOLUTION * RESOLUTION), dtype=np.uint8)
-    for start, per_position in _outputs(theta, like, grid):
+    for start, per_position in outputs_at(theta, like, points):
         output = per_position[-1][..., 0]
         scaled = np.rint(np.clip(np.nan_to_num(output, nan=0.0), 0.0, 1.0) * 250)
         result[start:start + len(output)] = np.where(np.isfinite(output), scaled, NOT_FINITE)
@@ -179,7 +181,7 @@ def second_moments(theta: np.ndarray, like: Network, X: np.ndarray) -> np.ndarra
     """(S, positions): each network's second moment E[x²] over the samples and units after
     each of :func:`positions`, on X."""
     moments = np.empty((len(theta), len(positions(like))))
-    for start, per_position in _outputs(theta, like, X):
+    for start, per_position in outputs_at(theta, like, X):
         for index, outputs in enumerate(per_position):
             with np.errstate(all="ignore"):
                 moments[start:start + len(outputs), index] = np.mean(outputs ** 2, axis=(1, 2))
@@ -258,7 +260,7 @@ def confusions(theta: np.ndarray, like: Network, X: np.ndarray, labels: np.ndarr
     class, column the class it gave (its most probable output; a sample whose outputs are
     not finite is counted in no column)."""
     found = np.zeros((len(theta), classes * classes), dtype=np.int64)
-    for start, per_position in _outputs(theta, like, X):
+    for start, per_position in outputs_at(theta, like, X):
         outputs = per_position[-1]
         cells = labels * classes + np.argmax(outputs, axis=-1)  # (seeds, samples)
         cells = np.where(np.all(np.isfinite(outputs), axis=-1), cells, classes * classes)

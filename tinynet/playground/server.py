@@ -11,6 +11,9 @@ nothing else.
     POST /api/studies                the fields -> 202 {"id": ...} (400 {"errors": ...})
     GET  /api/studies/<id>           how far it has got (:meth:`Job.status`)
     POST /api/studies/<id>/stop      cancel it
+    POST /api/watch                  the fields and a "seed" -> 202 {"id": ...}: that seed
+                                     trained again for the page's replay (:mod:`.watch`),
+                                     a job followed as a study is; its result is the replay
     GET  /api/studies/<id>/result    the page's data (:func:`~.payload.study_payload`)
     GET  /api/studies/<id>/study.json   the same, as a download
     GET  /api/studies/<id>/study.html   one HTML file with the page and the data inside,
@@ -44,6 +47,7 @@ from itertools import accumulate
 from ..validation import shorten
 from .form import DEFAULTS, MAX_PAGE_BYTES, MAX_SEEDS, MAX_WORK, TRUE, FormError, choices, \
     read_form
+from .watch import Watch
 from .worker import MAX_SECONDS, Trainer
 
 __all__ = ["STATIC", "Playground", "standalone_page", "host_names", "MAX_BODY", "MAX_DEPTH",
@@ -276,9 +280,10 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self._json(HTTPStatus.OK, job.status())
             return
-        if path not in ("/api/check", "/api/studies"):
+        if path not in ("/api/check", "/api/studies", "/api/watch"):
             self._json(HTTPStatus.NOT_FOUND, {"error": f"no such address: {path}"})
             return
+        seed = fields.pop("seed", None) if path == "/api/watch" else None
         try:
             form = read_form(fields)
         except FormError as error:
@@ -288,8 +293,25 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/api/check":
             self._json(HTTPStatus.OK, {"errors": {}, "query": form.query})
             return
+        if path == "/api/watch":
+            self._watch(form, seed)
+            return
         job = self.server.trainer.submit(form)
         self._json(HTTPStatus.ACCEPTED, {**job.status(), "query": form.query})
+
+    def _watch(self, form, seed: object) -> None:
+        """Queue seed ``seed`` (text) of the study of ``form`` to be watched: 202 and the
+        job's status, or 400 naming ``seed`` or the study."""
+        try:
+            if not isinstance(seed, str) or not re.fullmatch(r"\s*[0-9]{1,20}\s*", seed):
+                raise FormError({"seed": f"seed must be sent as the text of an integer, got "
+                                         f"{shorten(seed)}"})
+            watch = Watch(form, int(seed))
+        except FormError as error:
+            self._json(HTTPStatus.BAD_REQUEST, {"errors": error.errors})
+            return
+        job = self.server.trainer.submit(watch)
+        self._json(HTTPStatus.ACCEPTED, job.status())
 
     # --- pieces -------------------------------------------------------------------------
 
