@@ -56,7 +56,8 @@ __all__ = ["STATIC", "Playground", "standalone_page", "host_names", "MAX_BODY", 
 STATIC = {"style.css": "text/css", "codec.js": "text/javascript",
           "boundary.js": "text/javascript", "charts.js": "text/javascript",
           "form.js": "text/javascript", "results.js": "text/javascript",
-          "detail.js": "text/javascript", "classes.js": "text/javascript",
+          "watch.js": "text/javascript", "detail.js": "text/javascript",
+          "classes.js": "text/javascript",
           "app.js": "text/javascript"}
 """The page's files under ``static/``, and their types: nothing else is served."""
 

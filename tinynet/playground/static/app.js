@@ -115,6 +115,7 @@
   }
 
   async function live() {
+    playground.live = true;  // a server to ask: a seed clicked is replayed (watch.js)
     const { body: options } = await request("api/options");
     playground.setUpForm(options);
     const form = document.getElementById("form");

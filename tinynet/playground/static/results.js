@@ -5,7 +5,7 @@
 
 (function (playground) {
   const { element, percent, interval, thousands, duration, unpack } = playground;
-  const THUMB = 56;
+  const THUMB = 64;
 
   // The server's data, with its packed arrays unpacked.
   function decode(study) {
@@ -118,7 +118,8 @@
     const { resolution, not_finite: notFinite, extent } = study.grid;
     const canvas = element("canvas", { width: THUMB, height: THUMB });
     playground.drawBoundary(canvas, arm.boundaries.row(index), resolution, notFinite,
-                            study.data, extent, study.data.X.length <= 16 ? 2.5 : 0);
+                            study.data, extent,
+                            playground.pointRadius(study.data.X.length, THUMB));
     return canvas;
   }
 
