@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -36,12 +37,12 @@ from ..losses import LOSSES, check_output, get_loss
 from ..network import RESIDUALS
 from ..optimizers import OPTIMIZERS
 from ..residual import NORMS
-from ..validation import check_choice, check_float, check_int, shorten
+from ..validation import MAX_SEED, check_choice, check_float, check_int, shorten
 from ..xor import Arm, Setup, Task
 from ..xor.bench import check_arms, check_study_memory
 from .payload import page_bytes
 
-__all__ = ["DEFAULTS", "MAX_SEEDS", "MAX_SAMPLES", "MAX_WORK", "MAX_PAGE_BYTES",
+__all__ = ["DEFAULTS", "MAX_SEEDS", "MAX_EPOCHS", "MAX_SAMPLES", "MAX_WORK", "MAX_PAGE_BYTES",
            "MAX_FIELD_CHARS", "RECORDS", "TRUE", "FALSE", "FormError", "Form", "read_form",
            "choices", "samples_of"]
 
@@ -58,6 +59,10 @@ into residual blocks of ``branch`` layers, a LayerNorm before or after each)."""
 
 MAX_SEEDS = 1000
 """The most seeds a playground study trains per arm: a grid a page can still show."""
+
+MAX_EPOCHS = 1_000_000
+"""The most epochs a playground study trains: the library takes up to 2⁵³, which no study
+within :data:`MAX_WORK` could reach on more than a sample or two."""
 
 MAX_SAMPLES = 100_000
 """The most samples a playground data set may have: the page draws every one, the study's
@@ -338,7 +343,9 @@ def _check_alone(name: str, value: object) -> None:
     limits size the data set, so that a form over a limit still names a bad ``noise``; then
     together with the data set as it is drawn; a batch against
     the data set's size with the whole form.)"""
-    if name in _SETUP_FIELDS:
+    if name == "epochs":  # the playground's limit, below the library's
+        check_int("epochs", value, minimum=1, maximum=MAX_EPOCHS)
+    elif name in _SETUP_FIELDS:
         Setup(**{_SETUP_FIELDS[name]: value})
     elif name == "n" and value is not None:
         check_int("n", value, minimum=2)
@@ -364,5 +371,14 @@ def _check_alone(name: str, value: object) -> None:
                      kind="data set")  # Task's check, nothing drawn
 
 
+LIMITS_IN_WORDS = {str(MAX_SEED): "2⁶³ − 1"}
+"""The library's limits a message may quote, as the page writes them."""
+
+
 def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())
+    """The library's message on one line, its limits in words (:data:`LIMITS_IN_WORDS`) and
+    long numbers with thousands separators."""
+    text = " ".join(str(error).split())
+    for limit, words in LIMITS_IN_WORDS.items():
+        text = text.replace(limit, words)
+    return re.sub(r"(?<![\d.e-])\d{5,18}(?![\d.e])", lambda number: f"{int(number[0]):,}", text)

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..diagnostics import propagate, stream
+from ..evaluation import scores
+from ..losses import get_loss
 from ..network import Network
 from ..packing import draw, layer_rows, layout, offsets
 from ..reference import described, layer_outputs_many
@@ -29,6 +31,7 @@ from ..residual import Residual
 from ..xor import FAILURES, Arm, ArmResult, Setup, Study, build_network, solved_epochs
 from ..xor.arms import arm_parameters
 from ..xor.bench import LAYER_ARRAYS
+from ..xor.outcome import THRESHOLD
 
 __all__ = ["RESOLUTION", "NOT_FINITE", "FLOAT_CHARS", "SAMPLE_BYTES", "OUTCOME_BYTES",
            "CHUNK_BYTES", "packed", "study_payload", "extent", "grid", "outputs_at",
@@ -245,13 +248,40 @@ def _arm(result: ArmResult, like: Network, setup: Setup,
 def _boundary_arm(result: ArmResult, like: Network, setup: Setup, X: np.ndarray,
                   y: np.ndarray, box: list[float]) -> dict:
     """An arm on a 2-D task: :func:`_arm`, with every seed's epoch of success, decision
-    boundary, and weights as initialised and as trained."""
+    boundary, and weights as initialised and as trained. On a task judged by its accuracy
+    (below 100 %: the drawn data sets) also every seed's training accuracy and their
+    quartiles, and the failures counted as below the criterion or diverged, not by how many
+    points are wrong (XOR's four)."""
     shown, initial = _arm(result, like, setup, X)
-    return {**shown, "solved_epoch_quartiles": result.solved_epoch_quartiles,
-            "solved_epochs": solved_epochs(result.ensemble, y).tolist(),
-            "boundaries": packed(boundaries(result.trained, like, box), "uint8"),
-            "initial": packed(initial, "float32"),
-            "trained": packed(result.trained, "float32")}
+    shown = {**shown, "solved_epoch_quartiles": result.solved_epoch_quartiles,
+             "solved_epochs": solved_epochs(result.ensemble, y).tolist(),
+             "boundaries": packed(boundaries(result.trained, like, box), "uint8"),
+             "initial": packed(initial, "float32"),
+             "trained": packed(result.trained, "float32")}
+    if setup.task.criterion >= 1.0:
+        return shown
+    accuracy = np.empty(len(result.trained))
+    for start, per_position in outputs_at(result.trained, like, X):
+        accuracy[start:start + len(per_position[-1])] = scores(
+            per_position[-1], y, get_loss(result.arm.loss), THRESHOLD)[1]
+    failed = [kind not in ("solved", "diverged") for kind in shown["outcomes"]]
+    return {**shown, "train_accuracy": packed(accuracy, "float32"),
+            "accuracy_quartiles": [float(q) for q in np.percentile(accuracy, [25, 50, 75])],
+            "outcomes": ["below_criterion" if wrong else kind
+                         for kind, wrong in zip(shown["outcomes"], failed)],
+            "failures": {"below_criterion": sum(failed),
+                         "diverged": result.failures["diverged"]}}
+
+
+def _failure_labels(setup: Setup) -> dict[str, list[str]]:
+    """The failures' column labels and meanings: by wrong points where every point must be
+    right (XOR), else below the task's accuracy criterion or diverged."""
+    if setup.task.criterion >= 1.0:
+        return {kind: list(text) for kind, text in FAILURES.items()}
+    criterion = setup.task.criterion
+    return {"below_criterion": [f"below {criterion:.0%}",
+                                f"training accuracy below {criterion:.0%}"],
+            "diverged": list(FAILURES["diverged"])}
 
 
 def confusions(theta: np.ndarray, like: Network, X: np.ndarray, labels: np.ndarray,
@@ -340,6 +370,6 @@ def study_payload(study: Study, fields: dict[str, str], record_every: int) -> di
             "block_parameters": block_parameters(likes[0]),
             "data": {"X": X.tolist(), "y": y.ravel().tolist()},
             "grid": {"extent": box, "resolution": RESOLUTION, "not_finite": NOT_FINITE},
-            "failure_labels": {kind: list(text) for kind, text in FAILURES.items()},
+            "failure_labels": _failure_labels(setup),
             "arms": [_boundary_arm(result, like, setup, X, y, box)
                      for result, like in zip(study.results, likes)]}

