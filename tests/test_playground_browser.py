@@ -448,3 +448,22 @@ def test_at_1280_by_720_both_grids_are_in_view(browser, served):
         page.screenshot(path=ARTIFACTS / "playground-1280x720.png")
     finally:
         context.close()
+
+
+def test_past_100_seeds_the_grids_show_a_page_at_a_time_and_moons_reads_accuracy(page,
+                                                                                 served):
+    study = trained(page, served, {"seeds": "150", "epochs": "100", "data": "moons",
+                                   "n": "40"})
+    assert page.locator("#pages button").all_inner_texts() == ["0–99", "100–149"]
+    assert page.locator("#grid-a .seed").count() == 100
+    page.click("#pages button[data-page='1']")
+    tiles = page.locator("#grid-b .seed")
+    assert tiles.count() == 50 and tiles.first.get_attribute("data-seed") == "100"
+    assert tiles.evaluate_all("nodes => nodes.map(n => n.dataset.outcome)") == \
+        study["arms"][1]["outcomes"][100:]
+    heads = page.locator("table.numbers thead th").all_inner_texts()
+    assert "training accuracy: median [quartiles]" in heads and "below 95%" in heads
+    assert "3+ wrong" not in heads
+    q1, median, q3 = study["arms"][0]["accuracy_quartiles"]
+    assert page.inner_text("#accuracy-a") == \
+        f"{100 * median:.1f} % [{100 * q1:.1f}, {100 * q3:.1f}]"

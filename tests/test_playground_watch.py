@@ -121,3 +121,38 @@ def test_stop_during_a_compile_answers_at_once(tmp_path, monkeypatch):
         assert answered < 2.0
     finally:
         served.close()
+
+
+def test_a_drawn_2d_set_is_judged_by_accuracy_and_xor_by_wrong_points(served):
+    moons = served.result({**SMALL, "n": "80"})
+    assert list(moons["failure_labels"]) == ["below_criterion", "diverged"]
+    assert moons["failure_labels"]["below_criterion"][0] == "below 95%"
+    form = read_form({**SMALL, "n": "80"})
+    X, y = form.setup.task.training_data()
+    for arm, shown in zip(form.arms, moons["arms"], strict=True):
+        accuracy = unpacked(shown["train_accuracy"])
+        like = build_network(form.setup, arm, 40)
+        trained = unpacked(shown["trained"]).astype(np.float64)
+        outputs = next(outputs_at(trained, like, X))[1][-1]
+        near = scores(outputs, y, get_loss(arm.loss))[1]  # from the float32 weights: close
+        assert np.allclose(accuracy, near, atol=2 / len(X))
+        solved = np.array(shown["outcomes"]) == "solved"
+        assert set(shown["outcomes"]) <= {"solved", "below_criterion", "diverged"}
+        assert np.all(accuracy[solved] >= 0.95) and np.all(accuracy[~solved] < 0.95)
+        assert shown["failures"]["below_criterion"] == np.sum(~solved)
+    xor = served.result({"seeds": "4", "epochs": "50"})
+    assert list(xor["failure_labels"]) == ["one_wrong", "two_wrong", "three_or_more_wrong",
+                                           "diverged"]
+    assert "train_accuracy" not in xor["arms"][0]
+
+
+@pytest.mark.parametrize("fields, field, message", [
+    ({"epochs": "2000000"}, "epochs",
+     "epochs must be an integer from 1 to 1,000,000, got 2,000,000"),
+    ({"epochs": "0"}, "epochs", "epochs must be an integer from 1 to 1,000,000, got 0"),
+    ({"first": "-1"}, "first", "first_seed must be an integer from 0 to 2⁶³ − 1, got -1"),
+])
+def test_the_limits_read_in_words(fields, field, message):
+    with pytest.raises(FormError) as error:
+        read_form(fields)
+    assert error.value.errors == {field: message}
