@@ -12,6 +12,7 @@ import pytest
 import tinynet
 from tinynet import Layer, Network, ShapeError, TooLargeError, UnknownNameError
 
+from tinynet.validation import FileFormatError
 from tinynet.diagnostics import propagate
 from tinynet.activations import Activation, LeakyReLU
 from tinynet.losses import MSE
@@ -598,6 +599,17 @@ CATALOGUE = [
     ("own data test columns differ",
      lambda: Task(data=(X, np.array([0, 1, 0, 1])), test=(np.ones((2, 3)), np.array([0, 1]))),
      ShapeError, r"^X_test must have the 2 columns of X, got 3 \(shape \(2, 3\)\)$"),
+    ("own data as one array", lambda: Task(data=X), TypeError,
+     r"^data must be a data set's name such as 'moons', your own data=\(X, y\) with "
+     r"test=\(X_test, y_test\), or a tinynet.data.Split; got ndarray of shape \(4, 2\)$"),
+    ("own data as a list", lambda: Task(data=[X, Y]), TypeError,
+     r"data=\(X, y\) with test=\(X_test, y_test\).* got list of 2 items$"),
+    ("own data file of another kind", lambda: Task.from_file("data.txt"), FileFormatError,
+     r"^'data.txt': expected a .npz or .csv file of your own data, got a .txt$"),
+    ("own data file not there", lambda: Task.from_file("nothere.npz"), FileNotFoundError,
+     r"^no such file 'nothere.npz' \(your own data: a .npz or .csv file\)$"),
+    ("initializer name in the wrong case", lambda: tinynet.init.get("Xavier_Uniform"),
+     UnknownNameError, r"unknown initializer 'Xavier_Uniform'.*did you mean 'xavier_uniform'"),
     ("test with a named data set", lambda: Task("moons", test=(X, Y)), ValueError,
      r"^test=\(X_test, y_test\) goes with your own data=\(X, y\); data set 'moons' has its "
      r"own$"),

@@ -458,6 +458,13 @@ CASES = [
          name="import an output initializer that raises RuntimeError when drawing"),
     case("--import", "catalogue_nan_init", r"catalogue_nan.*finite", "--init", "catalogue_nan",
          name="import an initializer that returns nan"),
+    # --data: your own data from a file
+    case("--data", "{tmp}/nothere.csv", r"argument --data: no such file '.*nothere\.csv'",
+         name="own data file that is not there"),
+    case("--data", "{tmp}/nothere.txt", r"unknown data set '.*nothere\.txt'",
+         name="own data file of another suffix"),
+    case("--init", "He_Normal", r"unknown initializer 'He_Normal'.*did you mean 'he_normal'",
+         name="initializer in the wrong case"),
 ]
 assert len({label for label, _, _ in CASES}) == len(CASES), "case names must be unique"
 

@@ -641,7 +641,7 @@ def test_the_docs_table_is_the_registry():
     from helpers import page
     from tinynet.init.__main__ import markdown_table
     assert markdown_table() in page("initializers.md"), \
-        "docs/initializers.md's table is stale: regenerate it with python -m tinynet.init"
+        "docs/initializers.md's table is stale: regenerate it with python -m tinynet.init --markdown"
 
 
 @pytest.mark.parametrize("a", [0.01, 0.1, 0.3, 0.7, 1.3])

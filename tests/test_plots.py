@@ -81,11 +81,12 @@ def test_a_decision_boundary_is_the_half_contour_over_the_samples(study):
     ax = fig.axes[0]
     contours = [c for c in ax.collections if isinstance(c, ContourSet)]
     assert len(contours) == 1 and list(contours[0].levels) == [0.5]
-    (points,) = [c for c in ax.collections if not isinstance(c, ContourSet)]
-    np.testing.assert_array_equal(points.get_offsets(), X)
-    colours = points.get_facecolors()[:, :3]
-    assert (colours[0] == colours[3]).all() and (colours[1] == colours[2]).all()
-    assert not (colours[0] == colours[1]).all()  # the two classes differ
+    zeros, ones, wrong = [c for c in ax.collections if not isinstance(c, ContourSet)]
+    np.testing.assert_array_equal(zeros.get_offsets(), X[[0, 3]])  # targets 0, then 1
+    np.testing.assert_array_equal(ones.get_offsets(), X[[1, 2]])
+    assert len(wrong.get_offsets()) == 0  # solved: no sample on the wrong side
+    assert not (zeros.get_facecolors()[0] == ones.get_facecolors()[0]).all()  # classes differ
+    assert zeros.get_paths()[0] != ones.get_paths()[0]  # and so do their markers' shapes
     image = ax.images[0].get_array()
     assert image.min() >= 0.0 and image.max() <= 1.0
 
@@ -280,8 +281,9 @@ def test_every_outcome_has_a_colour_and_the_label_of_its_failure_kind():
 def test_a_boundary_drawn_without_data_shows_xors_points_in_their_classes():
     net = tinynet.mlp([2, 3, 1], seed=0)
     ax = plots.decision_boundary(net).axes[0]
-    colours = [tuple(c) for c in ax.collections[-1].get_facecolors()]
-    assert len(set(colours)) == 2 and colours[0] == colours[3] != colours[1] == colours[2]
+    zeros, ones = ax.collections[-3:-1]  # the last: the samples on the wrong side
+    np.testing.assert_array_equal(zeros.get_offsets(), [[0, 0], [1, 1]])
+    np.testing.assert_array_equal(ones.get_offsets(), [[0, 1], [1, 0]])
 
 
 # --- figures a class can read: shapes and text measured with the renderer's extents ---------

@@ -111,12 +111,19 @@ def _bisect(f: Callable[[np.ndarray], np.ndarray], start: np.ndarray, end: np.nd
     return (start + end) / 2
 
 
+SAMPLE_MARKS = (("o", "#3b4cc0"), ("s", "#b40426"))
+"""How a sample of target 0 and of target 1 is drawn: a marker and its fill (the ends of
+:data:`OUTPUT_CMAP`), so that the two tell apart by shape as well as colour."""
+
+
 def draw_boundary(ax: "Axes", net: Network, X: np.ndarray, y: np.ndarray | None,
                    resolution: int, margin: float) -> None:
     """The output as an image in [0, 1] (:data:`OUTPUT_CMAP`), its 0.5 contour
     (:func:`half_contour`, a :class:`~matplotlib.contour.ContourSet` of the level 0.5), and
-    the samples coloured by class (outlined, so that a sample on its own class's colour still
-    shows; smaller when many). The output is computed on a ``resolution`` x ``resolution``
+    the samples by target (:data:`SAMPLE_MARKS`: a blue circle for 0, a red square for 1,
+    outlined in black, so that a sample on its own class's colour still shows; smaller when
+    many), and a black cross on each sample the network puts on the wrong side of 0.5; each
+    labelled, for a legend. The output is computed on a ``resolution`` x ``resolution``
     grid over the samples plus ``margin``."""
     from matplotlib.contour import ContourSet
     low, high = X.min(axis=0) - margin, X.max(axis=0) + margin
@@ -129,10 +136,18 @@ def draw_boundary(ax: "Axes", net: Network, X: np.ndarray, y: np.ndarray | None,
     lines = half_contour(net, xs, ys, _above_half(net, z, out))
     if lines:
         ContourSet(ax, [0.5], [lines], colors="black", linewidths=1.2)
-    classes = np.zeros(len(X)) if y is None else (y[:, 0] > 0.5)
+    classes = np.zeros(len(X), dtype=bool) if y is None else (y[:, 0] > 0.5)
     few = len(X) <= 16
-    ax.scatter(X[:, 0], X[:, 1], c=np.where(classes, "#b40426", "#3b4cc0"), s=45 if few else 14,
-               edgecolors="black" if few else "white", linewidths=1.5 if few else 0.4, zorder=3)
+    for target, (marker, color) in enumerate(SAMPLE_MARKS):
+        chosen = classes == bool(target)
+        ax.scatter(X[chosen, 0], X[chosen, 1], marker=marker, c=color, s=45 if few else 14,
+                   edgecolors="black", linewidths=1.5 if few else 0.5,
+                   zorder=3, label=f"target {target}" if y is not None else "sample")
+    if y is not None:
+        wrong = (_above_half(net, *_output_unit(net, X)) > 0) != classes
+        ax.scatter(X[wrong, 0], X[wrong, 1], marker="x", c="black", s=60 if few else 20,
+                   linewidths=2.0 if few else 1.0, zorder=4,
+                   label=f"wrong side of 0.5 ({int(wrong.sum())} of {len(X)})")
     ax.set_xlim(low[0], high[0])
     ax.set_ylim(low[1], high[1])
 

@@ -133,10 +133,13 @@ def color_cycle() -> list[str]:
 def decision_boundary(net: Network, X: object = None, y: object = None, *,
                       ax: "Axes | None" = None, path: str | Path | None = None,
                       resolution: int = 121, margin: float = 0.5,
-                      title: str | None = None, colorbar: bool = True) -> "Figure":
+                      title: str | None = None, colorbar: bool = True,
+                      legend: bool = True) -> "Figure":
     """The network's output over the plane of its two inputs (blue 0 to red 1, read on the
     colour bar beside it unless ``colorbar`` is False), the 0.5 contour where it changes class,
-    and the samples X (B, 2), coloured by their targets y (B, 1) when given. Default: the four
+    and the samples X (B, 2), marked by their targets y (B, 1) when given (a blue circle for
+    0, a red square for 1), with a cross on each sample on the wrong side of 0.5, named in a
+    legend below the axes unless ``legend`` is False. Default: the four
     XOR points and their targets. The plane spans the samples plus ``margin`` on every side,
     the output drawn on a ``resolution`` x ``resolution`` grid; the contour's vertices lie on
     the boundary itself, found by bisection along the grid's edges (:mod:`tinynet.boundary`)."""
@@ -153,13 +156,16 @@ def decision_boundary(net: Network, X: object = None, y: object = None, *,
     resolution = check_int("resolution", resolution, minimum=2)
     margin = check_float("margin", margin, minimum=0.0, inclusive=True)
     own = ax is None
-    ax = panel(ax, figsize=(4.9, 3.8))
+    ax = panel(ax, figsize=(4.9, 4.2 if legend else 3.8))
     draw_boundary(ax, net, X, y, resolution, margin)
     ax.set_xlabel("x1")
     ax.set_ylabel("x2")
     ax.set_title(title if title is not None else "the output and its 0.5 contour", fontsize=10)
     if colorbar:
         output_colorbar(ax.figure, ax=ax)
+    if legend:  # below the axes, clear of the samples and the boundary
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=8,
+                  frameon=False, handletextpad=0.3, columnspacing=1.2)
     return finish(ax.figure, path, 110, own)
 
 

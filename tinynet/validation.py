@@ -42,10 +42,9 @@ class UnknownNameError(ValueError):
                  suggestion: str | None = None) -> None:
         """``suggestion``: the valid name to offer; by default the closest by spelling."""
         valid = sorted(valid)
-        close = [suggestion] if suggestion is not None else (
-            difflib.get_close_matches(str(name), valid, n=1) or
-            [v for v in valid if str(name) and v.startswith(str(name))][:1])
-        message = f"unknown {kind} {name!r}; expected one of: {summarised(valid)}"
+        close = [suggestion] if suggestion is not None else _closest(name, valid)
+        shown = repr(name) if isinstance(name, str) else describe_value(name)
+        message = f"unknown {kind} {shown}; expected one of: {summarised(valid)}"
         if close:
             message += f" (did you mean {close[0]!r}?)"
         if hint:
@@ -53,6 +52,19 @@ class UnknownNameError(ValueError):
         super().__init__(message)
         self.name = name
         self.valid = valid
+
+
+def _closest(name: object, valid: list[str]) -> list[str]:
+    """The valid name closest to ``name`` by spelling, whatever its case (``Xavier`` finds
+    ``xavier_normal``), or one it begins; none for a name that is not a string."""
+    if not isinstance(name, str) or not name:
+        return []
+    lowered = {v.lower(): v for v in valid}
+    wanted = name.lower()
+    if wanted in lowered:
+        return [lowered[wanted]]
+    close = difflib.get_close_matches(wanted, list(lowered), n=1)
+    return [lowered[close[0]]] if close else [v for v in valid if v.lower().startswith(wanted)][:1]
 
 
 SHOWN = 16
@@ -160,6 +172,16 @@ def shorten(value: object, width: int = 40) -> str:
     if len(text) <= width:
         return text
     return f"{text[:width // 2]}...{text[-width // 2:]} ({len(text)} characters)"
+
+
+def describe_value(value: object) -> str:
+    """A value in a message, never its whole contents: ``"ndarray of shape (50, 2)"``,
+    ``"list of 2 items"``, else :func:`shorten`'s repr."""
+    if isinstance(value, np.ndarray):
+        return f"ndarray of shape {value.shape}"
+    if isinstance(value, (list, tuple, dict, set)):
+        return f"{type(value).__name__} of {len(value)} item{'s' * (len(value) != 1)}"
+    return shorten(value)
 
 
 def check_not_masked(name: str, value: object) -> object:

@@ -7,10 +7,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import init
+from .. import data, init
+from .task import OwnData
 
 __all__ = ["split_specs", "Every", "initializer_specs", "seed_count", "integers",
-           "add_progress_flag", "show_progress"]
+           "data_source", "add_progress_flag", "show_progress"]
 
 
 def split_specs(text: str) -> list[str]:
@@ -48,6 +49,18 @@ def initializer_specs(text: str) -> list[str]:
     if not specs:
         raise argparse.ArgumentTypeError("expected at least one initializer name")
     return specs
+
+
+def data_source(text: str) -> str | OwnData:
+    """argparse type for --data: a data set's name (checked when the task is made), or your
+    own data from a ``.npz`` or ``.csv`` file (:func:`tinynet.data.read_split`), read and
+    checked now."""
+    if not text.endswith((".npz", ".csv")):
+        return text
+    try:
+        return OwnData(data.read_split(text))
+    except (OSError, ValueError, TypeError) as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def seed_count(text: str) -> int:

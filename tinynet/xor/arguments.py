@@ -18,7 +18,8 @@ from ..losses import LOSSES
 from ..optimizers import OPTIMIZERS
 from ..results import UPDATES
 from ..schedules import DECAYS
-from .argtypes import add_progress_flag, initializer_specs, integers, seed_count
+from .argtypes import add_progress_flag, data_source, initializer_specs, integers, \
+    seed_count
 from .arms import DEFAULT_SETUP
 from .blocks import BLOCK_SEEDS, check_block_seeds
 from .hyperparameters import add_flags
@@ -136,12 +137,14 @@ def _study_flags(parser: argparse.ArgumentParser) -> None:
     add("--decay", default=None, choices=DECAYS,
         help="the learning rate after the warmup: constant (the default) or cosine, falling "
              "along a half cosine towards 0 by the last step")
-    add("--data", default=None, metavar="NAME",
+    add("--data", default=None, metavar="NAME|FILE", type=data_source,
         help=f"the data set to learn, one of {', '.join([*data.DATASETS, *data.CLASSIFICATION])}"
              " (xor: its four points unless --samples; digits and mnist1d: their fixed test "
              "split, a softmax output with cross-entropy, and by default one hidden ReLU layer "
              "of 100, minibatches of 32 at lr 0.1, shuffled, 10 epochs, init he_normal; a seed "
-             "learns when its test accuracy is above --accuracy, default twice chance)")
+             "learns when its test accuracy is above --accuracy, default twice chance); or your "
+             "own data as digits are learned, from a .npz file (arrays X, y, X_test, y_test) or "
+             "a .csv file (a header row; feature columns, label, and split: train or test)")
     add("--samples", type=int, default=None, metavar="N",
         help="samples to draw from the data set (its generator's default)")
     add("--noise", type=float, default=None,

@@ -306,13 +306,14 @@ DEFAULT_SETUP = Setup()
 """The setup a study runs unless told otherwise: 99mlp as the notes describe it."""
 
 
-def classification_setup(name: str) -> Setup:
-    """The setup a study of data set ``name`` (of :data:`tinynet.data.CLASSIFICATION`) starts
-    from: one hidden ReLU layer of 100, a softmax output (with cross-entropy, the arms'
-    default loss there), minibatches of 32 at lr 0.1, shuffled, 10 epochs; the options given
-    change it."""
-    return Setup(task=Task(name), hidden=(100,), activation="relu", output="softmax", lr=0.1,
-                 epochs=10, batch_size=32)
+def classification_setup(name: str | OwnData) -> Setup:
+    """The setup a study of data set ``name`` (of :data:`tinynet.data.CLASSIFICATION`, or your
+    own data) starts from: one hidden ReLU layer of 100, a softmax output (with
+    cross-entropy, the arms' default loss there), minibatches of 32 (all the samples, if
+    fewer) at lr 0.1, shuffled, 10 epochs; the options given change it."""
+    task = Task(name)
+    return Setup(task=task, hidden=(100,), activation="relu", output="softmax", lr=0.1,
+                 epochs=10, batch_size=min(32, task.samples))
 
 
 def build_network(setup: Setup, arm: Arm, seed: int) -> Network:

@@ -13,7 +13,7 @@ from .failed import check_folder
 from .hyperparameters import chosen_spec, given
 from .outputs import check_output_names
 from .presets import get_preset
-from .task import Task
+from .task import OwnData, Task
 
 __all__ = ["design"]
 
@@ -57,7 +57,7 @@ def _design(parser: argparse.ArgumentParser,
             parser.error(f"--{name.replace('_', '-')} cannot be combined with --seed-ranges; "
                          "with --seed-ranges, use --json or --csv")
     base = DEFAULT_SETUP if preset is None else preset.base
-    if preset is None and args.data in data.CLASSIFICATION:
+    if preset is None and (isinstance(args.data, OwnData) or args.data in data.CLASSIFICATION):
         base = classification_setup(args.data)
     setup = replace(base, task=_task(parser, args, base, preset),
                     **{**{name: value for name in SETUP_FLAGS

@@ -4,8 +4,9 @@ those that draw one panel take ``ax``.
 
 * :func:`seed_gallery`: many seeds' decision boundaries, each framed in the colour of what the
   seed did (:data:`OUTCOME_COLORS`), rows of seeds per arm of a study, one colour bar;
-* :func:`loss_curves`: many seeds' loss against the epoch, on a log scale, with the plateaus
-  failed XOR seeds sit on (1/8, 1/6 and 1/4) marked; :func:`study_curves`, a panel per arm;
+* :func:`loss_curves`: many seeds' (or one fit's) loss against the epoch, on a log scale,
+  with the plateaus failed XOR seeds sit on (1/8, 1/6 and 1/4) marked; :func:`study_curves`,
+  a panel per arm;
 * :func:`rates`: success rates with their 95 % intervals, per arm and shape;
 * :func:`against_baseline`: every arm's rate and interval beside a baseline's, marked by
   whether its test against the baseline is significant;
@@ -32,7 +33,7 @@ from .. import dense
 from ..boundary import draw_boundary, output_colorbar
 from ..network import Network
 from ..plots import color_cycle, figure, finish, histograms, legend_below, panel, save
-from ..results import EnsembleResult
+from ..results import EnsembleResult, History
 from ..validation import check_choice, check_instance, check_int, check_sequence
 from .outcome import FAILURES, ArmResult
 from .report import Study
@@ -164,10 +165,10 @@ def _outcome_legend(fig: "Figure", columns: int) -> None:
                frameon=False)
 
 
-def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | None = None, *,
-                seeds: int = 100, which: str = "all", ax: "Axes | None" = None,
-                path: str | Path | None = None, title: str | None = None,
-                plateaus: bool = True) -> "Figure":
+def loss_curves(result: "EnsembleResult | ArmResult | History",
+                outcomes: Sequence[str] | None = None, *, seeds: int = 100, which: str = "all",
+                ax: "Axes | None" = None, path: str | Path | None = None,
+                title: str | None = None, plateaus: bool = True) -> "Figure":
     """The loss of the first ``seeds`` members against the epoch (``which="failed"``: of the
     first ``seeds`` members that did not solve the task, which needs their outcomes), on a
     log scale, one line each, coloured by outcome (:data:`OUTCOME_COLORS`) when known, with
@@ -175,8 +176,9 @@ def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | 
     task) or the arm trained on another loss than MSE. The outcomes and plateaus are named in
     a legend below the axes, clear of the curves.
     ``result``: an :class:`~tinynet.EnsembleResult` trained with ``record_every`` (and
-    ``outcomes``, per member, if wanted), or an arm's result of a study run with
-    ``record_every`` (its own outcomes)."""
+    ``outcomes``, per member, if wanted), an arm's result of a study run with
+    ``record_every`` (its own outcomes), or one network's :class:`~tinynet.History` (``fit``
+    with ``record_every``; ``outcomes`` then one outcome, if wanted)."""
     loss = "the loss"  # an ensemble's result does not say which
     if isinstance(result, ArmResult):
         loss = result.arm.loss.upper()
@@ -185,37 +187,43 @@ def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | 
             raise ValueError(f"arm {result.arm.name!r} kept no training run (a study read from "
                              "a file keeps none)")
         result, outcomes = result.ensemble, result.outcomes if outcomes is None else outcomes
-    check_instance("result", result, EnsembleResult, "an EnsembleResult or a study's ArmResult")
+    one = isinstance(result, History)
+    check_instance("result", result, (EnsembleResult, History),
+                   "an EnsembleResult, a study's ArmResult or a fit's History")
     if result.record_every == 0:
-        raise ValueError("result has no loss history: train with record_every=k (fit_ensemble, "
-                         "run_study, or --curves in the CLI)")
+        raise ValueError("result has no loss history: train with record_every=k (fit, "
+                         "fit_ensemble, run_study, or --curves in the CLI)")
+    # one network's run as a run of one member: its losses (1, recorded) and where it diverged
+    recorded = result.loss[None, :] if one else result.loss
+    diverged_epoch = np.array([result.diverged_epoch]) if one else result.diverged_epoch
+    count = len(recorded)
     seeds = check_int("seeds", seeds, minimum=1)
     which = check_choice("which", which, ("all", "failed"))
-    if outcomes is not None and len(outcomes) != result.members:
-        raise ValueError(f"outcomes must give one outcome per member ({result.members}), got "
+    if outcomes is not None and len(outcomes) != count:
+        raise ValueError(f"outcomes must give one outcome per member ({count}), got "
                          f"{len(outcomes)}")
     if which == "failed" and outcomes is None:
         raise ValueError("which='failed' needs each member's outcome: pass outcomes=..., or "
                          "a study's ArmResult")
     outcomes = None if outcomes is None else np.asarray(outcomes, dtype=object)
-    members = _first(outcomes, which, seeds, result.members)
+    members = _first(outcomes, which, seeds, count)
     own = ax is None
     ax = panel(ax, figsize=(7.0, 5.0))
-    epochs = result.record_every * np.arange(1, result.loss.shape[1] + 1)
-    losses = result.loss[members]
+    epochs = result.record_every * np.arange(1, recorded.shape[1] + 1)
+    losses = recorded[members]
     finite = losses[np.isfinite(losses) & (losses > 0)]
     top = min(float(finite.max()) if finite.size else 1.0, 2.5) * 1.3  # the plateaus stay in view
     for member, loss_of_member in zip(members, losses):
         color = "#1f77b4" if outcomes is None else OUTCOME_COLORS[outcomes[member]]
-        ax.plot(epochs, np.clip(loss_of_member, None, top), color=color, linewidth=0.8,
-                alpha=0.5)
+        ax.plot(epochs, np.clip(loss_of_member, None, top), color=color,
+                linewidth=1.5 if one else 0.8, alpha=1.0 if one else 0.5)
     from matplotlib.lines import Line2D
     handles = [] if outcomes is None else [
         Line2D([], [], color=OUTCOME_COLORS[kind], label=OUTCOME_LABELS[kind])
         for kind in OUTCOME_COLORS if kind in set(outcomes[members])]
-    diverged = members[result.diverged[members]]
+    diverged = members[diverged_epoch[members] >= 0]
     if diverged.size:  # where each stopped, on the top edge
-        handles += ax.plot(result.diverged_epoch[diverged] + 1, np.full(diverged.size, top),
+        handles += ax.plot(diverged_epoch[diverged] + 1, np.full(diverged.size, top),
                            "x", color=OUTCOME_COLORS["diverged"], clip_on=False,
                            label=f"diverged ({diverged.size}), loss cut at the top")
     if finite.size:
@@ -226,7 +234,8 @@ def loss_curves(result: "EnsembleResult | ArmResult", outcomes: Sequence[str] | 
     ax.set_yscale("log")
     ax.set_xlabel("epoch")
     ax.set_ylabel(f"{loss} over the epoch")
-    shown = f"{len(members)} failed seeds" if which == "failed" else f"{len(members)} seeds"
+    shown = "one network" if one else \
+        f"{len(members)} failed seeds" if which == "failed" else f"{len(members)} seeds"
     ax.set_title(title if title is not None else f"loss of {shown}", fontsize=10)
     if handles:
         ax.legend(handles=handles, fontsize=8, loc="upper center", ncol=2, frameon=False,

@@ -15,13 +15,18 @@ import numpy as np
 from .. import stats
 from ..accuracy import rank_test, summarise
 from ..text import table
-from ..validation import check_int
+from ..validation import check_int, summarised
 from ..network import Network
 from ..packing import unpack
 from .arms import Setup, arm_dict, build_network, setup_dict
 from .outcome import FAILURES, MEMORY_ONLY, ArmResult, encode_solved
 
 __all__ = ["Comparison", "compare", "Study", "CSV_COLUMNS", "write_csv", "finite_or_none"]
+
+
+LISTED_COMPARISONS = 12
+"""The most comparisons a report lists one by one; past them it summarises
+(:meth:`Study.report`), and the JSON keeps them all."""
 
 
 @dataclass
@@ -238,8 +243,36 @@ class Study:
                      f"over {len(self.comparisons)} comparisons")
             lines += ["", ("Pairwise" if self.baseline is None else
                            f"Against {self.baseline}") + f" ({tests}):"]
-            lines += [f"  {c.verdict(self.setup.seeds)}" for c in self.comparisons]
+            lines += self._verdicts()
         return "\n".join(lines)
+
+    def _verdicts(self) -> list[str]:
+        """Every comparison's verdict, or past :data:`LISTED_COMPARISONS` of them (``--init
+        all``'s hundreds of pairs) a summary: the highest and lowest rates, how many pairs
+        differ after Holm, and which arms the tests cannot tell from the highest."""
+        n = self.setup.seeds
+        if len(self.comparisons) <= LISTED_COMPARISONS:
+            return [f"  {c.verdict(n)}" for c in self.comparisons]
+
+        def extreme(word: str, pick) -> list[ArmResult]:
+            rate = pick(r.rate for r in self.results)
+            arms = [r for r in self.results if r.rate == rate]
+            low, high = arms[0].interval
+            lines.append(f"  {word} rate: {rate:.1%} [{low:.1%}, {high:.1%}], "
+                         f"{summarised([r.arm.name for r in arms], shown=6)}")
+            return arms
+
+        lines: list[str] = []
+        best = extreme("highest", max)[0].arm.name
+        extreme("lowest", min)
+        differ = sum(c.p_holm < 0.05 for c in self.comparisons)
+        lines.append(f"  {differ} of {len(self.comparisons)} pairs differ at the 5 % level "
+                     "after Holm")
+        close = [c.b if c.a == best else c.a for c in self.comparisons
+                 if best in (c.a, c.b) and c.p_holm >= 0.05]
+        lines.append(f"  not told apart from {best} (Holm p >= 0.05): "
+                     f"{summarised(close, shown=12) if close else 'none'}")
+        return lines + ["  every pair's test is in the JSON (--json)"]
 
     def to_dict(self) -> dict:
         """Everything, as JSON-ready Python objects (non-finite numbers as None); each arm's

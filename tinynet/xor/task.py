@@ -21,6 +21,7 @@ A data set of many classes with a fixed test split (:data:`tinynet.data.CLASSIFI
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -28,7 +29,8 @@ import numpy as np
 
 from .. import data
 from ..accuracy import learning_threshold
-from ..validation import check_accuracy, check_choice, check_float, check_int, check_seed
+from ..validation import check_accuracy, check_choice, check_float, check_int, check_seed, \
+    describe_value
 
 __all__ = ["Task", "OwnData", "XOR", "DRAWN_ACCURACY"]
 
@@ -58,7 +60,8 @@ class OwnData:
 
     def __repr__(self) -> str:
         s = self.split
-        return (f"OwnData({len(s.X):,} training / {len(s.X_test):,} test samples, "
+        named = "" if s.name == "your data" else f"{s.name}: "
+        return (f"OwnData({named}{len(s.X):,} training / {len(s.X_test):,} test samples, "
                 f"{s.X.shape[1]} inputs, {s.classes} classes, sha256 {self.digest[:12]})")
 
 
@@ -77,7 +80,8 @@ class Task:
 
     Your own data: ``Task(data=(X, y), test=(X_test, y_test))``, integer class labels, learned
     as a data set of many classes is (every class in both parts:
-    :func:`tinynet.data.labelled_split`); ``data`` is then kept as an :class:`OwnData`.
+    :func:`tinynet.data.labelled_split`), or a file's (:meth:`from_file`) or any
+    :class:`tinynet.data.Split` as ``data``; ``data`` is then kept as an :class:`OwnData`.
     """
 
     data: str | OwnData = "xor"
@@ -89,7 +93,9 @@ class Task:
     test: tuple | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.data, tuple):
+        if isinstance(self.data, data.Split):
+            object.__setattr__(self, "data", OwnData(self.data))  # read_split's, checked
+        elif isinstance(self.data, tuple):
             if not isinstance(self.test, tuple) or len(self.test) != 2 or len(self.data) != 2:
                 raise TypeError("your own data is data=(X, y) with test=(X_test, y_test), "
                                 f"got data as a tuple of {len(self.data)} and test="
@@ -100,6 +106,10 @@ class Task:
         elif self.test is not None:
             raise ValueError(f"test=(X_test, y_test) goes with your own data=(X, y); data set "
                              f"{self.data!r} has its own")
+        if not isinstance(self.data, (str, OwnData)):
+            raise TypeError(f"data must be a data set's name such as 'moons', your own "
+                            f"data=(X, y) with test=(X_test, y_test), or a "
+                            f"tinynet.data.Split; got {describe_value(self.data)}")
         if not isinstance(self.data, OwnData):
             check_choice("data", self.data, {**data.DATASETS, **data.CLASSIFICATION},
                          kind="data set")
@@ -122,6 +132,13 @@ class Task:
         if self.accuracy is not None:
             check_accuracy("accuracy", self.accuracy)
         _ = self._training  # drawn now: the generator's own checks (noise without n for XOR)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike, accuracy: float | None = None) -> Task:
+        """Your own data from a ``.npz`` or ``.csv`` file (:func:`tinynet.data.read_split`
+        says what it holds), learned as a data set of many classes is; ``accuracy`` as
+        :class:`Task`'s."""
+        return cls(data=data.read_split(path), accuracy=accuracy)
 
     @property
     def classification(self) -> bool:
