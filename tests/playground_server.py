@@ -18,8 +18,9 @@ first compile on a busy 2-core machine takes up to a minute)."""
 class Served:
     """A running :class:`Playground` and requests to it."""
 
-    def __init__(self) -> None:
-        self.server = Playground(port=0)
+    def __init__(self, own: dict | None = None) -> None:
+        """``own``: the user's data sets by name, as ``--data`` gives them."""
+        self.server = Playground(port=0, own=own or {})
         self.url = self.server.url
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()

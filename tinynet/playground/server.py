@@ -42,10 +42,12 @@ import sys
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from collections.abc import Mapping
 from itertools import accumulate
 
+from ..data import Split
 from ..validation import shorten
-from .form import DEFAULTS, MAX_EPOCHS, MAX_PAGE_BYTES, MAX_SAMPLES, MAX_SEEDS, MAX_WORK, \
+from .form import DEFAULTS, EMPTY, MAX_EPOCHS, MAX_PAGE_BYTES, MAX_SAMPLES, MAX_SEEDS, MAX_WORK, \
     TRUE, FormError, choices, \
     read_form
 from .watch import Watch
@@ -184,10 +186,12 @@ class Playground(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0,
-                 modules: tuple[str, ...] = ()) -> None:
+                 modules: tuple[str, ...] = (), own: Mapping[str, Split] = EMPTY) -> None:
         """Listen on ``host``:``port``; ``modules``, the ``--import`` arguments the server
         imported (their definitions are in the form's menus), are imported by the trainer
-        process too."""
+        process too; ``own``, the user's data sets (``--data`` files) by name, are in the
+        data menu."""
+        self.own = own
         self.trainer: Trainer | None = None  # started once the address is bound
         super().__init__((host, port), Handler)
         self.trainer = Trainer(modules)
@@ -255,7 +259,7 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/favicon.ico":
             self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
         elif path == "/api/options":
-            self._json(HTTPStatus.OK, {"defaults": DEFAULTS, "choices": choices(),
+            self._json(HTTPStatus.OK, {"defaults": DEFAULTS, "choices": choices(self.server.own),
                                        "true": list(TRUE),
                                        "limits": {"seeds": MAX_SEEDS, "epochs": MAX_EPOCHS,
                                                   "samples": MAX_SAMPLES, "work": MAX_WORK,
@@ -288,7 +292,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         seed = fields.pop("seed", None) if path == "/api/watch" else None
         try:
-            form = read_form(fields)
+            form = read_form(fields, self.server.own)
         except FormError as error:
             status = HTTPStatus.OK if path == "/api/check" else HTTPStatus.BAD_REQUEST
             self._json(status, {"errors": error.errors})
