@@ -1,6 +1,6 @@
 """The docs' picture of the playground: its default study (100 seeds of a 2-8-1 XOR
 network, N(0,1) against He), trained by pressing Train in the system's Chromium, the top of
-the page: the form, the rates, the test and the two grids.
+the page as a 1280 x 720 projector shows it: the form and the two grids.
 
     python examples/playground_screenshot.py            # into ./playground_screenshot/
     python examples/playground_screenshot.py --commit   # examples/figures/playground.png
@@ -31,6 +31,10 @@ WAIT_MS = 120_000
 
 
 NO_CHROMIUM = "no Chromium: apt-get install chromium, or set TINYNET_CHROMIUM to its path"
+
+VIEWPORT = {"width": 1280, "height": 720}
+"""A projector's screen, which the page is laid out to fit (tests/test_playground_browser.py
+holds both grids inside it)."""
 
 FIGURE = "playground.png"
 """The file written, in --out."""
@@ -63,11 +67,12 @@ def main(argv: list[str] | None = None) -> None:
     try:
         with sync_playwright() as driver:
             browser = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
-            page = browser.new_page(viewport={"width": 1500, "height": 1250})
+            page = browser.new_page(viewport=VIEWPORT)
             page.goto(server.url)
             page.click("#train")  # a page trains only when its user says so
             page.wait_for_function("document.getElementById('status').textContent"
                                    ".startsWith('Done')", timeout=WAIT_MS)
+            page.evaluate("window.scrollTo(0, 0)")  # the click scrolled to Train
             args.out.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=args.out / FIGURE, full_page=False)
             browser.close()

@@ -18,8 +18,9 @@ first compile on a busy 2-core machine takes up to a minute)."""
 class Served:
     """A running :class:`Playground` and requests to it."""
 
-    def __init__(self) -> None:
-        self.server = Playground(port=0)
+    def __init__(self, own: dict | None = None) -> None:
+        """``own``: the user's data sets by name, as ``--data`` gives them."""
+        self.server = Playground(port=0, own=own or {})
         self.url = self.server.url
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -48,6 +49,12 @@ class Served:
 
     def start(self, fields: dict) -> int:
         status, job = self.json("api/studies", fields)
+        assert status == 202, job
+        return job["id"]
+
+    def start_watch(self, fields: dict) -> int:
+        """Ask to watch ``fields["seed"]`` of the study of the other fields; the job's id."""
+        status, job = self.json("api/watch", fields)
         assert status == 202, job
         return job["id"]
 

@@ -282,7 +282,9 @@ def test_stop_cancels_a_study_and_it_gives_no_results(served):
     job_id = served.start(LONG)
     served.wait(job_id, until=("running", "compiling"))
     status, job = served.json(f"api/studies/{job_id}/stop", {})
-    assert status == 200 and job["state"] == "cancelling"
+    # cancelled at once while compiling (the compile goes on in the background), else after
+    # the chunk it is training
+    assert status == 200 and job["state"] in ("cancelling", "cancelled")
     assert served.wait(job_id)["state"] == "cancelled"
     status, body = served.json(f"api/studies/{job_id}/result")
     assert status == 409 and "cancelled" in body["error"]

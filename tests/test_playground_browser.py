@@ -18,6 +18,13 @@ import pytest
 from playground_screenshot import CHROMIUM_FLAGS, NO_CHROMIUM, chromium  # examples/
 from playground_server import WAIT, Served
 
+from tinynet.packing import draw
+from tinynet.playground import read_form
+from tinynet.playground.payload import boundaries, extent
+from tinynet.playground.watch import snapshot_epochs, unit_maps
+from tinynet.snapshots import fit_snapshots
+from tinynet.xor import build_network
+
 pytestmark = pytest.mark.browser
 
 
@@ -195,7 +202,7 @@ def test_stop_stops_a_long_study(page, served):
                            ".textContent)", timeout=MS)
     assert page.is_visible("#progress")
     page.click("#stop")
-    page.wait_for_function("document.getElementById('status').textContent === 'Stopped.'",
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('Stopped.')",
                            timeout=MS)
     assert page.is_disabled("#stop") and page.is_hidden("#progress")
     assert page.locator("#grid-a .seed").count() == 4  # the last results stay
@@ -353,3 +360,110 @@ def test_another_origin_can_neither_frame_the_page_nor_start_a_study(browser, se
     finally:
         context.close()
         stranger.close()
+
+
+WATCHED = {"seeds": "16", "epochs": "300", "first": "40", "data": "moons", "n": "60",
+           "shuffle": "1"}
+
+
+def snapshots_here(fields: dict, seed: int) -> list:
+    """Per arm: (network, snapshots) of ``seed`` of the study of ``fields``, recorded in this
+    process by tinynet.snapshots.fit_snapshots with the study's settings."""
+    form = read_form(fields)
+    setup, found = form.setup, []
+    X, y = setup.task.training_data()
+    for arm in form.arms:
+        like = build_network(setup, arm, seed)
+        found.append((like, fit_snapshots(
+            like, draw(like, [seed]), X, y, seeds=[seed], at=snapshot_epochs(setup.epochs),
+            epochs=setup.epochs, lr=setup.lr, batch_size=setup.batch_size,
+            shuffle=arm.shuffle, update=arm.update, loss=arm.loss, optimizer=arm.optimizer)))
+    return found
+
+
+def pixel(page, selector: str, row: int, column: int) -> list[int]:
+    """The colour of pixel (row, column) of the canvas at ``selector``, as its bytes say."""
+    return page.eval_on_selector(selector, "(canvas, [r, c]) => Array.from(canvas"
+                                 ".getContext('2d').getImageData(c, r, 1, 1).data.slice(0, 3))",
+                                 [row, column])
+
+
+def test_a_seed_clicked_replays_its_training_as_the_snapshot_api_recorded_it(page, served):
+    """The drawn weights (each line's value and width) and the unit and output maps at
+    several positions of the scrubber are those of fit_snapshots' snapshots of that seed."""
+    trained(page, served, WATCHED)
+    page.locator("#grid-a .seed").nth(5).click()
+    page.wait_for_selector("#scrub", timeout=MS)
+    seed = 45
+    expected = snapshots_here(WATCHED, seed)
+    box = extent(read_form(WATCHED).setup.task.training_data()[0])
+    colour = "b => window.playground.outputColour(b, 255)"
+    last = len(expected[0][1].epochs) - 1
+    for t in (0, 3, 17, last):
+        page.eval_on_selector("#scrub", "(s, t) => { s.value = t; "
+                              "s.dispatchEvent(new Event('input')); }", t)
+        assert page.get_attribute("#watch", "data-epoch") == str(expected[0][1].epochs[t])
+        assert f"epoch {expected[0][1].epochs[t]:,} of 300" in page.inner_text("#watch-epoch")
+        for letter, (like, shots) in zip("ab", expected):
+            theta = shots.theta[t, 0]
+            lines = page.locator(f"#network-{letter} line").evaluate_all(
+                "lines => lines.map(l => [Number(l.dataset.layer), Number(l.dataset.from), "
+                "Number(l.dataset.to), Number(l.dataset.value), "
+                "Number(l.getAttribute('stroke-width'))])")
+            assert len(lines) == 2 * 8 + 8 * 1
+            for layer, i, o, value, width in lines:
+                W = like.layers[layer]
+                at = sum(lay.W.size + lay.b.size for lay in like.layers[:layer])
+                assert value == theta[at + o * W.n_in + i]  # float64, every bit
+                assert width == pytest.approx(0.5 + 5.5 * min(1, abs(value) / 3), abs=1e-3)
+            maps, _ = unit_maps(shots.theta[:, 0], like, box)
+            for unit, (row, column) in ((0, (0, 0)), (3, (12, 7)), (7, (23, 20))):
+                drawn = pixel(page, f"#network-{letter} canvas.unit[data-unit='{unit}']",
+                              row, column)
+                assert drawn == page.evaluate(colour, int(maps[0][t, unit, row, column]))
+            output = boundaries(shots.theta[:, 0], like, box)
+            for row, column in ((0, 0), (20, 20), (39, 5)):
+                drawn = pixel(page, f"#network-{letter} canvas.output-map", row, column)
+                assert drawn == page.evaluate(colour, int(output[t, row, column]))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#watch").screenshot(path=ARTIFACTS / "playground-watch.png")
+
+
+def test_at_1280_by_720_both_grids_are_in_view(browser, served):
+    """A projector's screen: the default study's two grids lie inside the viewport."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    try:
+        page = context.new_page()
+        page.goto(served.url)
+        page.click("#train")
+        page.wait_for_function("document.getElementById('status').textContent"
+                               ".startsWith('Done')", timeout=MS)
+        page.evaluate("window.scrollTo(0, 0)")  # the click scrolled to Train: the page's top
+        for letter in "ab":
+            box = page.locator(f"#grid-{letter}").bounding_box()
+            assert box["x"] >= 0 and box["y"] >= 0, box
+            assert box["x"] + box["width"] <= 1280 and box["y"] + box["height"] <= 720, box
+            assert page.locator(f"#grid-{letter} .seed").count() == 100
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=ARTIFACTS / "playground-1280x720.png")
+    finally:
+        context.close()
+
+
+def test_past_100_seeds_the_grids_show_a_page_at_a_time_and_moons_reads_accuracy(page,
+                                                                                 served):
+    study = trained(page, served, {"seeds": "150", "epochs": "100", "data": "moons",
+                                   "n": "40"})
+    assert page.locator("#pages button").all_inner_texts() == ["0–99", "100–149"]
+    assert page.locator("#grid-a .seed").count() == 100
+    page.click("#pages button[data-page='1']")
+    tiles = page.locator("#grid-b .seed")
+    assert tiles.count() == 50 and tiles.first.get_attribute("data-seed") == "100"
+    assert tiles.evaluate_all("nodes => nodes.map(n => n.dataset.outcome)") == \
+        study["arms"][1]["outcomes"][100:]
+    heads = page.locator("table.numbers thead th").all_inner_texts()
+    assert "training accuracy: median [quartiles]" in heads and "below 95%" in heads
+    assert "3+ wrong" not in heads
+    q1, median, q3 = study["arms"][0]["accuracy_quartiles"]
+    assert page.inner_text("#accuracy-a") == \
+        f"{100 * median:.1f} % [{100 * q1:.1f}, {100 * q3:.1f}]"

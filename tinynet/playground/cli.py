@@ -10,11 +10,12 @@ import sys
 import threading
 import webbrowser
 
+from ..data import CLASSIFICATION, DATASETS, Split, read_split
 from ..xor.imports import import_user_modules
 from ..xor.interrupts import stop_signals_as_interrupt
 from .server import Playground
 
-__all__ = ["main"]
+__all__ = ["main", "own_data"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +37,11 @@ def main(argv: list[str] | None = None) -> int:
                              "initializers, activations, losses and optimizers it registers "
                              "are then in the page's menus, and its trainer imports it too; "
                              "repeatable")
+    parser.add_argument("--data", action="append", default=[], metavar="FILE",
+                        help="your own data set, a .npz (X, y, X_test, y_test) or .csv file "
+                             "(feature columns, label, split: train or test), offered in the "
+                             "page's data menu by the file's name and learned as the digits "
+                             "are (a softmax output, loss cross_entropy); repeatable")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be from 0 to 65535, got {args.port}")
@@ -45,7 +51,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{parser.prog}: error: {error}", file=sys.stderr)
         return 2
     try:
-        server = Playground(args.host, args.port, tuple(args.imports))
+        own = own_data(args.data)
+    except (OSError, ValueError) as error:  # one line, naming the file
+        print(f"{parser.prog}: error: --data: {error}", file=sys.stderr)
+        return 2
+    try:
+        server = Playground(args.host, args.port, tuple(args.imports), own)
     except OSError as error:
         print(f"error: cannot listen on {args.host}:{args.port}: {error.strerror}",
               file=sys.stderr)
@@ -67,6 +78,20 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.server_close()
     return 0
+
+
+def own_data(paths: list[str]) -> dict[str, Split]:
+    """The data sets of the ``--data`` files, by their file names
+    (:func:`tinynet.data.read_split`); raise ValueError for a name the data menu has already
+    (a built-in data set's, or another file's)."""
+    own: dict[str, Split] = {}
+    for path in paths:
+        split = read_split(path)
+        if split.name in own or split.name in DATASETS or split.name in CLASSIFICATION:
+            raise ValueError(f"{path!r}: the data menu has a data set named {split.name!r} "
+                             "already; rename the file")
+        own[split.name] = split
+    return own
 
 
 def _open(url: str) -> None:

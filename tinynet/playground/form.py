@@ -25,23 +25,26 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from dataclasses import dataclass
+from collections.abc import Mapping
+from types import MappingProxyType
 from urllib.parse import urlencode
 
 from .. import packing
 from ..activations import ACTIVATIONS, get_activation
-from ..data import CLASSIFICATION, DATASETS
+from ..data import CLASSIFICATION, DATASETS, Split
 from ..init import available
 from ..losses import LOSSES, check_output, get_loss
 from ..network import RESIDUALS
 from ..optimizers import OPTIMIZERS
 from ..residual import NORMS
-from ..validation import check_choice, check_float, check_int, shorten
+from ..validation import MAX_SEED, check_choice, check_float, check_int, shorten
 from ..xor import Arm, Setup, Task
 from ..xor.bench import check_arms, check_study_memory
 from .payload import page_bytes
 
-__all__ = ["DEFAULTS", "MAX_SEEDS", "MAX_SAMPLES", "MAX_WORK", "MAX_PAGE_BYTES",
+__all__ = ["DEFAULTS", "MAX_SEEDS", "MAX_EPOCHS", "MAX_SAMPLES", "MAX_WORK", "MAX_PAGE_BYTES",
            "MAX_FIELD_CHARS", "RECORDS", "TRUE", "FALSE", "FormError", "Form", "read_form",
            "choices", "samples_of"]
 
@@ -58,6 +61,10 @@ into residual blocks of ``branch`` layers, a LayerNorm before or after each)."""
 
 MAX_SEEDS = 1000
 """The most seeds a playground study trains per arm: a grid a page can still show."""
+
+MAX_EPOCHS = 1_000_000
+"""The most epochs a playground study trains: the library takes up to 2⁵³, which no study
+within :data:`MAX_WORK` could reach on more than a sample or two."""
 
 MAX_SAMPLES = 100_000
 """The most samples a playground data set may have: the page draws every one, the study's
@@ -80,6 +87,9 @@ few studies' data, and the browser draws every seed."""
 
 RECORDS = 100
 """About how many points of each seed's loss curve a study keeps."""
+
+EMPTY: Mapping[str, Split] = MappingProxyType({})
+"""No data sets of the user's own."""
 
 UNKNOWN_SHOWN = 5
 """How many unknown fields a message names before it counts the rest."""
@@ -120,9 +130,10 @@ class Form:
                      setup.parameters)
 
 
-def choices() -> dict[str, list[str]]:
-    """The names each choice field takes, for the page's menus."""
-    return {"data": [*DATASETS, *CLASSIFICATION],
+def choices(own: Mapping[str, Split] = EMPTY) -> dict[str, list[str]]:
+    """The names each choice field takes, for the page's menus; ``own``: the data sets of
+    the user's files (``--data``), by name."""
+    return {"data": [*DATASETS, *CLASSIFICATION, *own],
             "activation": [a for a, kind in ACTIVATIONS.items()
                            if a != "identity" and not kind.over_units],
             "residual": list(RESIDUALS), "norm": list(NORMS),
@@ -131,9 +142,11 @@ def choices() -> dict[str, list[str]]:
             "optimizer": list(OPTIMIZERS)}  # the digits' softmax takes alone
 
 
-def read_form(values: dict) -> Form:
+def read_form(values: dict, own: Mapping[str, Split] = EMPTY) -> Form:
     """Check the page's ``values`` (field name: text; missing fields take :data:`DEFAULTS`)
     and make the study; raise :class:`FormError` with every refused field's message.
+    ``own``: the user's data sets (``--data`` files, :func:`tinynet.data.read_split`) by
+    name, which ``data`` may name too; each is learned as a data set of many classes is.
 
     The samples and the work are sized from the fields before anything is drawn; the data set
     is drawn once, and only within :data:`MAX_SAMPLES` and :data:`MAX_WORK`."""
@@ -156,14 +169,18 @@ def read_form(values: dict) -> Form:
     for name, read in _READERS.items():
         try:
             typed[name] = read(text[name])
-            _check_alone(name, typed[name])
+            if name == "data":
+                check_choice("data", typed[name], {**DATASETS, **CLASSIFICATION, **own},
+                             kind="data set")  # Task's check, nothing drawn
+            else:
+                _check_alone(name, typed[name])
         except (ValueError, TypeError) as error:
             errors[name] = _one_line(error)
-    errors.update(_sized(typed, errors))
+    errors.update(_sized(typed, errors, own))
     task = None
     if not errors.keys() & {"data", "n", "noise", "study"}:  # n, noise: as the data set says
         try:
-            task = _task(typed)  # the one draw
+            task = _task(typed, own)  # the one draw
         except (ValueError, TypeError) as error:
             errors[_field_of(error)] = _one_line(error)
     if errors:
@@ -176,10 +193,12 @@ def read_form(values: dict) -> Form:
         raise FormError({_field_of(error): _one_line(error)}) from None
 
 
-def samples_of(data_set: str, n: int | None) -> int:
+def samples_of(data_set: str, n: int | None, own: Mapping[str, Split] = EMPTY) -> int:
     """How many samples ``Task(data_set, n=n)`` draws, known without drawing them: ``n``, or
     the generator's default (XOR: its four points); a data set of many classes' training
-    samples (made once per process)."""
+    samples (made once per process), one of ``own`` its training samples."""
+    if data_set in own:
+        return len(own[data_set].X)
     if data_set in CLASSIFICATION:
         return len(CLASSIFICATION[data_set]().X)
     if n is None:
@@ -187,12 +206,12 @@ def samples_of(data_set: str, n: int | None) -> int:
     return 4 if n is None else n
 
 
-def _sized(typed: dict, errors: dict[str, str]) -> dict[str, str]:
+def _sized(typed: dict, errors: dict[str, str], own: Mapping[str, Split]) -> dict[str, str]:
     """The limits on the samples and the work, from the fields alone (nothing drawn): their
     messages by field, for the fields already read without ``errors``."""
     if errors.keys() & {"data", "n"}:
         return {}
-    samples = samples_of(typed["data"], typed["n"])
+    samples = samples_of(typed["data"], typed["n"], own)
     if samples > MAX_SAMPLES:
         given = f"{samples:,}" if samples < 10**15 else shorten(samples)  # 200 digits: cut
         return {"n": f"n must be at most {MAX_SAMPLES:,} in the playground (the page draws "
@@ -201,7 +220,7 @@ def _sized(typed: dict, errors: dict[str, str]) -> dict[str, str]:
         return {}
     arms = 1 if typed["b"] is None else 2
     work = _work(arms, typed["seeds"], typed["epochs"], samples,
-                 packing.count(_sizes(typed["data"], typed["hidden"])))
+                 packing.count(_sizes(typed["data"], typed["hidden"], own)))
     if work > MAX_WORK:
         return {"study": f"seeds x epochs x samples x parameters is {work:.3g} over the arms, "
                          f"above the playground's limit of {MAX_WORK:.2g} (about a minute of "
@@ -209,11 +228,11 @@ def _sized(typed: dict, errors: dict[str, str]) -> dict[str, str]:
     return {}
 
 
-def _sizes(data_set: str, hidden: tuple[int, ...]) -> list[int]:
+def _sizes(data_set: str, hidden: tuple[int, ...], own: Mapping[str, Split]) -> list[int]:
     """The layer sizes of a network of ``hidden`` widths on ``data_set``: its inputs first
-    and its outputs last (one per class on a data set of many classes)."""
-    if data_set in CLASSIFICATION:
-        split = CLASSIFICATION[data_set]()
+    and its outputs last (one per class on a data set of many classes, and on ``own``'s)."""
+    if data_set in own or data_set in CLASSIFICATION:
+        split = own[data_set] if data_set in own else CLASSIFICATION[data_set]()
         return [split.X.shape[1], *hidden, split.classes]
     return [2, *hidden, 1]
 
@@ -268,7 +287,14 @@ def _work(arms: int, seeds: int, epochs: int, samples: int, parameters: int) -> 
     return arms * seeds * epochs * samples * parameters
 
 
-def _task(typed: dict) -> Task:
+def _task(typed: dict, own: Mapping[str, Split]) -> Task:
+    """The task of the fields: a generator's or a named data set's, or one of ``own``."""
+    if typed["data"] in own:
+        if typed["n"] is not None or typed["noise"] is not None:
+            raise ValueError(f"n and noise draw samples from a generator; data set "
+                             f"{typed['data']!r} is your file's, got n={typed['n']!r} and "
+                             f"noise={typed['noise']!r}: leave them empty")
+        return Task(own[typed["data"]])
     return Task(typed["data"], n=typed["n"], noise=typed["noise"])
 
 
@@ -338,7 +364,9 @@ def _check_alone(name: str, value: object) -> None:
     limits size the data set, so that a form over a limit still names a bad ``noise``; then
     together with the data set as it is drawn; a batch against
     the data set's size with the whole form.)"""
-    if name in _SETUP_FIELDS:
+    if name == "epochs":  # the playground's limit, below the library's
+        check_int("epochs", value, minimum=1, maximum=MAX_EPOCHS)
+    elif name in _SETUP_FIELDS:
         Setup(**{_SETUP_FIELDS[name]: value})
     elif name == "n" and value is not None:
         check_int("n", value, minimum=2)
@@ -359,10 +387,16 @@ def _check_alone(name: str, value: object) -> None:
         check_choice("norm", value, NORMS)
     elif name == "branch":
         check_int("branch", value, minimum=1)
-    elif name == "data":
-        check_choice("data", value, {**DATASETS, **CLASSIFICATION},
-                     kind="data set")  # Task's check, nothing drawn
+
+
+LIMITS_IN_WORDS = {str(MAX_SEED): "2⁶³ − 1"}
+"""The library's limits a message may quote, as the page writes them."""
 
 
 def _one_line(error: BaseException) -> str:
-    return " ".join(str(error).split())
+    """The library's message on one line, its limits in words (:data:`LIMITS_IN_WORDS`) and
+    long numbers with thousands separators."""
+    text = " ".join(str(error).split())
+    for limit, words in LIMITS_IN_WORDS.items():
+        text = text.replace(limit, words)
+    return re.sub(r"(?<![\d.e-])\d{5,18}(?![\d.e])", lambda number: f"{int(number[0]):,}", text)

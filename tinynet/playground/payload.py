@@ -22,6 +22,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..diagnostics import propagate, stream
+from ..evaluation import scores
+from ..losses import get_loss
 from ..network import Network
 from ..packing import draw, layer_rows, layout, offsets
 from ..reference import described, layer_outputs_many
@@ -29,9 +31,11 @@ from ..residual import Residual
 from ..xor import FAILURES, Arm, ArmResult, Setup, Study, build_network, solved_epochs
 from ..xor.arms import arm_parameters
 from ..xor.bench import LAYER_ARRAYS
+from ..xor.outcome import THRESHOLD
 
 __all__ = ["RESOLUTION", "NOT_FINITE", "FLOAT_CHARS", "SAMPLE_BYTES", "OUTCOME_BYTES",
-           "CHUNK_BYTES", "packed", "study_payload", "extent", "boundaries", "positions",
+           "CHUNK_BYTES", "packed", "study_payload", "extent", "grid", "outputs_at",
+           "boundaries", "positions",
            "block_parameters",
            "second_moments", "predicted_moments", "confusions", "page_bytes"]
 
@@ -101,10 +105,11 @@ def extent(X: np.ndarray, margin: float = 0.25) -> list[float]:
             float(centre[1] - half), float(centre[1] + half)]
 
 
-def _grid(box: list[float]) -> np.ndarray:
-    """The (R², 2) points of the boundary grid, row by row from the top (y decreasing)."""
-    xs = np.linspace(box[0], box[1], RESOLUTION)
-    ys = np.linspace(box[3], box[2], RESOLUTION)
+def grid(box: list[float], resolution: int = RESOLUTION) -> np.ndarray:
+    """The (R², 2) points of an R x R grid over ``box`` (R = ``resolution``), row by row from
+    the top (y decreasing): where a boundary is drawn."""
+    xs = np.linspace(box[0], box[1], resolution)
+    ys = np.linspace(box[3], box[2], resolution)
     gx, gy = np.meshgrid(xs, ys)
     return np.column_stack([gx.ravel(), gy.ravel()])
 
@@ -140,7 +145,7 @@ def block_parameters(like: Network) -> list[list]:
     return rows
 
 
-def _outputs(theta: np.ndarray, like: Network, X: np.ndarray):
+def outputs_at(theta: np.ndarray, like: Network, X: np.ndarray):
     """The output of each of :func:`positions` on X, (S, N, width), for the S networks like
     ``like`` of ``theta`` (S, P), in chunks of seeds of about :data:`CHUNK_BYTES`; yields
     (first row, [outputs per position])."""
@@ -166,9 +171,9 @@ def _outputs(theta: np.ndarray, like: Network, X: np.ndarray):
 def boundaries(theta: np.ndarray, like: Network, box: list[float]) -> np.ndarray:
     """Each network's output on the grid over ``box``, as bytes (S, R, R): 0-250 for outputs
     0-1, :data:`NOT_FINITE` where it is not finite."""
-    grid = _grid(box)
+    points = grid(box)
     result = np.empty((len(theta), RESOLUTION * RESOLUTION), dtype=np.uint8)
-    for start, per_position in _outputs(theta, like, grid):
+    for start, per_position in outputs_at(theta, like, points):
         output = per_position[-1][..., 0]
         scaled = np.rint(np.clip(np.nan_to_num(output, nan=0.0), 0.0, 1.0) * 250)
         result[start:start + len(output)] = np.where(np.isfinite(output), scaled, NOT_FINITE)
@@ -179,7 +184,7 @@ def second_moments(theta: np.ndarray, like: Network, X: np.ndarray) -> np.ndarra
     """(S, positions): each network's second moment E[x²] over the samples and units after
     each of :func:`positions`, on X."""
     moments = np.empty((len(theta), len(positions(like))))
-    for start, per_position in _outputs(theta, like, X):
+    for start, per_position in outputs_at(theta, like, X):
         for index, outputs in enumerate(per_position):
             with np.errstate(all="ignore"):
                 moments[start:start + len(outputs), index] = np.mean(outputs ** 2, axis=(1, 2))
@@ -243,13 +248,40 @@ def _arm(result: ArmResult, like: Network, setup: Setup,
 def _boundary_arm(result: ArmResult, like: Network, setup: Setup, X: np.ndarray,
                   y: np.ndarray, box: list[float]) -> dict:
     """An arm on a 2-D task: :func:`_arm`, with every seed's epoch of success, decision
-    boundary, and weights as initialised and as trained."""
+    boundary, and weights as initialised and as trained. On a task judged by its accuracy
+    (below 100 %: the drawn data sets) also every seed's training accuracy and their
+    quartiles, and the failures counted as below the criterion or diverged, not by how many
+    points are wrong (XOR's four)."""
     shown, initial = _arm(result, like, setup, X)
-    return {**shown, "solved_epoch_quartiles": result.solved_epoch_quartiles,
-            "solved_epochs": solved_epochs(result.ensemble, y).tolist(),
-            "boundaries": packed(boundaries(result.trained, like, box), "uint8"),
-            "initial": packed(initial, "float32"),
-            "trained": packed(result.trained, "float32")}
+    shown = {**shown, "solved_epoch_quartiles": result.solved_epoch_quartiles,
+             "solved_epochs": solved_epochs(result.ensemble, y).tolist(),
+             "boundaries": packed(boundaries(result.trained, like, box), "uint8"),
+             "initial": packed(initial, "float32"),
+             "trained": packed(result.trained, "float32")}
+    if setup.task.criterion >= 1.0:
+        return shown
+    accuracy = np.empty(len(result.trained))
+    for start, per_position in outputs_at(result.trained, like, X):
+        accuracy[start:start + len(per_position[-1])] = scores(
+            per_position[-1], y, get_loss(result.arm.loss), THRESHOLD)[1]
+    failed = [kind not in ("solved", "diverged") for kind in shown["outcomes"]]
+    return {**shown, "train_accuracy": packed(accuracy, "float32"),
+            "accuracy_quartiles": [float(q) for q in np.percentile(accuracy, [25, 50, 75])],
+            "outcomes": ["below_criterion" if wrong else kind
+                         for kind, wrong in zip(shown["outcomes"], failed)],
+            "failures": {"below_criterion": sum(failed),
+                         "diverged": result.failures["diverged"]}}
+
+
+def _failure_labels(setup: Setup) -> dict[str, list[str]]:
+    """The failures' column labels and meanings: by wrong points where every point must be
+    right (XOR), else below the task's accuracy criterion or diverged."""
+    if setup.task.criterion >= 1.0:
+        return {kind: list(text) for kind, text in FAILURES.items()}
+    criterion = setup.task.criterion
+    return {"below_criterion": [f"below {criterion:.0%}",
+                                f"training accuracy below {criterion:.0%}"],
+            "diverged": list(FAILURES["diverged"])}
 
 
 def confusions(theta: np.ndarray, like: Network, X: np.ndarray, labels: np.ndarray,
@@ -258,7 +290,7 @@ def confusions(theta: np.ndarray, like: Network, X: np.ndarray, labels: np.ndarr
     class, column the class it gave (its most probable output; a sample whose outputs are
     not finite is counted in no column)."""
     found = np.zeros((len(theta), classes * classes), dtype=np.int64)
-    for start, per_position in _outputs(theta, like, X):
+    for start, per_position in outputs_at(theta, like, X):
         outputs = per_position[-1]
         cells = labels * classes + np.argmax(outputs, axis=-1)  # (seeds, samples)
         cells = np.where(np.all(np.isfinite(outputs), axis=-1), cells, classes * classes)
@@ -338,6 +370,6 @@ def study_payload(study: Study, fields: dict[str, str], record_every: int) -> di
             "block_parameters": block_parameters(likes[0]),
             "data": {"X": X.tolist(), "y": y.ravel().tolist()},
             "grid": {"extent": box, "resolution": RESOLUTION, "not_finite": NOT_FINITE},
-            "failure_labels": {kind: list(text) for kind, text in FAILURES.items()},
+            "failure_labels": _failure_labels(setup),
             "arms": [_boundary_arm(result, like, setup, X, y, box)
                      for result, like in zip(study.results, likes)]}

@@ -11,6 +11,9 @@ nothing else.
     POST /api/studies                the fields -> 202 {"id": ...} (400 {"errors": ...})
     GET  /api/studies/<id>           how far it has got (:meth:`Job.status`)
     POST /api/studies/<id>/stop      cancel it
+    POST /api/watch                  the fields and a "seed" -> 202 {"id": ...}: that seed
+                                     trained again for the page's replay (:mod:`.watch`),
+                                     a job followed as a study is; its result is the replay
     GET  /api/studies/<id>/result    the page's data (:func:`~.payload.study_payload`)
     GET  /api/studies/<id>/study.json   the same, as a download
     GET  /api/studies/<id>/study.html   one HTML file with the page and the data inside,
@@ -39,11 +42,15 @@ import sys
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from collections.abc import Mapping
 from itertools import accumulate
 
+from ..data import Split
 from ..validation import shorten
-from .form import DEFAULTS, MAX_PAGE_BYTES, MAX_SEEDS, MAX_WORK, TRUE, FormError, choices, \
+from .form import DEFAULTS, EMPTY, MAX_EPOCHS, MAX_PAGE_BYTES, MAX_SAMPLES, MAX_SEEDS, MAX_WORK, \
+    TRUE, FormError, choices, \
     read_form
+from .watch import Watch
 from .worker import MAX_SECONDS, Trainer
 
 __all__ = ["STATIC", "Playground", "standalone_page", "host_names", "MAX_BODY", "MAX_DEPTH",
@@ -52,7 +59,8 @@ __all__ = ["STATIC", "Playground", "standalone_page", "host_names", "MAX_BODY", 
 STATIC = {"style.css": "text/css", "codec.js": "text/javascript",
           "boundary.js": "text/javascript", "charts.js": "text/javascript",
           "form.js": "text/javascript", "results.js": "text/javascript",
-          "detail.js": "text/javascript", "classes.js": "text/javascript",
+          "watch.js": "text/javascript", "detail.js": "text/javascript",
+          "classes.js": "text/javascript",
           "app.js": "text/javascript"}
 """The page's files under ``static/``, and their types: nothing else is served."""
 
@@ -178,10 +186,12 @@ class Playground(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0,
-                 modules: tuple[str, ...] = ()) -> None:
+                 modules: tuple[str, ...] = (), own: Mapping[str, Split] = EMPTY) -> None:
         """Listen on ``host``:``port``; ``modules``, the ``--import`` arguments the server
         imported (their definitions are in the form's menus), are imported by the trainer
-        process too."""
+        process too; ``own``, the user's data sets (``--data`` files) by name, are in the
+        data menu."""
+        self.own = own
         self.trainer: Trainer | None = None  # started once the address is bound
         super().__init__((host, port), Handler)
         self.trainer = Trainer(modules)
@@ -249,9 +259,10 @@ class Handler(BaseHTTPRequestHandler):
         elif path == "/favicon.ico":
             self._send(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
         elif path == "/api/options":
-            self._json(HTTPStatus.OK, {"defaults": DEFAULTS, "choices": choices(),
+            self._json(HTTPStatus.OK, {"defaults": DEFAULTS, "choices": choices(self.server.own),
                                        "true": list(TRUE),
-                                       "limits": {"seeds": MAX_SEEDS, "work": MAX_WORK,
+                                       "limits": {"seeds": MAX_SEEDS, "epochs": MAX_EPOCHS,
+                                                  "samples": MAX_SAMPLES, "work": MAX_WORK,
                                                   "page_bytes": MAX_PAGE_BYTES,
                                                   "seconds": MAX_SECONDS}})
         elif (match := re.fullmatch(r"/api/studies/(\d+)(/result|/study\.json|/study\.html)?",
@@ -276,11 +287,12 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self._json(HTTPStatus.OK, job.status())
             return
-        if path not in ("/api/check", "/api/studies"):
+        if path not in ("/api/check", "/api/studies", "/api/watch"):
             self._json(HTTPStatus.NOT_FOUND, {"error": f"no such address: {path}"})
             return
+        seed = fields.pop("seed", None) if path == "/api/watch" else None
         try:
-            form = read_form(fields)
+            form = read_form(fields, self.server.own)
         except FormError as error:
             status = HTTPStatus.OK if path == "/api/check" else HTTPStatus.BAD_REQUEST
             self._json(status, {"errors": error.errors})
@@ -288,8 +300,25 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/api/check":
             self._json(HTTPStatus.OK, {"errors": {}, "query": form.query})
             return
+        if path == "/api/watch":
+            self._watch(form, seed)
+            return
         job = self.server.trainer.submit(form)
         self._json(HTTPStatus.ACCEPTED, {**job.status(), "query": form.query})
+
+    def _watch(self, form, seed: object) -> None:
+        """Queue seed ``seed`` (text) of the study of ``form`` to be watched: 202 and the
+        job's status, or 400 naming ``seed`` or the study."""
+        try:
+            if not isinstance(seed, str) or not re.fullmatch(r"\s*[0-9]{1,20}\s*", seed):
+                raise FormError({"seed": f"seed must be sent as the text of an integer, got "
+                                         f"{shorten(seed)}"})
+            watch = Watch(form, int(seed))
+        except FormError as error:
+            self._json(HTTPStatus.BAD_REQUEST, {"errors": error.errors})
+            return
+        job = self.server.trainer.submit(watch)
+        self._json(HTTPStatus.ACCEPTED, job.status())
 
     # --- pieces -------------------------------------------------------------------------
 

@@ -6,12 +6,14 @@ the generic kernels hold Python's lock while a chunk runs, and a compile holds i
 seconds. The process keeps its compiled kernels between studies, so a layout pays its
 compile once per server (and once per machine, through numba's cache).
 
-Every study has an id, counting up. Each Train cancels every earlier study (:meth:`Trainer.
-submit`) and Stop cancels one (:meth:`Trainer.stop`): the trainer checks between chunks of
-training, about once a second, and once more before it reports a study done; a cancelled
-study's results are never reported, so two studies' results cannot mix. A kernel that is
-compiling finishes first. A study that trains longer than :data:`MAX_SECONDS` is stopped
-and fails with a message.
+A seed of a study watched (:mod:`~tinynet.playground.watch`) is a job like a study, trained
+by the same process. Every job has an id, counting up. Each Train (or watch) cancels every
+earlier job (:meth:`Trainer.submit`) and Stop cancels one (:meth:`Trainer.stop`): the trainer
+checks between chunks of training, about once a second, and once more before it reports a
+job done; a cancelled job's results are never reported, so two studies' results cannot mix.
+A kernel that is compiling is not waited for: a compiling job is cancelled at once, and the
+compile finishes in the background, for the next job, which waits for it. A study that
+trains longer than :data:`MAX_SECONDS` is stopped and fails with a message.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ..xor.imports import import_user_modules
 from ..xor.report import finite_or_none
 from .form import MAX_PAGE_BYTES, Form
 from .payload import study_payload
+from .watch import Watch, watch_payload
 
 __all__ = ["Cancelled", "TooLong", "TooLarge", "Job", "Trainer", "ACTIVE", "KEPT_RESULTS",
            "MAX_SECONDS", "train_studies"]
@@ -59,11 +62,12 @@ class TooLarge(Exception):
 
 @dataclass
 class Job:
-    """A study the page asked for: how many ``arms`` and ``epochs`` it has, the trainer
-    process it went to (its ``generation``), its ``state`` (queued, running, compiling,
-    cancelling, done, cancelled, failed, expired), which arm is training and how many epochs it
-    has done, what is compiling and since when, the error's message, and when done the page's
-    data as JSON.
+    """A study the page asked for (``kind`` "study"), or a seed of one watched ("watch"): how
+    many ``arms`` and ``epochs`` it has, the trainer process it went to (its
+    ``generation``), its ``state`` (queued, running, compiling, cancelling, done, cancelled,
+    failed, expired), which arm is training and how many epochs it has done, what is
+    compiling and since when, what was left compiling in the background when it was stopped
+    (``background``), the error's message, and when done the page's data as JSON.
 
     Not the form: that holds the drawn data set, which goes to the trainer process and no
     further; a job keeps only what its status and its results need."""
@@ -81,6 +85,8 @@ class Job:
     seconds: float | None = None
     started: float = field(default_factory=time.monotonic)
     result: bytes | None = field(default=None, repr=False)
+    kind: str = "study"
+    background: str | None = None
 
     def status(self) -> dict:
         """The job as the page polls it (no result: that has its own address)."""
@@ -90,11 +96,13 @@ class Job:
                          "seconds": time.monotonic() - self.compiling_since}
         return {"id": self.id, "state": self.state, "arm": self.arm,
                 "arms": self.arms, "epochs_done": self.epochs_done, "epochs": self.epochs,
-                "compiling": compiling, "error": self.error, "seconds": self.seconds}
+                "compiling": compiling, "error": self.error, "seconds": self.seconds,
+                "kind": self.kind, "background": self.background}
 
 
 def train_studies(connection, cancelled) -> None:
-    """The trainer process: receive ``(id, form)``, train, and send back what happens:
+    """The trainer process: receive ``(id, request)`` (a :class:`~.form.Form` to study, or a
+    :class:`~.watch.Watch` of one seed), train, and send back what happens:
     ``("running", id, None)``, ``("compiling", id, what)``, ``("progress", id, (arm,
     epochs))``, then ``("done", id, JSON bytes)``, ``("cancelled", id, None)`` or
     ``("failed", id, message)``. A study stops when ``cancelled.value >= id``, and after
@@ -107,7 +115,7 @@ def train_studies(connection, cancelled) -> None:
 
     while True:
         try:
-            job_id, form = connection.recv()
+            job_id, request = connection.recv()
         except (EOFError, OSError):  # the server has gone
             return
         if cancelled.value >= job_id:
@@ -127,11 +135,7 @@ def train_studies(connection, cancelled) -> None:
         send("running", job_id, None)
         try:
             with compiling_told_to(lambda what: send("compiling", job_id, what)):
-                many = form.setup.task.classification  # evaluated on the test set
-                study = run_study(form.arms, form.setup, progress=False,
-                                  record_every=form.record_every, on_chunk=on_chunk,
-                                  evaluate_every=form.record_every if many else None)
-            payload = study_payload(study, form.fields, form.record_every)
+                payload = _payload(request, on_chunk)
             text = json.dumps(finite_or_none(payload), separators=(",", ":"))
             if len(text) > MAX_PAGE_BYTES:  # the form's estimate checked, not trusted
                 raise TooLarge(f"the page's data came out at {len(text):,} bytes, above the "
@@ -148,6 +152,18 @@ def train_studies(connection, cancelled) -> None:
             send("failed", job_id, f"{type(error).__name__}: {' '.join(str(error).split())}")
 
 
+def _payload(request: Form | Watch, on_chunk) -> dict:
+    """The page's data of ``request``: a study of a form, or one seed watched; ``on_chunk(arm,
+    epochs_done)`` after each chunk of training."""
+    if isinstance(request, Watch):
+        return watch_payload(request, on_chunk)
+    many = request.setup.task.classification  # evaluated on the test set
+    study = run_study(request.arms, request.setup, progress=False,
+                      record_every=request.record_every, on_chunk=on_chunk,
+                      evaluate_every=request.record_every if many else None)
+    return study_payload(study, request.fields, request.record_every)
+
+
 def _trainer_process(connection, cancelled, modules: tuple[str, ...] = ()) -> None:
     """The trainer process's entry: the server's ``--import`` modules imported, as the
     server imported them (a new process knows only the built-in definitions, and a study
@@ -156,6 +172,17 @@ def _trainer_process(connection, cancelled, modules: tuple[str, ...] = ()) -> No
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     import_user_modules(modules)
     train_studies(connection, cancelled)
+
+
+def _cancel(job: Job) -> None:
+    """Mark ``job``, whose id the trainer process has been told is cancelled, as cancelled
+    at once if it is compiling (the compile goes on in the background: ``background`` says
+    what), else as cancelling until its current chunk ends."""
+    if job.state == "compiling":
+        job.state, job.background = "cancelled", job.compiling
+        job.seconds = time.monotonic() - job.started
+    else:
+        job.state = "cancelling"
 
 
 class Trainer:
@@ -189,34 +216,40 @@ class Trainer:
                          args=(self._connection, self._process, self._generation),
                          name="trainer-reader", daemon=True).start()
 
-    def submit(self, form: Form) -> Job:
-        """Queue a study of ``form``, cancelling every earlier one. The form (and its data
-        set) goes to the trainer process; the job keeps only its size."""
+    def submit(self, request: Form | Watch) -> Job:
+        """Queue ``request``, a study of a form or a seed of one watched, cancelling every
+        earlier job. The request (and its data set) goes to the trainer process; the job keeps
+        only its size."""
+        form = request.form if isinstance(request, Watch) else request
         with self._lock:
             if not self._process.is_alive():
                 self._start()
-            job = Job(self._next_id, len(form.arms), form.setup.epochs, self._generation)
+            job = Job(self._next_id, len(form.arms), form.setup.epochs, self._generation,
+                      kind="watch" if isinstance(request, Watch) else "study")
             self._next_id += 1
             self._jobs[job.id] = job
             self._cancelled.value = job.id - 1
             for earlier in self._jobs.values():
                 if earlier.id < job.id and earlier.state in ACTIVE:
-                    earlier.state = "cancelling"
+                    _cancel(earlier)
             connection = self._connection
         with self._sending:  # outside _lock: a full pipe must not stop the reader
             try:
-                connection.send((job.id, form))
+                connection.send((job.id, request))
             except OSError:  # the process died just now: its reader fails the job
                 pass
         return job
 
     def stop(self, job_id: int) -> Job | None:
-        """Cancel study ``job_id`` (and every earlier one) if it has not finished."""
+        """Cancel study ``job_id`` (and every earlier one) if it has not finished. One that is
+        compiling a kernel is cancelled at once: the compile goes on in the trainer process
+        (numba cannot stop it) and caches the kernel for the next study, which waits for it;
+        the job says so (``background``). Any other stops after its current chunk."""
         with self._lock:
             job = self._jobs.get(job_id)
             if job is not None and job.state in ACTIVE:
                 self._cancelled.value = max(self._cancelled.value, job_id)
-                job.state = "cancelling"
+                _cancel(job)
             return job
 
     def job(self, job_id: int) -> Job | None:
@@ -253,6 +286,8 @@ class Trainer:
     def _update(self, job: Job, kind: str, value: object) -> None:
         """Apply one message of the trainer's (see :func:`train_studies`) to ``job``. A study
         being cancelled stays so until it ends, and if it ends done, it counts as cancelled."""
+        if job.state == "cancelled":  # stopped while compiling: over for the page already
+            return
         cancelling = job.state == "cancelling"
         if kind == "running":
             job.started = time.monotonic()
@@ -274,7 +309,10 @@ class Trainer:
         job.state = "cancelling" if cancelling else kind
 
     def _expire(self) -> None:
-        """Keep the results of the last :data:`KEPT_RESULTS` finished studies."""
-        done = [job for job in self._jobs.values() if job.result is not None]
-        for job in done[:-KEPT_RESULTS]:
-            job.result, job.state = None, "expired"
+        """Keep the results of the last :data:`KEPT_RESULTS` finished studies, and as many
+        watched seeds (a seed watched does not push out the study it came from)."""
+        for kind in ("study", "watch"):
+            done = [job for job in self._jobs.values()
+                    if job.result is not None and job.kind == kind]
+            for job in done[:-KEPT_RESULTS]:
+                job.result, job.state = None, "expired"

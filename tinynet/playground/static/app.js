@@ -19,7 +19,10 @@
   }
 
   function describe(job) {
-    if (job.state === "queued") return "Queued behind the study before it.";
+    if (job.state === "queued") {
+      return "Queued: the trainer is finishing the job before it (or a kernel compiling in " +
+             "the background).";
+    }
     if (job.state === "compiling") {
       const c = job.compiling;
       return `Compiling a kernel for ${c.what}: the first study of this layout only ` +
@@ -31,6 +34,10 @@
       return `Training ${"AB"[job.arm]} (${job.arm + 1} of ${job.arms}): ${done}.`;
     }
     if (job.state === "cancelling") return "Stopping after the current chunk of training…";
+    if (job.state === "cancelled" && job.background) {
+      return `Stopped. The kernel for ${job.background} is still compiling in the ` +
+             "background; the next study will use it (and waits for it).";
+    }
     if (job.state === "cancelled") return "Stopped.";
     if (job.state === "failed") return `Failed: ${job.error}`;
     return job.state;
@@ -115,6 +122,7 @@
   }
 
   async function live() {
+    playground.live = true;  // a server to ask: a seed clicked is replayed (watch.js)
     const { body: options } = await request("api/options");
     playground.setUpForm(options);
     const form = document.getElementById("form");

@@ -4,7 +4,8 @@
 window.playground = window.playground || {};
 
 (function (playground) {
-  const TYPES = { uint8: Uint8Array, uint16: Uint16Array, float32: Float32Array };
+  const TYPES = { uint8: Uint8Array, uint16: Uint16Array, float32: Float32Array,
+                  float64: Float64Array };
 
   // {dtype, shape, base64} -> {values: typed array, shape}; row(i) is the i-th slice.
   function unpack(packed) {

@@ -1,10 +1,13 @@
-// One seed up close: its boundary large for A and B, its loss curves, and its weights as
-// initialised and as trained.
+// One seed up close: its training replayed (watch.js), its boundary large for A and B, its
+// loss curves, and its weights as initialised and as trained.
 "use strict";
 
 (function (playground) {
   const { element, thousands } = playground;
-  const COLOURS = ["rgb(49,104,176)", "rgb(227,119,24)"];
+  // A's and B's colours wherever the two are told apart: magenta and teal, a pair apart from
+  // the output's blue-to-orange scale and the outcomes' frames (green, amber, vermilion,
+  // purple, black).
+  const COLOURS = ["rgb(194,24,91)", "rgb(0,131,143)"];
 
   const fixed = (v) => (Math.abs(v) < 0.0005 ? 0 : v).toFixed(3);  // no "-0.000"
 
@@ -40,7 +43,8 @@
     const panels = study.arms.map((arm) => {
       const canvas = element("canvas", { width: 300, height: 300, class: "large" });
       playground.drawBoundary(canvas, arm.boundaries.row(index), resolution, notFinite,
-                              study.data, extent, study.data.X.length <= 16 ? 7 : 3);
+                              study.data, extent,
+                              playground.pointRadius(study.data.X.length, 300));
       const kind = arm.outcomes[index];
       const epoch = arm.solved_epochs[index];
       return element("div", { class: `close-up outcome-${kind}` },
@@ -59,11 +63,17 @@
     })), "epoch", `${study.loss_name} loss`);
     const key = study.arms.map((arm, a) => element("span", { style: `color:${COLOURS[a]}` }, `— ${arm.name} `));
     const section = document.getElementById("detail");
+    const watch = element("div", { id: "watch" });
     section.replaceChildren(
       element("h2", { id: "detail-title" }, `Seed ${seed}`),
       element("button", { type: "button", class: "close" }, "close"),
+      element("h3", {}, "Its training, replayed"), watch,
+      element("h3", {}, "As trained, and its weights"),
       element("div", { class: "close-ups" }, panels,
               element("figure", {}, chart, element("figcaption", {}, key))));
+    if (playground.live) playground.watchSeed(study, index, watch);
+    else watch.append(element("p", { class: "note" }, "Replaying a seed's training needs the " +
+                                     "server: python -m tinynet.playground."));
     section.querySelector(".close").addEventListener("click", () => { section.hidden = true; });
     section.hidden = false;
     section.scrollIntoView({ block: "nearest" });

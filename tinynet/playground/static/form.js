@@ -13,6 +13,13 @@
       const select = form().elements[name];
       for (const value of names) select.append(playground.element("option", { value }, value));
     }
+    // the limits in words beside the fields they bound
+    const limits = { epochs: `1 to ${playground.thousands(options.limits.epochs)}`,
+                     seeds: `1 to ${playground.thousands(options.limits.seeds)}` };
+    for (const [name, words] of Object.entries(limits)) {
+      const field = form().elements[name];
+      field.before(playground.element("span", { class: "limit" }, ` (${words})`));
+    }
     const given = new URLSearchParams(window.location.search);
     write({ ...options.defaults, ...Object.fromEntries(given) });
   }

@@ -5,7 +5,8 @@
 
 (function (playground) {
   const { element, percent, interval, thousands, duration, unpack } = playground;
-  const THUMB = 56;
+  const THUMB = 64;
+  const PAGE = 100;  // the most seeds a grid shows at once
 
   // The server's data, with its packed arrays unpacked.
   function decode(study) {
@@ -34,16 +35,19 @@
   // a test set a seed that succeeds has learned, and its middle column is the test accuracy.
   function numbers(study) {
     const classes = study.kind === "classes";
+    // a 2-D set judged by its accuracy (not XOR's four points): its training accuracy
+    const trained = !classes && "accuracy_quartiles" in study.arms[0];
     const kinds = Object.keys(study.failure_labels);
     const head = element("tr", {}, element("th", {}, "initializer"),
       element("th", {}, outcomeLabel(study, "solved")),
       element("th", {}, "rate [95 % interval]"), element("th", {}, ""),
-      element("th", {}, classes ? "test accuracy: median [quartiles]" : "median epoch solved"),
+      element("th", {}, classes ? "test accuracy: median [quartiles]" :
+        trained ? "training accuracy: median [quartiles]" : "median epoch solved"),
       kinds.map((kind) => element("th", { title: study.failure_labels[kind][1] },
                                   study.failure_labels[kind][0])),
       element("th", {}, "training"));
     const middle = (arm, index) => {
-      if (classes) {
+      if (classes || trained) {
         const [q1, median, q3] = arm.accuracy_quartiles;
         return element("td", { id: `accuracy-${"ab"[index]}` },
                        `${percent(median)} ${interval([q1, q3])}`);
@@ -51,8 +55,8 @@
       return element("td", {}, arm.solved_epoch_quartiles ?
                      thousands(Math.round(arm.solved_epoch_quartiles[1])) : "–");
     };
-    const rows = study.arms.map((arm, index) => element("tr", {},
-      element("td", {}, arm.name),
+    const rows = study.arms.map((arm, index) => element("tr", { class: `arm-${"ab"[index]}` },
+      element("td", { class: "arm" }, arm.name),
       element("td", { class: "count", id: `solved-${"ab"[index]}` },
               `${thousands(arm.successes)} of ${thousands(arm.n)}`),
       element("td", { class: "rate", id: `rate-${"ab"[index]}` },
@@ -118,20 +122,23 @@
     const { resolution, not_finite: notFinite, extent } = study.grid;
     const canvas = element("canvas", { width: THUMB, height: THUMB });
     playground.drawBoundary(canvas, arm.boundaries.row(index), resolution, notFinite,
-                            study.data, extent, study.data.X.length <= 16 ? 2.5 : 0);
+                            study.data, extent,
+                            playground.pointRadius(study.data.X.length, THUMB));
     return canvas;
   }
 
-  // One grid per arm, seeds in the same places, framed by outcome; `onPick(index)` when a
-  // seed is clicked.
-  function grids(study, onPick) {
+  // One grid per arm of the seeds from `first` (an index) on, at most PAGE of them, in the
+  // same places, framed by outcome; `onPick(index)` when a seed is clicked.
+  function grids(study, onPick, first) {
     const differ = new Set(study.differ);
-    const columns = Math.ceil(Math.sqrt(study.seeds));
+    const count = Math.min(PAGE, study.seeds - first);
+    const columns = Math.ceil(Math.sqrt(count));
     return study.arms.map((arm, a) => {
-      const panels = arm.outcomes.map((kind, index) => {
-        const seed = study.first_seed + index;
+      const panels = arm.outcomes.slice(first, first + count).map((kind, k) => {
+        const index = first + k, seed = study.first_seed + index;
         const accuracy = study.kind === "classes" ?
-          `, test accuracy ${percent(arm.test_accuracy.values[index])}` : "";
+          `, test accuracy ${percent(arm.test_accuracy.values[index])}` : arm.train_accuracy ?
+            `, training accuracy ${percent(arm.train_accuracy.values[index])}` : "";
         const button = element("button", {
           type: "button", class: `seed outcome-${kind}${differ.has(index) ? " differs" : ""}`,
           "data-seed": seed, "data-index": index, "data-outcome": kind,
@@ -140,11 +147,34 @@
         button.addEventListener("click", () => onPick(index));
         return button;
       });
-      return element("div", { class: "grid-column" },
+      return element("div", { class: `grid-column arm-${"ab"[a]}` },
         element("h3", {}, `${arm.name}: ${thousands(arm.successes)} of ${thousands(arm.n)} ` +
                           outcomeLabel(study, "solved")),
         element("div", { class: "grid", id: `grid-${"ab"[a]}`, style: `--columns:${columns}` }, panels));
     });
+  }
+
+  // Past PAGE seeds the grids show a page of them at a time (a tile stays large enough to
+  // read): a button per page, the one shown pressed.
+  function pager(study, onPick) {
+    const pages = Math.ceil(study.seeds / PAGE);
+    const show = (page) => {
+      document.getElementById("grids").replaceChildren(...grids(study, onPick, page * PAGE));
+      for (const button of document.querySelectorAll("#pages button")) {
+        button.setAttribute("aria-pressed", String(Number(button.dataset.page) === page));
+      }
+    };
+    const buttons = pages < 2 ? [] : Array.from({ length: pages }, (_, page) => {
+      const from = study.first_seed + page * PAGE;
+      const to = study.first_seed + Math.min(study.seeds, (page + 1) * PAGE) - 1;
+      const button = element("button", { type: "button", "data-page": page },
+                             `${thousands(from)}–${thousands(to)}`);
+      button.addEventListener("click", () => show(page));
+      return button;
+    });
+    document.getElementById("pages").replaceChildren(
+      ...(buttons.length ? [element("span", {}, `Seeds ${PAGE} at a time: `), ...buttons] : []));
+    show(0);
   }
 
   function epochsOf(study) {
@@ -166,7 +196,8 @@
         });
       }
       playground.logChart(canvas, xs, series, "epoch", `${study.loss_name} loss`);
-      return element("figure", {}, canvas, element("figcaption", {}, arm.name));
+      return element("figure", { class: `arm-${"ab"[a]}` }, canvas,
+                     element("figcaption", {}, arm.name));
     });
   }
 
@@ -179,7 +210,7 @@
       "Every seed's test accuracy" : "Every seed's decision boundary";
     document.getElementById("legend").replaceChildren(...legend(study), " ",
       classes ? playground.accuracyBar(study) : playground.colourBar());
-    document.getElementById("grids").replaceChildren(...grids(study, onPick));
+    pager(study, onPick);
     document.getElementById("curves").replaceChildren(...curves(study));
     document.getElementById("results").hidden = false;
   }
