@@ -42,7 +42,7 @@
     const last = xs[xs.length - 1];
     const px = (x) => MARGIN.left + x / Math.max(1, last) * plotWidth;
     const py = (v) => MARGIN.top + (yHigh - Math.log10(v)) / (yHigh - yLow) * plotHeight;
-    context.font = "11px sans-serif";
+    context.font = "12px sans-serif";
     context.fillStyle = "#444";
     context.strokeStyle = "#ddd";
     context.lineWidth = 1;
