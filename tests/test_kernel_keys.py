@@ -75,7 +75,7 @@ def test_a_method_edited_in_place_gets_kernels_of_its_own(tmp_path, monkeypatch,
         written.append(text)
         return types.SimpleNamespace(forward_network=None)
 
-    def kernel(text, entry, net_layout, directory):
+    def kernel(text, entry, net_layout, directory, what):
         written.append(text)
         return lambda *arguments: None
 
