@@ -115,6 +115,10 @@ def convert_tables(text: str) -> str:
                 lines[end].strip() == line.strip()
                 and (end + 1 == len(lines) or not lines[end + 1].strip())):
             end += 1
+        if end == len(lines):  # no closing rule: not a table; the text stays as written
+            out.append(line)
+            index += 1
+            continue
         out.extend(_markdown_table(line, lines[index:end + 1]))
         index = end + 1
     return "\n".join(out)

@@ -36,9 +36,12 @@ def pytest_runtest_call(item: pytest.Item):
                 writer.line(f"    ... {item.nodeid} still running, "
                             f"{time.monotonic() - start:.0f} s (a first run compiles kernels)")
 
+    watcher = threading.Thread(target=watch, daemon=True)
     if every > 0 and capture is not None:
-        threading.Thread(target=watch, daemon=True).start()
+        watcher.start()
     try:
         yield
     finally:
         done.set()
+        if watcher.is_alive():
+            watcher.join()  # not inside the capture's switch while pytest makes its own

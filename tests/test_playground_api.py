@@ -429,13 +429,13 @@ def test_a_compile_is_told_to_the_listener_and_shown_as_the_jobs_state(tmp_path)
                 _index_path = str(tmp_path / "missing too.nbi")
 
     heard = []
-    with sources.compiling_told_to(heard.append):
+    with sources.compiling_told_to(lambda *told: heard.append(told)):
         sources.announce_compiling(Kernel, "layout [2, 8, 1]", "test", tmp_path)
     sources.announce_compiling(Later, "after the block", "test", tmp_path)
-    assert heard == ["layout [2, 8, 1]"]
+    assert heard == [("layout [2, 8, 1]", sources.COMPILE_TIME)]
 
     job = Job(1, 2, 2000, generation=1)
-    Trainer._update(None, job, "compiling", "layout [2, 8, 1]")
+    Trainer._update(None, job, "compiling", heard[0])
     status = job.status()
     assert status["state"] == "compiling"
     assert status["compiling"]["what"] == "layout [2, 8, 1]"

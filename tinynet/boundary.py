@@ -138,13 +138,14 @@ def draw_boundary(ax: "Axes", net: Network, X: np.ndarray, y: np.ndarray | None,
         ContourSet(ax, [0.5], [lines], colors="black", linewidths=1.2)
     classes = np.zeros(len(X), dtype=bool) if y is None else (y[:, 0] > 0.5)
     few = len(X) <= 16
-    for target, (marker, color) in enumerate(SAMPLE_MARKS):
+    for target, (marker, color) in enumerate(SAMPLE_MARKS[:1 if y is None else 2]):
         chosen = classes == bool(target)
         ax.scatter(X[chosen, 0], X[chosen, 1], marker=marker, c=color, s=45 if few else 14,
                    edgecolors="black", linewidths=1.5 if few else 0.5,
                    zorder=3, label=f"target {target}" if y is not None else "sample")
-    if y is not None:
-        wrong = (_above_half(net, *_output_unit(net, X)) > 0) != classes
+    if y is not None:  # a diverged network's NaN output is on neither side: no cross
+        side = _above_half(net, *_output_unit(net, X))
+        wrong = np.isfinite(side) & ((side > 0) != classes)
         ax.scatter(X[wrong, 0], X[wrong, 1], marker="x", c="black", s=60 if few else 20,
                    linewidths=2.0 if few else 1.0, zorder=4,
                    label=f"wrong side of 0.5 ({int(wrong.sum())} of {len(X)})")

@@ -216,17 +216,26 @@ def read_split(path: str | os.PathLike) -> Split:
     if not path.is_file():
         raise FileNotFoundError(f"no such file {str(path)!r} (your own data: a .npz or .csv "
                                 "file)")
-    arrays = _read_npz(path) if path.suffix == ".npz" else _read_csv(path)
-    return labelled_split(*arrays, name=path.name)._replace(source=f"read from {path}")
+    try:
+        arrays = _read_npz(path) if path.suffix == ".npz" else _read_csv(path)
+        split = labelled_split(*arrays, name=path.name)
+    except FileFormatError:
+        raise
+    except (TypeError, ValueError, UnicodeDecodeError) as error:  # the arrays' checks
+        raise FileFormatError(f"{str(path)!r}: {error}") from None
+    return split._replace(source=f"read from {path}")
 
 
 def _read_npz(path: Path) -> list[np.ndarray]:
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            found = dict(archive)
+        archive = np.load(path, allow_pickle=False)
     except (ValueError, OSError) as error:
+        archive, reason = None, str(error)
+    if not isinstance(archive, np.lib.npyio.NpzFile):  # a bare .npy array, or no NumPy file
         raise FileFormatError(f"{str(path)!r} is not a NumPy .npz archive of arrays "
-                              f"({error})") from None
+                              f"({reason if archive is None else 'a single .npy array'})")
+    with archive:
+        found = dict(archive)
     missing = [name for name in FILE_ARRAYS if name not in found]
     extra = sorted(set(found) - set(FILE_ARRAYS))
     if missing or extra:
@@ -238,7 +247,7 @@ def _read_npz(path: Path) -> list[np.ndarray]:
 
 
 def _read_csv(path: Path) -> list[np.ndarray]:
-    with path.open(newline="", encoding="utf-8") as file:
+    with path.open(newline="", encoding="utf-8-sig") as file:  # -sig: Excel's byte-order mark
         rows = csv.reader(file)
         header = [name.strip() for name in next(rows, [])]
         for column in ("label", "split"):
@@ -264,16 +273,26 @@ def _read_csv(path: Path) -> list[np.ndarray]:
             X, y = parts[which]
             X.append([_number(path, line, header[i], row[i], float) for i in features])
             y.append(_number(path, line, "label", row[label], int))
+    for part, (X, _) in parts.items():
+        if not X:
+            raise FileFormatError(f"{str(path)!r}: no rows with split {part}; expected "
+                                  "training and test rows")
     return [np.asarray(values) for pair in parts.values() for values in pair]
 
 
 def _number(path: Path, line: int, column: str, text: str, kind: type) -> float | int:
+    """A finite number (``kind`` float), or a class label (``kind`` int: an integer, or a
+    float of an integer's value such as ``1.0``, as pandas writes labels), from ``text``."""
     try:
-        return kind(text)
+        value = float(text)
     except ValueError:
-        expected = "an integer class label" if kind is int else "a number"
+        value = float("nan")
+    whole = kind is float or value == int(value) if np.isfinite(value) else False
+    if not (np.isfinite(value) and whole):
+        expected = "an integer class label" if kind is int else "a finite number"
         raise FileFormatError(f"{str(path)!r}, line {line}, column {column!r}: expected "
-                              f"{expected}, got {text!r}") from None
+                              f"{expected}, got {text.strip()!r}") from None
+    return kind(value)
 
 
 def write_split(split: Split, path: str | os.PathLike) -> Path:

@@ -47,6 +47,8 @@ class Snapshots(NamedTuple):
 
 def _checked_epochs(at: object, epochs: int) -> np.ndarray:
     """``at`` as increasing distinct ints from 0 to ``epochs``; raise naming ``at``."""
+    if isinstance(at, np.ndarray) and at.ndim == 1:
+        at = at.tolist()  # NumPy's integers as Python's, checked below like any
     if isinstance(at, (str, bytes)) or not isinstance(at, Sequence) or len(at) == 0:
         raise TypeError(f"at must be a non-empty sequence of epochs from 0 to {epochs:,}, got "
                         f"{at!r}")

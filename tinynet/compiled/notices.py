@@ -26,7 +26,7 @@ from pathlib import Path
 from ..files import write_whole
 
 __all__ = ["COMPILE_TIME", "QUIET_SECONDS", "ENTRY_WORDS", "entry_words", "announce_compiling",
-           "compiling_told_to", "estimate", "times_file"]
+           "compiling_told_to", "estimate", "times_file", "stop_watching"]
 
 COMPILE_TIME = "the first compile on this machine: seconds to half a minute"
 """The estimate before any kernel of a kind has compiled here, in words, after the committed
@@ -37,11 +37,19 @@ to about half a minute with empty caches."""
 QUIET_SECONDS = 15.0
 """How often a compile that is not shown on a terminal says it is still running."""
 
-_LISTENERS: list[Callable[[str], None]] = []
+_LISTENERS: list[Callable[[str, str], None]] = []
 """Who else is told when a kernel is about to compile (:func:`compiling_told_to`)."""
 
 _ANNOUNCED: set[str] = set()
 """The kernels (their cache index files) this process has told about: each is told once."""
+
+_LOCK = threading.Lock()
+"""Held while a kernel is checked and added to :data:`_ANNOUNCED` (threads ask at once)."""
+
+_WATCHES: list[object] = []
+"""The numba listeners waiting for a told kernel's compile (:func:`_watch`); each removes
+itself when its compile ends, and :func:`stop_watching` removes any left (a kernel told of
+but never compiled: another process cached it meanwhile)."""
 
 
 ENTRY_WORDS = {
@@ -109,24 +117,29 @@ def announce_compiling(kernel: object, what: str, kind: str, directory: Path) ->
     and how long a ``kind`` of kernel took here last time (:func:`estimate`, from
     ``directory``'s :func:`times_file`). The compile, when it comes, is watched: its seconds
     shown as they pass and kept for the next estimate. On a terminal the line first clears a
-    progress line. The listeners of :func:`compiling_told_to` are called with ``what``. A
+    progress line. The listeners of :func:`compiling_told_to` are called with ``what`` and
+    the estimate. A
     dispatcher without the cache numba has today is taken as compiled."""
     try:
         index = Path(kernel._cache._cache_file._index_path)
     except AttributeError:  # numba's private cache API moved: say nothing rather than guess
         return
-    if index.exists() or str(index) in _ANNOUNCED:
-        return
-    _ANNOUNCED.add(str(index))
-    line = f"tinynet: compiling {what}, once on this machine ({estimate(kind, directory)})"
+    with _LOCK:
+        if index.exists() or str(index) in _ANNOUNCED:
+            return
+        _ANNOUNCED.add(str(index))
+    stop_watching()  # a kernel told of before and never compiled: its compile will not come
+    expected = estimate(kind, directory)
+    line = f"tinynet: compiling {what}, once on this machine ({expected})"
     terminal = sys.stderr.isatty()
     if terminal:  # one line, rewritten in place: it must not wrap
-        line = textwrap.shorten(line, shutil.get_terminal_size().columns - 20, placeholder="...")
+        width = max(shutil.get_terminal_size().columns - 20, 40)
+        line = textwrap.shorten(line, width, placeholder="...")
     print(("\r\033[K" + line) if terminal else f"{line}; cached in {index.parent}",
           end="" if terminal else "\n", file=sys.stderr, flush=True)
     _watch(kernel, line, lambda seconds: _keep(kind, seconds, directory), terminal)
     for listener in list(_LISTENERS):
-        listener(what)
+        listener(what, expected)
 
 
 def _watch(kernel: object, line: str, done: Callable[[float], None], terminal: bool) -> None:
@@ -138,6 +151,7 @@ def _watch(kernel: object, line: str, done: Callable[[float], None], terminal: b
     class Watch(event.Listener):
         def __init__(self) -> None:
             self.started = self.inner_started = 0.0
+            self.overloads = 0
             self.inner = 0.0        # seconds of the package's helpers compiled inside it
             self.depth = 0
             self.finished = threading.Event()
@@ -145,6 +159,7 @@ def _watch(kernel: object, line: str, done: Callable[[float], None], terminal: b
         def on_start(self, ev: event.Event) -> None:
             if ev.data["dispatcher"] is kernel:
                 self.started = time.perf_counter()
+                self.overloads = _overloads(kernel)
                 threading.Thread(target=self.tick, daemon=True).start()
             elif self.started and not self.finished.is_set() and _helper(ev):
                 self.depth += 1
@@ -160,7 +175,11 @@ def _watch(kernel: object, line: str, done: Callable[[float], None], terminal: b
                 return
             seconds = time.perf_counter() - self.started
             self.finished.set()
-            event.unregister("numba:compile", self)
+            _unwatch(self)
+            if _overloads(kernel) == self.overloads:  # failed: numba raises the error
+                # (numba's Event.is_failed reads the other way round in 0.6x: not used)
+                print("\r\033[K" if terminal else "", end="", file=sys.stderr, flush=True)
+                return
             print(("\r\033[K" + line + f": done in {seconds:.1f} s") if terminal else
                   f"tinynet: compiled in {seconds:.1f} s", file=sys.stderr, flush=True)
             done(seconds - self.inner)
@@ -173,7 +192,34 @@ def _watch(kernel: object, line: str, done: Callable[[float], None], terminal: b
                       f"tinynet: still compiling, {seconds:.0f} s so far",
                       end="" if terminal else "\n", file=sys.stderr, flush=True)
 
-    event.register("numba:compile", Watch())
+    watch = Watch()
+    with _LOCK:
+        _WATCHES.append(watch)
+    event.register("numba:compile", watch)
+
+
+def _unwatch(watch: object) -> None:
+    from numba.core import event
+    with _LOCK:
+        if watch not in _WATCHES:
+            return
+        _WATCHES.remove(watch)
+    event.unregister("numba:compile", watch)
+
+
+def stop_watching() -> None:
+    """Remove the watches of kernels told of whose compile has not begun: called before each
+    new notice (a kernel's compile follows its notice at once, in the same call), so that
+    listeners never pile up."""
+    for watch in list(_WATCHES):
+        if not watch.started:
+            _unwatch(watch)
+
+
+def _overloads(kernel: object) -> int:
+    """How many compiled versions a dispatcher holds: one more after a compile that worked
+    (numba adds it before the compile's end event)."""
+    return len(getattr(kernel, "overloads", ()))
 
 
 def _helper(ev: object) -> bool:
@@ -188,9 +234,10 @@ def _helper(ev: object) -> bool:
 
 
 @contextmanager
-def compiling_told_to(listener: Callable[[str], None]) -> Iterator[None]:
-    """Within the block, also call ``listener(what)`` whenever :func:`announce_compiling`
-    says a kernel is about to compile (the playground shows it on its page)."""
+def compiling_told_to(listener: Callable[[str, str], None]) -> Iterator[None]:
+    """Within the block, also call ``listener(what, estimate)`` whenever
+    :func:`announce_compiling` says a kernel is about to compile (the playground shows it on
+    its page): what compiles, and how long it should take (:func:`estimate`)."""
     _LISTENERS.append(listener)
     try:
         yield

@@ -399,4 +399,5 @@ def _one_line(error: BaseException) -> str:
     text = " ".join(str(error).split())
     for limit, words in LIMITS_IN_WORDS.items():
         text = text.replace(limit, words)
-    return re.sub(r"(?<![\d.e-])\d{5,18}(?![\d.e])", lambda number: f"{int(number[0]):,}", text)
+    # a number standing alone, not the digits inside a name such as moons20240101
+    return re.sub(r"(?<![\w.-])\d{5,18}(?![\w.])", lambda number: f"{int(number[0]):,}", text)

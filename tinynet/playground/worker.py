@@ -25,7 +25,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..compiled.sources import COMPILE_TIME, compiling_told_to
+from ..compiled.sources import compiling_told_to
 from ..xor import run_study
 from ..xor.imports import import_user_modules
 from ..xor.report import finite_or_none
@@ -81,6 +81,7 @@ class Job:
     epochs_done: int = 0
     compiling: str | None = None
     compiling_since: float | None = None
+    usually: str | None = None  # how long it should take (tinynet.compiled.notices.estimate)
     error: str | None = None
     seconds: float | None = None
     started: float = field(default_factory=time.monotonic)
@@ -92,7 +93,7 @@ class Job:
         """The job as the page polls it (no result: that has its own address)."""
         compiling = None
         if self.compiling is not None and self.state == "compiling":
-            compiling = {"what": self.compiling, "usually": COMPILE_TIME,
+            compiling = {"what": self.compiling, "usually": self.usually,
                          "seconds": time.monotonic() - self.compiling_since}
         return {"id": self.id, "state": self.state, "arm": self.arm,
                 "arms": self.arms, "epochs_done": self.epochs_done, "epochs": self.epochs,
@@ -103,7 +104,7 @@ class Job:
 def train_studies(connection, cancelled) -> None:
     """The trainer process: receive ``(id, request)`` (a :class:`~.form.Form` to study, or a
     :class:`~.watch.Watch` of one seed), train, and send back what happens:
-    ``("running", id, None)``, ``("compiling", id, what)``, ``("progress", id, (arm,
+    ``("running", id, None)``, ``("compiling", id, (what, usually))``, ``("progress", id, (arm,
     epochs))``, then ``("done", id, JSON bytes)``, ``("cancelled", id, None)`` or
     ``("failed", id, message)``. A study stops when ``cancelled.value >= id``, and after
     :data:`MAX_SECONDS`; it fails if its page data is over :data:`~.form.MAX_PAGE_BYTES`."""
@@ -134,7 +135,8 @@ def train_studies(connection, cancelled) -> None:
 
         send("running", job_id, None)
         try:
-            with compiling_told_to(lambda what: send("compiling", job_id, what)):
+            with compiling_told_to(lambda what, usually: send("compiling", job_id,
+                                                               (what, usually))):
                 payload = _payload(request, on_chunk)
             text = json.dumps(finite_or_none(payload), separators=(",", ":"))
             if len(text) > MAX_PAGE_BYTES:  # the form's estimate checked, not trusted
@@ -292,7 +294,7 @@ class Trainer:
         if kind == "running":
             job.started = time.monotonic()
         elif kind == "compiling":
-            job.compiling, job.compiling_since = value, time.monotonic()
+            (job.compiling, job.usually), job.compiling_since = value, time.monotonic()
         elif kind == "progress":
             job.arm, job.epochs_done = value
             kind = "running"

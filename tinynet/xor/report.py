@@ -247,19 +247,20 @@ class Study:
         return "\n".join(lines)
 
     def _verdicts(self) -> list[str]:
-        """Every comparison's verdict, or past :data:`LISTED_COMPARISONS` of them (``--init
-        all``'s hundreds of pairs) a summary: the highest and lowest rates, how many pairs
-        differ after Holm, and which arms the tests cannot tell from the highest."""
+        """Every comparison's verdict, or past :data:`LISTED_COMPARISONS` pairs of every arm
+        with every other (``--init all``'s hundreds) a summary: the highest and lowest rates,
+        how many pairs differ after Holm, and which arms the tests cannot tell from the
+        highest. Against a baseline each arm has one verdict, and each is listed."""
         n = self.setup.seeds
-        if len(self.comparisons) <= LISTED_COMPARISONS:
-            return [f"  {c.verdict(n)}" for c in self.comparisons]
+        if len(self.comparisons) <= LISTED_COMPARISONS or self.baseline is not None:
+            return [f"  {c.verdict(n)}" for c in self.comparisons]  # against one: each arm once
 
         def extreme(word: str, pick) -> list[ArmResult]:
             rate = pick(r.rate for r in self.results)
             arms = [r for r in self.results if r.rate == rate]
             low, high = arms[0].interval
             lines.append(f"  {word} rate: {rate:.1%} [{low:.1%}, {high:.1%}], "
-                         f"{summarised([r.arm.name for r in arms], shown=6)}")
+                         f"{summarised([r.arm.name for r in arms], shown=10)}")
             return arms
 
         lines: list[str] = []

@@ -93,8 +93,10 @@ class Task:
     test: tuple | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if isinstance(self.data, data.Split):
-            object.__setattr__(self, "data", OwnData(self.data))  # read_split's, checked
+        if isinstance(self.data, data.Split):  # checked as arrays are, whoever made it
+            split = self.data
+            object.__setattr__(self, "data", OwnData(data.labelled_split(
+                *split[:4], name=split.name)._replace(source=split.source)))
         elif isinstance(self.data, tuple):
             if not isinstance(self.test, tuple) or len(self.test) != 2 or len(self.data) != 2:
                 raise TypeError("your own data is data=(X, y) with test=(X_test, y_test), "
