@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -93,6 +94,47 @@ def run_python(arguments: list[str], folder: Path) -> subprocess.CompletedProces
     """``python *arguments`` in ``folder`` with :func:`checkout_environment`, output captured."""
     return subprocess.run([sys.executable, *arguments], cwd=folder, capture_output=True,
                           text=True, timeout=600, env=checkout_environment())
+
+
+def lesson_checkout(folder: Path) -> Path:
+    """A git repository in ``folder`` holding this checkout's ``.gitignore`` and ``tutorial/``
+    (the lessons, the settings JupyterLab reads for them, the committed figures), all committed:
+    a clone to run the lessons in, where :func:`git_changes` then shows what they left. Returns
+    its root."""
+    repository = folder / "checkout"
+    shutil.copytree(ROOT / "tutorial", repository / "tutorial", ignore=shutil.ignore_patterns(
+        "notebooks", "__pycache__", "lesson_figures", ".ipynb_checkpoints"))
+    shutil.copyfile(ROOT / ".gitignore", repository / ".gitignore")
+    for command in (["init", "-q"], ["add", "."],
+                    ["-c", "user.name=tinynet tests", "-c", "user.email=tests@tinynet.invalid",
+                     "commit", "-q", "-m", "the lessons"]):
+        subprocess.run(["git", "-C", str(repository), *command], check=True)
+    return repository
+
+
+def git_changes(repository: Path) -> list[str]:
+    """What ``git status`` shows in ``repository``: every changed or untracked file, one line
+    each (``--porcelain``, untracked files listed one by one); [] for a clean tree."""
+    return subprocess.run(["git", "-C", str(repository), "status", "--porcelain",
+                           "--untracked-files=all"], check=True, capture_output=True,
+                          text=True).stdout.splitlines()
+
+
+NOTEBOOK_PIXELS = 968
+"""How wide JupyterLab's notebook column shows a figure, in pixels: a wider one is shrunk to
+fit, its texts with it."""
+
+
+def shown_points(fig) -> float:
+    """The size of the smallest text of ``fig`` (a matplotlib Figure), in points, as a notebook
+    shows it: its size in the figure, times the column's width over the figure's in pixels
+    when the figure is wider (Jupyter shows tinynet's figures at 100 pixels an inch,
+    tinynet.plots._png)."""
+    from matplotlib.text import Text
+    fig.draw_without_rendering()  # makes the tick labels
+    pixels = fig.get_size_inches()[0] * 100
+    texts = [text for text in fig.findobj(Text) if text.get_visible() and text.get_text().strip()]
+    return min(text.get_fontsize() for text in texts) * min(1.0, NOTEBOOK_PIXELS / pixels)
 
 
 CAPABILITIES = {"dac_override": 1, "dac_read_search": 2, "fowner": 3}

@@ -10,6 +10,7 @@ import pytest
 
 import make_notebooks  # tutorial/ is on the path (tests/conftest.py)
 import tinynet
+from helpers import shown_points
 from tinynet import plots
 
 
@@ -42,14 +43,15 @@ def test_lesson_1_titles_the_trained_network_with_the_epochs_it_trained(tmp_path
     again.fit(*tinynet.data.xor(), epochs=300, lr=lesson["LR"])
     for mine, theirs in zip(again.parameters(), lesson["trained"].parameters()):
         np.testing.assert_array_equal(mine, theirs)
-    assert (tmp_path / "01_boundaries.png").is_file()
+    assert (tmp_path / make_notebooks.OUTPUTS / "01_boundaries.png").is_file()
 
 
 @pytest.mark.slow  # trains 100 seeds for 2,000 epochs and draws 100 panels
 def test_lesson_2_shows_100_seeds_in_a_square_and_the_failed_seeds_losses(tmp_path,
                                                                           monkeypatch):
-    """Catches lesson 2 without its gallery of 100 seeds (a 10 x 10 grid, one colour bar) or
-    without the loss curves of the seeds that failed, and only those."""
+    """Catches lesson 2 without its gallery of 100 seeds (a 10 x 10 grid, one colour bar, its
+    texts 9 points or more as a notebook shows it) or without the loss curves of the seeds
+    that failed, and only those."""
     lesson = run_lesson("02", {"SEEDS": 100, "GROUP": 25, "EPOCHS": 2000}, tmp_path,
                         monkeypatch)
     gallery = lesson["gallery"]
@@ -58,6 +60,7 @@ def test_lesson_2_shows_100_seeds_in_a_square_and_the_failed_seeds_losses(tmp_pa
     assert len({round(ax.get_position().x0, 6) for ax in shown}) == 10  # columns
     assert len({round(ax.get_position().y0, 6) for ax in shown}) == 10  # rows
     assert [ax.get_ylabel() for ax in gallery.axes].count(plots.OUTPUT_LABEL) == 1
+    assert shown_points(gallery) >= 9
 
     result = lesson["study"].results[0]
     failed = np.flatnonzero(result.outcomes != "solved")
@@ -68,5 +71,5 @@ def test_lesson_2_shows_100_seeds_in_a_square_and_the_failed_seeds_losses(tmp_pa
     for line, member in zip(curves, failed):
         np.testing.assert_array_equal(line.get_ydata(), result.ensemble.loss[member])
     assert ax.get_title() == f"loss of {len(failed)} failed seeds"
-    assert (tmp_path / "02_gallery.png").is_file()
-    assert (tmp_path / "02_failed_losses.png").is_file()
+    assert (tmp_path / make_notebooks.OUTPUTS / "02_gallery.png").is_file()
+    assert (tmp_path / make_notebooks.OUTPUTS / "02_failed_losses.png").is_file()

@@ -13,7 +13,7 @@ from matplotlib.contour import ContourSet
 from matplotlib.figure import Figure
 
 import tinynet
-from helpers import page
+from helpers import NOTEBOOK_PIXELS, page, shown_points
 from tinynet import plots
 from tinynet.xor import figures
 from tinynet.xor import Arm, Setup, build_network, run_study
@@ -320,6 +320,21 @@ def test_a_gallery_of_100_seeds_wraps_into_a_10_by_10_grid(hundred):
     assert 0.7 < width / height < 1.4  # near square, not a 16,000 x 235 px strip
     small = figures.seed_gallery(hundred, seeds=5, columns=5)
     assert small.get_size_inches()[0] == 5 * 1.6 + 1.0  # 1.6 inches a column, 1 for the bar
+
+
+@pytest.mark.slow  # draws 100 panels
+def test_a_gallery_of_100_seeds_fits_a_notebook_column_with_its_legend_on_top(hundred):
+    """Catches the gallery a notebook shrinks (1,700 pixels wide shown at 968, its 8-point
+    titles read at 4.6 points) and its legend after the 100 panels, where a reader finds it
+    last: it is as wide as the column at most, every text 9 points or more there, and the
+    legend above every panel."""
+    fig = figures.seed_gallery(hundred, seeds=100)
+    assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
+    assert shown_points(fig) >= 9
+    renderer = _drawn(fig)
+    legend = fig.legends[0].get_window_extent(renderer)
+    panels = [ax for ax in fig.axes if ax.get_title().startswith("seed ")]
+    assert all(legend.y0 >= ax.get_tightbbox(renderer).y1 for ax in panels)
 
 
 @pytest.mark.parametrize("seeds", [4, 10, pytest.param(100, marks=pytest.mark.slow)])

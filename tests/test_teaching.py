@@ -40,8 +40,8 @@ def ask(url: str, method: str = "GET", body: dict | None = None) -> dict:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    """``jupyter lab tutorial/`` on a copy of the lessons (they write their figures beside
-    themselves), with a token; yields (its address, the folder it serves)."""
+    """``jupyter lab tutorial/`` on a copy of the lessons (they write their figures into it),
+    with a token; yields (its address, the folder it serves)."""
     folder = tmp_path_factory.mktemp("lab") / "tutorial"
     shutil.copytree(ROOT / "tutorial", folder, ignore=shutil.ignore_patterns(
         "notebooks", "figures", "__pycache__"))

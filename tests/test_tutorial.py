@@ -1,7 +1,8 @@
 """The tutorial's lessons run from the command line and as notebooks, through the same code
-a student runs (tutorial/make_notebooks.py), with small settings; so does every exercise;
-the teaching page's lesson list is the committed run's, and the numbers the lessons' text quotes
-are what they printed in it."""
+a student runs (tutorial/make_notebooks.py), with small settings, in a clone whose `git status`
+they leave clean, printing lines a notebook shows whole; so does every exercise; the teaching
+page's lesson list is the committed run's, and the numbers the lessons' text quotes are what
+they printed in it."""
 
 import json
 import re
@@ -10,11 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from helpers import checkout_environment, page, run_python
+from helpers import checkout_environment, git_changes, lesson_checkout, page, run_python
 
-import make_notebooks  # tutorial/ is on the path (tests/conftest.py)
+import exercises  # tutorial/ is on the path (tests/conftest.py)
+import make_notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK_COLUMNS = 100
+"""The longest line a lesson prints: what a notebook's output area shows whole beside a figure
+968 pixels wide (tinynet.text.fold's default width)."""
 LESSONS = {lesson.stem: lesson for lesson in make_notebooks.LESSONS}
 
 SMALL = {  # settings that keep each run to a few seconds
@@ -29,47 +34,11 @@ SMALL = {  # settings that keep each run to a few seconds
     "08_depth_that_trains": {"DEPTH": 8, "SEEDS": 16, "EPOCHS": 20},
 }
 
-EXERCISES = [  # (lesson, what the exercise says, settings it changes, (line, changed line))
-    ("01_a_network_by_hand", "Set `SEED = 0`", {"SEED": 0}, None),
-    ("01_a_network_by_hand", "`report = tinynet.gradcheck(tinynet.mlp([2, 2, 2, 1], seed=SEED), X, y)`",
-     {}, ("report = tinynet.gradcheck(net, X, y)",
-          "report = tinynet.gradcheck(tinynet.mlp([2, 2, 2, 1], seed=SEED), X, y)")),
-    ("01_a_network_by_hand", "change `z > 0` to `z >= 0`", {},
-     ("np.where(z > 0, 1.0, ALPHA)", "np.where(z >= 0, 1.0, ALPHA)")),
-    ("02_many_seeds", "Set `SEEDS = 10_000`", {"SEEDS": 10_000, "GROUP": 100}, None),
-    ("02_many_seeds", 'use `Arm("normal", shuffle=True)`', {},
-     ('run_study([Arm("normal")]', 'run_study([Arm("normal", shuffle=True)]')),
-    ("02_many_seeds", "`[(0.406, 0.425)]`", {},
-     ("[(0.45, 0.55), (0.40, 0.45), (0.40, 0.41), (0.91, 0.98)]", "[(0.406, 0.425)]")),
-    ("03_when_he_is_normal", '`INITS = ("normal", "he_leaky", "xavier_normal")`',
-     {"INITS": ("normal", "he_leaky", "xavier_normal")}, None),
-    ("03_when_he_is_normal", "Set `WIDTHS = (16, 32, 64)`", {"WIDTHS": (16, 32, 64)}, None),
-    ("03_when_he_is_normal", "`Setup(hidden=(width, width), seeds=SEEDS)`", {},
-     ("Setup(hidden=(width,), seeds=SEEDS)", "Setup(hidden=(width, width), seeds=SEEDS)")),
-    ("04_depth", 'Set `ACTIVATION = "tanh"`', {"ACTIVATION": "tanh"}, None),
-    ("04_depth", "Set `DEPTHS = (1, 2, 4, 8, 16)`", {"DEPTHS": (1, 2, 4, 8, 16)}, None),
-    ("04_depth", "Set `SIGNAL_DEPTH = 32`", {"SIGNAL_DEPTH": 32}, None),
-    ("05_distributions_and_fans", "Set `N = 1024`", {"N": 1024}, None),
-    ("05_distributions_and_fans", "Set `CUT = 1.0`", {"CUT": 1.0}, None),
-    ("05_distributions_and_fans", 'Set `ACTIVATION = "relu"`', {"ACTIVATION": "relu"}, None),
-    ("06_what_fixes_99mlp", "Set `SEEDS = 2000`", {"SEEDS": 2000}, None),
-    ("06_what_fixes_99mlp",
-     '`[*preset.arms, Arm("normal", loss="bce", optimizer="adam", lr=0.01, label="Adam + BCE")]`',
-     {}, ("arms = list(preset.arms)", 'arms = [*preset.arms, Arm("normal", loss="bce", '
-                                     'optimizer="adam", lr=0.01, label="Adam + BCE")]')),
-    ("06_what_fixes_99mlp", '`tuned = change("momentum")`', {},
-     ('tuned = change("adam")', 'tuned = change("momentum")')),
-    ("07_beyond_xor", 'Set `ACTIVATION = "sigmoid"`', {"ACTIVATION": "sigmoid"}, None),
-    ("07_beyond_xor", "Set `SEEDS = 200`", {"SEEDS": 200, "EPOCHS": 1}, None),
-    ("07_beyond_xor",
-     '`arms.append(Arm("lecun_normal", loss="cross_entropy", shuffle=True, label="Xavier"))`',
-     {}, ("study = run_study(arms, setup",
-          'arms.append(Arm("lecun_normal", loss="cross_entropy", shuffle=True, '
-          'label="Xavier"))\nstudy = run_study(arms, setup')),
-    ("08_depth_that_trains", 'Set `NORM = "post"`', {"NORM": "post"}, None),
-    ("08_depth_that_trains", "Set `DEPTH = 64`", {"DEPTH": 64}, None),
-    ("08_depth_that_trains", "Set `WARMUP = 400`", {"WARMUP": 400, "EPOCHS": 40}, None),
-]
+FASTER = {  # what an exercise needs beside the small settings to stay quick, by exercise
+    "02.1": {"GROUP": 100},   # studies of 100, as the exercise's 10,000 seeds make them
+    "07.2": {"EPOCHS": 1},    # 200 seeds
+    "08.3": {"EPOCHS": 40},   # steps enough for the warmup's 400
+}
 
 QUOTED = {  # per lesson: (what its text says, what its default run printed), both verbatim
     "01_a_network_by_hand": [("is exactly one such step",
@@ -86,15 +55,17 @@ QUOTED = {  # per lesson: (what its text says, what its default run printed), bo
                              ("by more than the intervals", "2-16-1  89% [86%, 91%]  100% [99%, 100%]")],
     "04_depth": [("below the 10th percentile", "10th to 90th percentile 0.0029"),
                  ("lie far below the predictions", "He          E[a²] after 16 hidden layers: predicted     0.316, measured  0.000338"),
+                 ("from 59 % of the seeds with four", "4      59% [47%, 71%]"),
+                 ("162 at depth 4", "4      162 "),
                  ("not at all with eight", "8      0% [0%, 6%]       0% [0%, 6%]"),
-                 ("trains with one hidden layer", "1      100% [94%, 100%]  0% [0%, 6%]")],
+                 ("trains with one or two hidden layers", "2      100% [94%, 100%]  0% [0%, 6%]")],
     "05_distributions_and_fans": [("At c = 2 that is 0.7737", "theory γ = 0.7737"),
                                   ("almost a quarter of the variance is gone",
                                    "variance left 0.7735"),
                                   ("Only the geometric mean makes that exactly 1",
                                    "multiplies E[a²] by m·n/fan² = 1.000")],
     "06_what_fixes_99mlp": [("The notes' network fails mostly with one output wrong",
-                             "the notes' network                       failed  123: one wrong  103")],
+                             "the notes' network              failed  123: one wrong  103")],
     "07_beyond_xor": [("std 0.01 barely moves in these epochs: no seed learns",
                        "std 0.01  0/50     0.0%"),
                       ("shrinks its input's scale by about 0.01 · √(100/2) ≈ 0.07",
@@ -139,19 +110,25 @@ def test_the_lesson_runs_as_a_script(name, tmp_path):
     settings = "# %%\n" + "".join(f"{k} = {v!r}\n" for k, v in SMALL[name].items()) + "\n"
     assert text.replace(settings, "", 1) == lesson.read_text()  # the lesson, plus the settings
     assert make_notebooks.script(lesson) == lesson.read_text()
-    done = run_script(text, lesson.name, tmp_path)
+    clone = lesson_checkout(tmp_path)
+    (tmp_path / lesson.name).write_text(text)
+    done = run_python([str(tmp_path / lesson.name)], clone)  # from the clone's root
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip()
     figure, _ = make_notebooks.SHOWN_FIGURES[name]
-    assert (tmp_path / figure).stat().st_size > 10_000
+    assert (clone / make_notebooks.OUTPUTS / figure).stat().st_size > 10_000
+    assert git_changes(clone) == []  # what it wrote, git ignores
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", LESSONS)
 def test_the_lesson_runs_as_a_notebook(name, tmp_path, monkeypatch):
+    """In a clone's tutorial/, where JupyterLab starts a lesson's kernel; its output lines
+    short enough for a notebook, and nothing it wrote seen by git."""
     monkeypatch.setenv("PYTHONPATH", checkout_environment()["PYTHONPATH"])  # the kernel inherits it
+    clone = lesson_checkout(tmp_path)
     notebook = make_notebooks.execute(
-        make_notebooks.with_parameters(LESSONS[name], SMALL[name]), tmp_path)
+        make_notebooks.with_parameters(LESSONS[name], SMALL[name]), clone / "tutorial")
     outputs = [output for cell in notebook.cells if cell.cell_type == "code"
                for output in cell.outputs]
     assert not [output for output in outputs if output.output_type == "error"]
@@ -160,23 +137,22 @@ def test_the_lesson_runs_as_a_notebook(name, tmp_path, monkeypatch):
     if name == "05_distributions_and_fans":  # the injected setting, not the lesson's own 20
         assert "after 6 layers" in printed and "after 20 layers" not in printed
     assert printed.strip()
+    assert [line for line in printed.splitlines() if len(line) > NOTEBOOK_COLUMNS] == []
     figure, _ = make_notebooks.SHOWN_FIGURES[name]
-    assert (tmp_path / figure).exists()
+    assert (clone / "tutorial" / make_notebooks.OUTPUTS / figure).exists()
+    assert git_changes(clone) == []
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name,says,settings,change", EXERCISES,
-                         ids=[f"{name[:2]}-{i}" for i, (name, *_) in enumerate(EXERCISES)])
-def test_every_exercise_runs(name, says, settings, change, tmp_path):
+@pytest.mark.parametrize("name", exercises.numbered())
+def test_every_exercise_runs(name, tmp_path, monkeypatch):
     """Each exercise's change, as its lesson states it, on top of the small settings."""
-    lesson = LESSONS[name]
-    assert words(says) in words(lesson.read_text().split("# ## Exercises")[1])
-    text = make_notebooks.script(lesson, {**SMALL[name], **settings})
-    if change is not None:
-        line, changed = change
-        assert text.count(line) == 1
-        text = text.replace(line, changed)
-    done = run_script(text, lesson.name, tmp_path)
+    exercise = exercises.numbered()[name]
+    lesson = LESSONS[exercise.lesson]
+    assert words(exercise.says) in words(lesson.read_text().split("# ## Exercises")[1])
+    for variable in ("PYTHONPATH", "MPLBACKEND"):  # the script inherits them
+        monkeypatch.setenv(variable, checkout_environment()[variable])
+    done = exercises.run(exercise, tmp_path, {**SMALL[exercise.lesson], **FASTER.get(name, {})})
     assert done.returncode == 0, done.stderr
 
 
@@ -203,12 +179,12 @@ def test_the_lesson_has_settings_a_title_and_two_or_three_exercises(name):
     notebook = make_notebooks.with_parameters(LESSONS[name])
     assert make_notebooks.parameter_names(notebook)
     assert make_notebooks.title(LESSONS[name])
-    exercises = [cell.source for cell in notebook.cells
+    sections = [cell.source for cell in notebook.cells
                  if cell.cell_type == "markdown" and "## Exercises" in cell.source]
-    assert len(exercises) == 1
-    numbered = [line for line in exercises[0].splitlines() if re.match(r"\d+\.", line)]
+    assert len(sections) == 1
+    numbered = [line for line in sections[0].splitlines() if re.match(r"\d+\.", line)]
     assert 2 <= len(numbered) <= 3
-    assert len([e for e in EXERCISES if e[0] == name]) == len(numbered)
+    assert len([e for e in exercises.EXERCISES if e.lesson == name]) == len(numbered)
 
 
 @pytest.mark.slow
@@ -240,6 +216,14 @@ def test_the_docs_lesson_block_is_the_committed_run():
 
 
 @pytest.mark.parametrize("name", LESSONS)
+def test_what_the_lessons_default_run_printed_fits_a_notebooks_lines(name):
+    """Catches a report that a notebook's output area breaks mid-word (it breaks a line too
+    long for it wherever it reaches the edge)."""
+    printed = json.loads(make_notebooks.RECORD.read_text())["lessons"][name]["output"]
+    assert [line for line in printed.splitlines() if len(line) > NOTEBOOK_COLUMNS] == []
+
+
+@pytest.mark.parametrize("name", LESSONS)
 def test_what_the_lesson_says_is_what_its_default_run_printed(name):
     text = words(LESSONS[name].read_text())
     printed = json.loads(make_notebooks.RECORD.read_text())["lessons"][name]["output"]
@@ -258,3 +242,22 @@ def test_lesson_2_quotes_the_committed_shuffling_study():
     text = words(LESSONS["02_many_seeds"].read_text())
     assert f"({100 * plain:.1f} % against {100 * shuffled:.1f} %)" in text
     assert f"`[({plain:.3f}, {shuffled:.3f})]`" in text
+
+
+def test_the_answer_key_quotes_what_each_exercise_printed():
+    """Every exercise has its answer in tutorial/answers/README.md, under a heading that names
+    it, and each line the answer quotes (its fenced blocks) is a line that exercise printed in
+    the committed run of every exercise with its lesson's defaults."""
+    key = (ROOT / "tutorial" / "answers" / "README.md").read_text()
+    record = json.loads(exercises.RECORD.read_text())
+    assert list(record) == list(exercises.numbered())
+    parts = re.split(r"^### Exercise (\d\d\.\d)\b.*$", key, flags=re.MULTILINE)
+    answers = dict(zip(parts[1::2], parts[2::2]))
+    assert list(answers) == list(record)
+    for name, answer in answers.items():
+        quoted = [line for block in re.findall(r"^```\n(.*?)^```$", answer,
+                                               flags=re.MULTILINE | re.DOTALL)
+                  for line in block.splitlines()]
+        assert quoted, f"the answer to exercise {name} quotes nothing it printed"
+        printed = record[name].splitlines()
+        assert [line for line in quoted if line not in printed] == [], name

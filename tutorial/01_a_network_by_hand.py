@@ -19,7 +19,7 @@
 # descent with NumPy alone, check each against tinynet, and then check tinynet's backward
 # pass against finite differences. Run it as a script (`python
 # tutorial/01_a_network_by_hand.py`) or open it as a notebook (see `tutorial/README.md`).
-# Figures are written next to where you run it.
+# Its figures go into a folder `lesson_figures/` where you run it.
 
 # %% tags=["parameters"]
 SEED = 1        # the seed the network's weights are drawn from
@@ -28,11 +28,16 @@ EPOCHS = 3000   # epochs of training at the end of the lesson
 
 # %%
 import copy
+from pathlib import Path
 
 import numpy as np
 
 import tinynet
 from tinynet import plots
+from tinynet.text import fold   # long lines broken to fit a notebook
+
+OUT = Path("lesson_figures")   # the figures this lesson writes (git ignores the folder)
+OUT.mkdir(exist_ok=True)
 
 X, y = tinynet.data.xor()
 print("inputs X (4, 2):", X.tolist())
@@ -147,7 +152,7 @@ print(inspect.getsource(step.Dense.backward))
 # %%
 kernel = tinynet.kernel_source(net).splitlines()
 first = next(i for i, line in enumerate(kernel) if "Dense.forward" in line)
-print("\n".join(line.strip() for line in kernel[first:first + 8]))
+print(fold("\n".join(line.strip() for line in kernel[first:first + 8])))
 
 # %% [markdown]
 # ## Checking a backward pass: gradcheck
@@ -181,7 +186,7 @@ before, after = fig.subplots(1, 2)
 plots.decision_boundary(start, ax=before, title=f"seed {SEED}, as initialised")
 plots.decision_boundary(trained, ax=after, title=f"after {history.epochs:,} epochs")
 fig.tight_layout()
-fig.savefig("01_boundaries.png")
+fig.savefig(OUT / "01_boundaries.png")
 fig
 
 # %% [markdown]

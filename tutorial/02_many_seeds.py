@@ -24,13 +24,18 @@ EPOCHS = 20_000   # epochs per seed, as in the notes
 
 # %%
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 from scipy.stats import binom
 
 import tinynet
 from tinynet import plots, stats
+from tinynet.text import fold   # long lines broken to fit a notebook
 from tinynet.xor import Arm, Setup, figures, run_study
+
+OUT = Path("lesson_figures")   # the figures this lesson writes (git ignores the folder)
+OUT.mkdir(exist_ok=True)
 
 setup = replace(Setup(), epochs=EPOCHS)   # Setup() is 99mlp, as in the notes
 print(setup.describe(seeds=False))
@@ -61,7 +66,7 @@ for seed in range(5):
 # %%
 study = run_study([Arm("normal")], replace(setup, seeds=SEEDS),
                   record_every=max(1, EPOCHS // 200))
-print(study.report())
+print(fold(study.report()))
 solved = study.results[0].solved   # one True/False per seed
 
 # %% [markdown]
@@ -73,7 +78,7 @@ solved = study.results[0].solved   # one True/False per seed
 # failed one leaves one or more of them on the wrong side.
 
 # %%
-gallery = figures.seed_gallery(study, seeds=100, path="02_gallery.png")
+gallery = figures.seed_gallery(study, seeds=100, path=OUT / "02_gallery.png")
 gallery
 
 # %% [markdown]
@@ -85,7 +90,7 @@ gallery
 
 # %%
 failed = figures.loss_curves(study.results[0], which="failed", seeds=100,
-                             path="02_failed_losses.png")
+                             path=OUT / "02_failed_losses.png")
 failed
 
 # %% [markdown]
@@ -126,7 +131,7 @@ ax.set_ylim(0, 100)
 ax.set_title("99mlp with N(0,1) weights: the same experiment, repeated")
 ax.legend(loc="lower right")
 fig.tight_layout()
-fig.savefig("02_studies_of_100.png")
+fig.savefig(OUT / "02_studies_of_100.png")
 fig
 
 # %% [markdown]

@@ -23,11 +23,17 @@ WIDTHS = (2, 4, 8, 16)          # hidden layer widths: 2-w-1 networks
 INITS = ("normal", "he_leaky")  # the initializers compared
 
 # %%
+from pathlib import Path
+
 import numpy as np
 
 import tinynet
 from tinynet.diagnostics import propagate
+from tinynet.text import fold   # long lines broken to fit a notebook
 from tinynet.xor import Arm, Setup, figures, run_study, run_sweep
+
+OUT = Path("lesson_figures")   # the figures this lesson writes (git ignores the folder)
+OUT.mkdir(exist_ok=True)
 
 net = tinynet.mlp([2, 2, 2, 1], init="he_leaky", seed=0)
 print(net)
@@ -50,7 +56,7 @@ for index, (a, b) in enumerate(zip(he.layers, normal.layers)):
 
 # %%
 study = run_study([Arm(name) for name in INITS], Setup(seeds=SEEDS))
-print(study.report())
+print(fold(study.report()))
 first, second = (study.result(name).solved for name in INITS[:2])
 print(f"\n{INITS[0]} and {INITS[1]} end differently on {np.sum(first != second)} of the "
       f"{SEEDS} seeds")
@@ -80,7 +86,7 @@ for init in INITS:
 sweep = run_sweep([Arm(name) for name in INITS],
                   [Setup(hidden=(width,), seeds=SEEDS) for width in WIDTHS], progress=False)
 print(sweep.table())
-fig = figures.rates(sweep.studies, path="03_widths.png")
+fig = figures.rates(sweep.studies, path=OUT / "03_widths.png")
 fig
 
 # %% [markdown]

@@ -27,6 +27,7 @@ CUT = 2.0                # where the truncated normal is cut, in standard deviat
 
 # %%
 import math
+from pathlib import Path
 
 import numpy as np
 
@@ -36,6 +37,8 @@ from tinynet.diagnostics import propagate
 from tinynet.init.distributions import get_distribution, truncated_variance_factor
 from tinynet.init.fans import FAN_MODES
 
+OUT = Path("lesson_figures")   # the figures this lesson writes (git ignores the folder)
+OUT.mkdir(exist_ok=True)
 rng = np.random.default_rng(0)
 
 # %% [markdown]
@@ -51,8 +54,10 @@ draws = {}
 for name in ("normal", "uniform", "truncated_normal"):
     distribution = get_distribution(name)
     draws[name] = distribution.sample(rng, (SAMPLES, 1), std=1.0).ravel()
-    print(f"{name:17} {distribution.parameters(1.0)}: variance {draws[name].var():.4f}, "
-          f"largest |w| {np.abs(draws[name]).max():.3f}")
+    parameters = ", ".join(f"{key} {value:.4g}" for key, value in
+                           distribution.parameters(1.0).items())
+    print(f"{name:17} variance {draws[name].var():.4f}, largest |w| "
+          f"{np.abs(draws[name]).max():.3f} ({parameters})")
 
 fig = plots.figure(figsize=(8, 3.8))
 ax = fig.subplots()
@@ -62,7 +67,7 @@ ax.set_xlabel("w (std 1 for all three)")
 ax.set_ylabel("density")
 ax.legend()
 fig.tight_layout()
-fig.savefig("05_distributions.png")
+fig.savefig(OUT / "05_distributions.png")
 fig
 
 # %% [markdown]
@@ -97,8 +102,8 @@ AVERAGES = {"arithmetic (Xavier)": ("xavier_normal", "fan_avg"),
 for label, (_, mode) in AVERAGES.items():
     rule = FAN_MODES[mode]
     fan = rule.of(M, N)
-    print(f"{label:20} {rule.formula:40} = {fan:6.1f}; a round trip {M} → {N} → {M} "
-          f"multiplies E[a²] by m·n/fan² = {M * N / fan ** 2:.3f}")
+    print(f"{label:20} {rule.formula:40} = {fan:6.1f}\n"
+          f"  a round trip {M} → {N} → {M} multiplies E[a²] by m·n/fan² = {M * N / fan ** 2:.3f}")
 
 # %% [markdown]
 # A round trip m → n → m multiplies the forward second moment by `(m/fan)(n/fan)`, and the
@@ -119,7 +124,7 @@ for label, (family, _) in AVERAGES.items():
     end = reports[label].layers[-1].a
     print(f"{label:20} after {LAYERS} layers: E[a²] measured {end.measured:.3g}, "
           f"predicted {end.predicted:.3g} (input {reports[label].input_second_moment:.3g})")
-fig = plots.signal(reports, path="05_fans.png",
+fig = plots.signal(reports, path=OUT / "05_fans.png",
                    title=f"{LAYERS} {ACTIVATION} layers alternating {M} → {N} → {M}")
 fig
 

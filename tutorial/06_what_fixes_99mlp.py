@@ -28,9 +28,14 @@ EPOCHS = 20_000      # epochs per seed, as in the notes
 
 # %%
 from dataclasses import replace
+from pathlib import Path
 
+from tinynet.text import fold   # long lines broken to fit a notebook
 from tinynet.xor import Arm, Setup, figures, get_preset, run_study
 from tinynet.xor.fixes import best_lr, change, run_lr_sweep
+
+OUT = Path("lesson_figures")   # the figures this lesson writes (git ignores the folder)
+OUT.mkdir(exist_ok=True)
 
 setup = replace(Setup(), epochs=EPOCHS)   # 99mlp, as in the notes
 print(setup.describe(seeds=False))
@@ -73,11 +78,11 @@ for arm in preset.arms:
 # %%
 arms = list(preset.arms)
 study = run_study(arms, replace(setup, seeds=SEEDS), progress=False, against=0)
-print(study.table())
+print(fold(study.table()))
 print()
 for comparison in study.comparisons:
-    print(comparison.verdict(SEEDS))
-figures.against_baseline(study, "06_fixes.png")
+    print(fold(comparison.verdict(SEEDS)))
+figures.against_baseline(study, OUT / "06_fixes.png")
 
 # %% [markdown]
 # Read the verdicts, not the bars: a change whose interval overlaps the grey band can still be
@@ -94,9 +99,9 @@ figures.against_baseline(study, "06_fixes.png")
 # %%
 for result in study.results:
     failures = result.failures
-    print(f"{result.arm.name:40s} failed {result.n - result.successes:4d}: one wrong "
+    print(f"{result.arm.name:31s} failed {result.n - result.successes:4d}: one wrong "
           f"{failures['one_wrong']:4d}, two {failures['two_wrong']:4d}, three or more "
-          f"{failures['three_or_more_wrong']:3d}, diverged {failures['diverged']:3d}")
+          f"{failures['three_or_more_wrong']:3d}, diverged {failures['diverged']}")
 
 # %% [markdown]
 # ## Exercises

@@ -29,12 +29,16 @@ ACTIVATION = "relu"    # relu or sigmoid
 
 # %%
 from dataclasses import replace
-
+from pathlib import Path
 
 import tinynet
+from tinynet.text import fold   # long lines broken to fit a notebook
 from tinynet.xor import Arm, classification_setup, run_study
 from tinynet.xor.bands import evaluation_curves
 from tinynet.xor.textbooks import init_histograms
+
+OUT = Path("lesson_figures")   # the figures this lesson writes (git ignores the folder)
+OUT.mkdir(exist_ok=True)
 
 digits = tinynet.data.digits()
 print(digits)
@@ -68,8 +72,8 @@ setup = replace(classification_setup("digits"), hidden=(100,) * DEPTH, activatio
 arms = [Arm("normal(std=0.01)", loss="cross_entropy", shuffle=True, label="std 0.01"),
         Arm("he_normal", loss="cross_entropy", shuffle=True, label="He")]
 study = run_study(arms, setup, evaluate_every=max(1, EPOCHS // 10))
-print(study.report())
-evaluation_curves(study, "07_digits_curves.png")
+print(fold(study.report()))
+evaluation_curves(study, OUT / "07_digits_curves.png")
 
 # %% [markdown]
 # With ReLU layers, std 0.01 barely moves in these epochs: no seed learns, while He's median

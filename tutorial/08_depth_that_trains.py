@@ -28,11 +28,16 @@ WARMUP = 0           # steps of linear learning-rate warmup for the normalized a
 
 # %%
 from dataclasses import replace
+from pathlib import Path
 
 import tinynet
 from tinynet.diagnostics import stream
+from tinynet.text import fold   # long lines broken to fit a notebook
 from tinynet.xor import Arm, figures, run_residual_depth_study
 from tinynet.xor.residual_depth import RESIDUAL_DEPTH_SETUP
+
+OUT = Path("lesson_figures")   # the figures this lesson writes (git ignores the folder)
+OUT.mkdir(exist_ok=True)
 
 # %% [markdown]
 # ## One block, and the network
@@ -43,7 +48,7 @@ from tinynet.xor.residual_depth import RESIDUAL_DEPTH_SETUP
 # %%
 block = tinynet.Residual([tinynet.Layer(16, 16, "relu"), tinynet.Layer(16, 16, "relu")],
                          norm=NORM)
-print(block)
+print(fold(str(block)))
 net = tinynet.mlp([2, 16, *[16] * (DEPTH // 2), 1], activation="relu", residual=True,
                   norm=NORM, branch=2, seed=0)
 print("\n".join(str(net).splitlines()[:9]), "\n...")
@@ -100,10 +105,10 @@ arms = [Arm("he_normal", shuffle=True, label="plain, He"),
         Arm("he_normal", shuffle=True, residual="rezero", branch=2, label="ReZero, He")]
 study = run_residual_depth_study(replace(RESIDUAL_DEPTH_SETUP, epochs=EPOCHS),
                                  depths=(4, DEPTH), arms=arms, seeds={4: SEEDS, DEPTH: SEEDS})
-print(study.table())
+print(fold(study.table()))
 for comparison in study.comparisons(DEPTH, [(arm.name, "plain, He") for arm in arms[1:]]):
-    print(comparison.verdict(SEEDS))
-figures.residual_depth(study, "08_residual_depth.png")
+    print(fold(comparison.verdict(SEEDS)))
+figures.residual_depth(study, OUT / "08_residual_depth.png")
 
 # %% [markdown]
 # At four layers the plain stack learns from most seeds. At 32 it learns from 3 % of them;

@@ -6,8 +6,9 @@
     python tutorial/make_notebooks.py --cold --readme docs/teaching.md   # the docs' run times
 
 Each lesson (``tutorial/NN_*.py``, Jupytext percent format) is read as a notebook and run
-cell by cell in a Jupyter kernel with its default settings, in the output folder, where it
-writes its figures; the notebook is saved there with every output (``NN_*.ipynb``).
+cell by cell in a Jupyter kernel with its default settings, in the output folder (it writes
+its figures into ``lesson_figures/`` there); the notebook is saved there with every output
+(``NN_*.ipynb``).
 With ``--cold`` each lesson first runs with empty kernel caches, and both times are kept.
 ``--cold --readme docs/teaching.md`` (every lesson) also keeps the run: its record (times and what
 each lesson printed) in ``tutorial/figures/lessons.json``, the figure of each lesson that the
@@ -41,6 +42,10 @@ LESSONS = sorted(HERE.glob("[0-9][0-9]_*.py"))
 
 FIGURES = HERE / "figures"
 RECORD = FIGURES / "lessons.json"
+
+OUTPUTS = "lesson_figures"
+"""The folder, under the one a lesson runs in, that it writes its figures into (git ignores
+it: a lesson run in a checkout leaves ``git status`` clean)."""
 
 SHOWN_FIGURES = {
     "01_a_network_by_hand": ("01_boundaries.png", "a decision boundary, before and after"),
@@ -188,7 +193,7 @@ def publish(record: dict, out: Path) -> None:
     figure of each lesson that the teaching page shows copied from ``out``."""
     FIGURES.mkdir(exist_ok=True)
     for figure, _ in SHOWN_FIGURES.values():
-        shutil.copyfile(out / figure, FIGURES / figure)
+        shutil.copyfile(out / OUTPUTS / figure, FIGURES / figure)
     RECORD.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
 
 

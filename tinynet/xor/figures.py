@@ -76,11 +76,13 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
                  path: str | Path | None = None, resolution: int = 41) -> "Figure":
     """Decision boundaries of ``seeds`` trained seeds per arm of ``study`` (default: every
     arm), each panel framed in the colour of what the seed did (:data:`OUTCOME_COLORS`) and
-    titled with its seed, the outcomes named in a legend below and the output's colours on
+    titled with its seed, the outcomes named in a legend on top and the output's colours on
     one colour bar at the right, shared by every panel. ``which="all"`` shows the study's
     first seeds, an unbiased sample; ``"failed"`` its first seeds that did not succeed.
     ``columns`` panels per row (default: ⌈√n⌉ for the n panels of the largest arm, so that 100
-    seeds are a 10 x 10 grid); an arm takes as many rows as it needs."""
+    seeds are a 10 x 10 grid); an arm takes as many rows as it needs. The panels are 1.6
+    inches wide, narrower where that many would not fit a notebook's column
+    (:data:`_NOTEBOOK_INCHES`): shown there unshrunk, every text stays at its 9 points or more."""
     check_instance("study", study, Study, "a tinynet.xor Study")
     indices = study.arm_indices(arms)
     results = [study.results[index] for index in indices]
@@ -97,8 +99,11 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     if columns is None:
         columns = max(1, math.ceil(math.sqrt(max(len(picked) for _, picked in chosen))))
     rows_per_arm = [max(1, -(-len(picked) // columns)) for _, picked in chosen]
-    height = 1.75 * sum(rows_per_arm) + 1.0  # + the title above and the legend below
-    width = max(1.6 * columns, 5.0) + _BAR_INCHES  # + the colour bar on the right
+    side = min(1.6, (_NOTEBOOK_INCHES - _BAR_INCHES) / columns)  # a panel's width
+    legend_columns = min(len(OUTCOME_COLORS), max(2, columns))
+    top = 0.35 + 0.2 * -(-len(OUTCOME_COLORS) // legend_columns)  # the title, then the legend
+    height = (side + 0.3) * sum(rows_per_arm) + top  # each row: its panels and their titles
+    width = max(side * columns, 5.0) + _BAR_INCHES  # + the colour bar on the right
     fig = figure(figsize=(width, height))
     grid = fig.subplots(sum(rows_per_arm), columns, squeeze=False)
     row = 0
@@ -114,22 +119,30 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
             seed = study.seeds[picked[k]]
             draw_boundary(ax, study.network(index, seed), X, y, resolution, 0.5)
             _frame(ax, OUTCOME_COLORS[result.outcomes[picked[k]]])
-            ax.set_title(f"seed {seed}", fontsize=8)
-        grid[row, 0].set_ylabel(result.arm.name, fontsize=8)
+            ax.set_title(f"seed {seed}", fontsize=_GALLERY_POINTS)
+        grid[row, 0].set_ylabel(result.arm.name, fontsize=_GALLERY_POINTS)
         if not len(picked):
             grid[row, 0].set_axis_on()
             _frame(grid[row, 0], "lightgray")
             grid[row, 0].text(0.5, 0.5, "no seed to show", ha="center", va="center",
-                              fontsize=8, transform=grid[row, 0].transAxes)
+                              fontsize=_GALLERY_POINTS, transform=grid[row, 0].transAxes)
         row += rows
-    _outcome_legend(fig, columns)
     shown = "failed only" if which == "failed" else "first seeds"
     fig.suptitle(f"{study.setup.task.name}, {study.shape}: decision boundaries of "
-                 f"trained seeds ({shown})", fontsize=10)
-    fig.tight_layout(rect=(0, 0.5 / height, 1 - _BAR_INCHES / width, 1 - 0.45 / height))
+                 f"trained seeds ({shown})", fontsize=10, y=1 - 0.08 / height, va="top")
+    _outcome_legend(fig, legend_columns, below=0.35 / height)
+    fig.tight_layout(rect=(0, 0, 1 - _BAR_INCHES / width, 1 - top / height))
     _gallery_colorbar(fig, grid, width, height)
     return save(fig, path)
 
+
+_NOTEBOOK_INCHES = 9.6
+"""The widest :func:`seed_gallery` draws, in inches: at the 100 pixels an inch Jupyter shows a
+figure at, about the width of a JupyterLab notebook's column (968 pixels), which shows a wider
+figure shrunk to fit, its texts with it."""
+
+_GALLERY_POINTS = 9
+"""The size of a gallery's texts: its panels' titles, legend, and colour bar."""
 
 _BAR_INCHES = 1.0
 """The room kept at a gallery's right for its colour bar, with ticks and label."""
@@ -144,6 +157,8 @@ def _gallery_colorbar(fig: "Figure", panels: np.ndarray, width: float, height: f
     tall = min(top - bottom, 3.5 / height)
     cax = fig.add_axes((1 - 0.8 / width, (bottom + top - tall) / 2, 0.15 / width, tall))
     output_colorbar(fig, cax=cax)
+    cax.tick_params(labelsize=_GALLERY_POINTS)
+    cax.yaxis.label.set_size(_GALLERY_POINTS)
 
 
 def _first(outcomes: np.ndarray | None, which: str, seeds: int,
@@ -156,13 +171,15 @@ def _first(outcomes: np.ndarray | None, which: str, seeds: int,
     return np.arange(len(outcomes) if members is None else members)[:seeds]
 
 
-def _outcome_legend(fig: "Figure", columns: int) -> None:
+def _outcome_legend(fig: "Figure", columns: int, below: float) -> None:
+    """The outcomes' frame colours named in ``columns`` columns across the top of ``fig``,
+    ``below`` (a fraction of its height) under its top edge."""
     from matplotlib.patches import Patch
     fig.legend(handles=[Patch(facecolor="white", edgecolor=color, linewidth=3,
                               label=OUTCOME_LABELS[kind])
                         for kind, color in OUTCOME_COLORS.items()],
-               loc="lower center", ncol=min(len(OUTCOME_COLORS), max(2, columns)), fontsize=8,
-               frameon=False)
+               loc="upper center", bbox_to_anchor=(0.5, 1 - below), ncol=columns,
+               fontsize=_GALLERY_POINTS, frameon=False)
 
 
 def loss_curves(result: "EnsembleResult | ArmResult | History",
