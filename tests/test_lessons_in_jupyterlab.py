@@ -56,7 +56,8 @@ def lab(tmp_path):
     """JupyterLab started by :data:`COMMAND` at the root of a clone of the lessons
     (tests/helpers.lesson_checkout), with new config, data and runtime folders; yields (its
     address, the clone)."""
-    for document in (ROOT / "tutorial" / "README.md", ROOT / "docs" / "teaching.md"):
+    for document in (ROOT / "tutorial" / "README.md", ROOT / "docs" / "teaching.md",
+                     ROOT / "README.md"):
         assert f"\n{COMMAND}\n" in document.read_text()
     setting, *command = COMMAND.split()
     variable, value = setting.split("=")
