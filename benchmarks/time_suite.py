@@ -39,7 +39,8 @@ def run_suite(caches: Path) -> dict:
     seconds = time.perf_counter() - start
     summary = done.stdout.strip().splitlines()[-1]
     if done.returncode != 0:
-        raise SystemExit(f"the suite failed: {summary}")
+        failed = [line for line in done.stdout.splitlines() if line.startswith("FAILED")]
+        raise SystemExit(f"the suite failed: {summary}\n" + "\n".join(failed))
     return {"seconds": round(seconds, 1), "passed": int(re.search(r"(\d+) passed", summary)[1]),
             "load_before": round(before, 2), "load_after": round(os.getloadavg()[0], 2)}
 

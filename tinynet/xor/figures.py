@@ -423,7 +423,8 @@ def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) 
     fig = figure(figsize=(2.2 + 2.8 * columns, 4.2 * rows))
     axes = np.atleast_1d(fig.subplots(rows, columns, sharey=True)).ravel()
     for spare in axes[len(panels):]:
-        spare.set_axis_off()
+        fig.delaxes(spare)  # a row's empty place: no axes left to read
+    axes = axes[:len(panels)]
     depths = np.array(study.depths)
     colours = list(color_cycle())
     for ax, (title, names) in zip(axes, panels.items()):
