@@ -36,6 +36,7 @@ RESULTS = ROOT / "examples" / "results"
     ("performance.md", "evaluation", "bench_evaluation.md", "| 64-100-100-100-100-100-10, 64 "
                                                           "seeds, batches of 128 |"),
     ("performance.md", "residual", "bench_residual.md", "| 32 | 16 |"),
+    ("performance.md", "notices", "bench_notices.md", "| 2-4-4-1 |"),
     ("playground.md", "playground", "bench_playground.md",
      "| default: 2 x 100 seeds | the server's answer |"),
 ])
@@ -316,3 +317,13 @@ def test_a_broken_link_or_anchor_is_caught():
     assert broken_links("[it](xor.md#no-such-section)", folder) == ["xor.md#no-such-section"]
     assert broken_links("# A title\n[it](#a-title) [x](#gone)", folder) == ["#gone"]
     assert broken_links("[it](xor.md#where-initialization-starts-to-matter)", folder) == []
+
+
+def test_the_readme_says_how_long_the_test_command_takes():
+    """The README's minutes are the committed timing's (benchmarks/time_suite.py), rounded."""
+    timing = json.loads((ROOT / "benchmarks" / "results" / "suite_time.json").read_text())
+    warm, cold = (round(timing[run]["seconds"] / 60) for run in ("warm", "cold"))
+    readme = " ".join(page("README.md").split())
+    assert f"about {warm} minutes on {timing['cores']} cores with the kernels cached, {cold} " \
+           "minutes on a machine's first run" in readme
+    assert timing["warm"]["load_before"] <= 1.5  # a quiet machine's time, as the README says
