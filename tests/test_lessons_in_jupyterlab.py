@@ -9,19 +9,13 @@ tests/test_playground_browser.py; each run leaves a screenshot of the notebook i
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
-from playground_screenshot import CHROMIUM_FLAGS, NO_CHROMIUM, chromium  # examples/
 
 import make_notebooks  # tutorial/ is on the path (tests/conftest.py)
-from helpers import ROOT, checkout_environment, default_sigint, git_changes, lesson_checkout
+from helpers import ROOT, git_changes, lesson_checkout
+from jupyter_lab import TOKEN, jupyter_lab, launched_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -30,25 +24,8 @@ COMMAND = "JUPYTER_CONFIG_PATH=tutorial/.jupyter jupyter lab tutorial/"
 """How tutorial/README.md and docs/teaching.md say to start JupyterLab on the lessons, from the
 repository's root."""
 LESSON = "05_distributions_and_fans.py"  # the quickest lesson at its own settings
-TOKEN = "tinynet-test"
 WAIT = 180  # seconds for each step (start, open, run): a bound on a hang, not a measure of speed
 MS = WAIT * 1000
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def answering(address: str) -> bool:
-    request = urllib.request.Request(f"{address}/api/status",
-                                     headers={"Authorization": f"token {TOKEN}"})
-    try:
-        with urllib.request.urlopen(request, timeout=WAIT):
-            return True
-    except (urllib.error.URLError, ConnectionError):
-        return False
 
 
 @pytest.fixture
@@ -62,48 +39,14 @@ def lab(tmp_path):
     setting, *command = COMMAND.split()
     variable, value = setting.split("=")
     clone = lesson_checkout(tmp_path)
-    home = tmp_path / "jupyter"
-    environment = {**checkout_environment(), variable: value,
-                   "JUPYTER_CONFIG_DIR": str(home / "config"),
-                   "JUPYTER_DATA_DIR": str(home / "data"),
-                   "JUPYTER_RUNTIME_DIR": str(home / "runtime"), "IPYTHONDIR": str(home / "ipython")}
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", *command, "--no-browser", "--allow-root",
-         f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={TOKEN}"],
-        cwd=clone, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        preexec_fn=default_sigint)
-    address = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + WAIT
-    try:
-        while not answering(address):
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError("JupyterLab did not start:\n" +
-                                     server.stdout.read().decode()) from None
-            time.sleep(0.2)
-        yield address, clone
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=WAIT)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+    with jupyter_lab(command, tmp_path / "jupyter", WAIT, cwd=clone, **{variable: value}) as at:
+        yield at, clone
 
 
 @pytest.fixture
 def page():
-    executable = chromium()
-    if executable is None:
-        pytest.fail(f"the browser tests need Chromium: {NO_CHROMIUM}")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("the browser tests need Playwright: pip install '.[browser]'")
-    with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+    with launched_chromium() as browser:
         yield browser.new_page(viewport={"width": 1400, "height": 1000})
-        browser.close()
 
 
 def test_a_double_click_opens_the_lesson_as_a_notebook_that_runs(lab, page):

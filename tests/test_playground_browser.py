@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import pytest
-from playground_screenshot import CHROMIUM_FLAGS, NO_CHROMIUM, chromium  # examples/
+from jupyter_lab import launched_chromium
 from playground_server import WAIT, Served
 
 from tinynet.packing import draw
@@ -45,17 +45,8 @@ def served():
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = chromium()
-    if executable is None:
-        pytest.fail(f"the browser tests need Chromium: {NO_CHROMIUM}")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.fail("the browser tests need Playwright: pip install '.[browser]'")
-    with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
-        yield browser
-        browser.close()
+    with launched_chromium() as launched:
+        yield launched
 
 
 @pytest.fixture

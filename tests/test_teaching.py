@@ -4,10 +4,6 @@ cell by cell in the Python kernel, and saved back as the lesson's text."""
 
 import json
 import shutil
-import socket
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 
@@ -15,19 +11,13 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from helpers import ROOT, checkout_environment, default_sigint
+from helpers import ROOT
+from jupyter_lab import TOKEN, jupyter_lab
 
 pytestmark = pytest.mark.slow  # a JupyterLab server and a kernel: about 20 s with warm kernels
 
-TOKEN = "tinynet-test"
 LESSON = "02_many_seeds.py"
 WAIT = 120  # seconds for JupyterLab to answer; a bound on a hang, not a measure of speed
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def ask(url: str, method: str = "GET", body: dict | None = None) -> dict:
@@ -45,36 +35,8 @@ def lab(tmp_path_factory):
     folder = tmp_path_factory.mktemp("lab") / "tutorial"
     shutil.copytree(ROOT / "tutorial", folder, ignore=shutil.ignore_patterns(
         "notebooks", "figures", "__pycache__"))
-    port = free_port()
-    home = folder.parent / "jupyter"
-    environment = {**checkout_environment(), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
-                   "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_DATA_DIR":
-                   str(home / "data"), "IPYTHONDIR": str(home / "ipython")}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", str(folder), "--no-browser", "--allow-root",
-         f"--port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={TOKEN}"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environment,
-        preexec_fn=default_sigint)
-    address = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + WAIT
-    try:
-        while True:
-            try:
-                ask(f"{address}/api/status")
-                break
-            except (urllib.error.URLError, ConnectionError):
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError("JupyterLab did not start:\n" +
-                                         server.stdout.read().decode()) from None
-                time.sleep(0.2)
-        yield address, folder
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=WAIT)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+    with jupyter_lab(["jupyter", "lab", str(folder)], folder.parent / "jupyter", WAIT) as at:
+        yield at, folder
 
 
 def test_lesson_2_opens_as_a_notebook_runs_and_shows_its_figures(lab):
