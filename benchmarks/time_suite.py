@@ -28,10 +28,13 @@ RESULT = ROOT / "benchmarks" / "results" / "suite_time.json"
 
 
 def run_suite(caches: Path) -> dict:
-    """One run of ``python -m pytest`` (the fast suite) with its kernel caches in ``caches``:
-    its seconds, the tests it passed and the load around it."""
-    env = {**os.environ, "TINYNET_KERNEL_DIR": str(caches / "kernels"),
-           "NUMBA_CACHE_DIR": str(caches / "numba")}
+    """One run of ``python -m pytest`` (the fast suite) with the generated kernels' caches
+    under ``caches`` (``XDG_CACHE_HOME``: the tests that set ``NUMBA_CACHE_DIR`` or
+    ``TINYNET_KERNEL_DIR`` themselves need both unset): its seconds, the tests it passed and
+    the load around it."""
+    env = {**os.environ, "XDG_CACHE_HOME": str(caches)}
+    for variable in ("NUMBA_CACHE_DIR", "TINYNET_KERNEL_DIR"):
+        env.pop(variable, None)
     before = os.getloadavg()[0]
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider"], cwd=ROOT,
@@ -45,7 +48,15 @@ def run_suite(caches: Path) -> dict:
             "load_before": round(before, 2), "load_after": round(os.getloadavg()[0], 2)}
 
 
+def forget_package_kernels() -> None:
+    """Remove numba's caches of the package's own compiled functions (``__pycache__`` beside
+    their sources), so that the first run compiles them as a new machine does."""
+    for cached in (ROOT / "tinynet").rglob("__pycache__/*.nb[ci]"):
+        cached.unlink()
+
+
 def main() -> None:
+    forget_package_kernels()
     with tempfile.TemporaryDirectory() as folder:
         cold = run_suite(Path(folder))
         warm = run_suite(Path(folder))
