@@ -135,8 +135,11 @@ def test_one_kernel_for_every_seed_count_sample_count_and_epoch_count(tmp_path, 
         nets = [tinynet.mlp([2, 3, 1], seed=s) for s in range(seeds)]
         tinynet.fit_ensemble(nets, data_X, data_y, epochs=epochs, lr=lr)
         tinynet.mlp([2, 3, 1], seed=seeds).fit(data_X, data_y, epochs=epochs, lr=lr)
-    notices = [line for line in capsys.readouterr().err.splitlines() if "compiling" in line]
-    assert len(notices) == 2 and all("layout 2-3-1" in line for line in notices), notices
+    notices = [line for line in capsys.readouterr().err.splitlines()
+               if line.startswith("tinynet: compiling the ")]
+    assert [line.split(",")[0] for line in notices] == [
+        "tinynet: compiling the training of 2-3-1 networks",  # the ensemble's kernel
+        "tinynet: compiling the training of one 2-3-1 network"], notices  # the single fit's
     assert len(list(tmp_path.glob("tinynet_kernel_*.py"))) == 2  # the ensemble's, the fit's
     nets = {generated: [tinynet.mlp([2, 3, 1], seed=s) for s in range(7)]
             for generated in (True, False)}
