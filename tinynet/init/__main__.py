@@ -35,9 +35,12 @@ def _formula(initializer: Initializer) -> str:
             initializer.describe((10, 100), _leaky()).formula.removeprefix("Var(w) = "))
 
 
-def _label(entry: Entry, aliases: list[str]) -> str:
+def _label(entry: Entry, aliases: list[str], code: bool = False) -> str:
+    """An entry's names and parameters: ``he_normal / kaiming_normal (a=0.0, ...)``, the names
+    in Markdown's backticks when ``code``."""
     params = ", ".join(f"{k}={v!r}" for k, v in entry.parameters.items())
-    return " / ".join([entry.name, *aliases]) + (f" ({params})" if params else "")
+    names = [f"`{n}`" if code else n for n in [entry.name, *aliases]]
+    return " / ".join(names) + (f" ({params})" if params else "")
 
 
 def markdown_table() -> str:
@@ -50,9 +53,7 @@ def markdown_table() -> str:
     for name, aliases in distinct().items():
         entry = entries[name]
         initializer = get(name)
-        label = " / ".join(f"`{n}`" for n in [name, *aliases])
-        params = ", ".join(f"{k}={v!r}" for k, v in entry.parameters.items())
-        label += f" ({params})" if params else ""
+        label = _label(entry, aliases, code=True)
         small, large = (initializer.std(shape, leaky) for shape in [(2, 2), (10, 100)])
         rows.append(f"| {label} | {_formula(initializer)} | {small:.4g} | {large:.4g} | "
                     f"{entry.summary} | {entry.source} |")
