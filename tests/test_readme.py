@@ -327,3 +327,20 @@ def test_the_readme_says_how_long_the_test_command_takes():
     assert f"about {warm} minutes on {timing['cores']} cores with the kernels cached, {cold} " \
            "minutes on a machine's first run" in readme
     assert timing["warm"]["load_before"] <= 1.5  # a quiet machine's time, as the README says
+
+
+def test_the_readme_says_how_long_its_first_command_takes():
+    """The README's seconds for its first command in a fresh virtualenv are the committed
+    timing's (benchmarks/time_first_command.py), of the command the README shows, timed on a
+    machine at a load below 1 as the README says."""
+    timing = json.loads((ROOT / "benchmarks" / "results" / "first_command.json").read_text())
+    readme = " ".join(page("README.md").split())
+    first, later = timing["first_run"], timing["later_run"]
+    assert f"\n{timing['command']}\n" in page("README.md")
+    assert f"In a fresh virtualenv on {timing['cores']} cores at a load below 1, pip's install " \
+           f"took {timing['install']['seconds']:.0f} s, the first run {first['seconds']:.1f} s " \
+           f"({first['compile_seconds']:.1f} s of it compiling) and later runs " \
+           f"{later['seconds']:.1f} s" in readme
+    loads = [load for part in ("install", "first_run", "later_run")
+             for pair in timing[part]["loads"] for load in pair]
+    assert max(loads) < 1
