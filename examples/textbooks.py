@@ -149,7 +149,7 @@ def histogram_figure(histograms: dict, path: Path) -> None:
             ax.bar(edges[:-1], fraction, width=np.diff(edges), align="edge",
                    color="tab:blue" if row["activation"] == "sigmoid" else "tab:orange")
             ax.set_ylim(0, max(0.05, fraction.max() * 1.1))
-            ax.tick_params(labelsize=8)
+            ax.tick_params(labelsize=9)  # tinynet.plots.TEXT_POINTS
             if layer == 0:
                 ax.set_ylabel(f"{row['activation']}\n{DLFS_LABELS[row['init']]}", fontsize=9)
             if number == 0:

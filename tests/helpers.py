@@ -137,6 +137,40 @@ def shown_points(fig) -> float:
     return min(text.get_fontsize() for text in texts) * min(1.0, NOTEBOOK_PIXELS / pixels)
 
 
+# --- figures, as drawn -------------------------------------------------------------------------
+
+def drawn(fig):
+    """``fig`` laid out and drawn by Agg, and its renderer, so extents are final."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+
+def overlap(a, b) -> bool:
+    """Whether two display-space boxes share more than a pixel's sliver."""
+    return min(a.x1, b.x1) - max(a.x0, b.x0) > 1 and min(a.y1, b.y1) - max(a.y0, b.y0) > 1
+
+
+
+def legends(fig) -> list:
+    """Every legend of ``fig``: the figure's and its Axes'."""
+    return [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
+
+
+
+def points_under(box, fig) -> list[str]:
+    """The lines of ``fig`` with a data point inside ``box`` (display space)."""
+    covered = []
+    for ax in fig.axes:
+        for line in ax.lines:
+            points = line.get_transform().transform(line.get_xydata())
+            if any(box.contains(x, y) for x, y in points[np.isfinite(points).all(axis=1)]):
+                covered.append(line.get_label())
+    return covered
+
+
 CAPABILITIES = {"dac_override": 1, "dac_read_search": 2, "fowner": 3}
 """The capabilities that let root write (and read, and chmod) regardless of a file's mode."""
 

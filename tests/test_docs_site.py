@@ -308,35 +308,37 @@ def test_the_list_check_sees_lessons_all_numbered_one():
 WINDOW = {"width": 1280, "height": 800}  # a laptop's browser window
 LEGIBLE_PX = 9.0
 # The smallest text each figure is drawn with, in points (matplotlib's default is 10: tick
-# labels; "small" is 8.33), read from the code that draws it, at the DPI the PNG records.
+# labels; "small" is 8.33; tinynet.plots.TEXT_POINTS is 9), read from the code that draws it
+# and measured on the drawn Figure when it was committed, at the DPI the PNG records.
 FIGURE_TEXT_PT = {
-    # tinynet.plots.histograms: row labels 8 (a note of non-finite values, 6, is not drawn here)
-    "examples/figures/activation_histograms.png": 8,
-    "examples/figures/datasets.png": 8,  # tinynet.boundary.output_colorbar: 8
-    "examples/figures/depth_relu.png": 8.33,  # tinynet.plots.legend_below: "small"
-    "examples/figures/depth_tanh.png": 8.33,
-    "examples/figures/fan_average.png": 8.33,  # legend "small"
+    # tinynet.plots.histograms: ticks, labels and notes plots.TEXT_POINTS
+    "examples/figures/activation_histograms.png": 9,
+    "examples/figures/datasets.png": 9,  # tinynet.boundary.output_colorbar: 9
+    "examples/figures/depth_relu.png": 9,  # tinynet.plots.legend_below: plots.TEXT_POINTS
+    "examples/figures/depth_tanh.png": 9,
+    "examples/figures/fan_average.png": 9,  # legend 9
     "examples/figures/fixes.png": 10,  # figures.against_baseline: defaults
-    "examples/figures/look_boundaries.png": 8,  # output_colorbar
-    "examples/figures/look_curves.png": 8,  # figures.loss_curves: legend 8
-    "examples/figures/look_failed.png": 9,  # figures.seed_gallery: _GALLERY_POINTS
+    "examples/figures/look_boundaries.png": 9,  # output_colorbar
+    "examples/figures/look_curves.png": 9,  # figures.loss_curves: legend 9
+    "examples/figures/look_failed.png": 9,  # figures.seed_gallery: plots.TEXT_POINTS
     "examples/figures/look_gallery.png": 9,
-    "examples/figures/residual_depth.png": 8.33,  # figures.residual_depth: legend "small"
-    "examples/figures/signal_relu.png": 8.33,  # tinynet.plots.signal: legend_below
-    "examples/figures/textbooks_dlfs.png": 8.33,  # examples/textbooks.py: legend_below
-    "examples/figures/textbooks_histograms.png": 9,  # examples/textbooks.py: row labels 9
-    "examples/figures/textbooks_mnist1d_mlp.png": 8.33,
-    "examples/figures/textbooks_nielsen.png": 8.33,
+    "examples/figures/residual_depth.png": 9,  # figures.residual_depth: legends 9
+    "examples/figures/signal_relu.png": 9,  # tinynet.plots.signal: legend_below
+    "examples/figures/textbooks_dlfs.png": 9,  # examples/textbooks.py: legend_below
+    "examples/figures/textbooks_histograms.png": 9,  # examples/textbooks.py: ticks, labels 9
+    "examples/figures/textbooks_mnist1d_mlp.png": 9,
+    "examples/figures/textbooks_nielsen.png": 9,
     "examples/figures/xor_notes.png": 10,  # figures.rates of one study: defaults
-    "examples/figures/xor_widths.png": 8.33,  # figures.rates of a sweep: legend "small"
-    "tutorial/figures/01_boundaries.png": 8,  # output_colorbar
+    "examples/figures/xor_widths.png": 8.33,  # figures.rates of a sweep, drawn at its run with
+    # the legend "small" (rates draws 9 since; --render does not redraw it)
+    "tutorial/figures/01_boundaries.png": 9,  # output_colorbar, the boundaries' legends
     "tutorial/figures/02_studies_of_100.png": 10,  # defaults
-    "tutorial/figures/03_widths.png": 8.33,  # figures.rates of a sweep
-    "tutorial/figures/04_depth.png": 8.33,  # figures.depth
-    "tutorial/figures/05_fans.png": 8.33,  # as fan_average.png
+    "tutorial/figures/03_widths.png": 9,  # figures.rates of a sweep
+    "tutorial/figures/04_depth.png": 9,  # figures.depth
+    "tutorial/figures/05_fans.png": 9,  # tinynet.plots.signal
     "tutorial/figures/06_fixes.png": 10,  # figures.against_baseline
-    "tutorial/figures/07_digits_curves.png": 8.33,  # tinynet.xor.bands: legend_below
-    "tutorial/figures/08_residual_depth.png": 8.33,  # figures.residual_depth
+    "tutorial/figures/07_digits_curves.png": 9,  # tinynet.xor.bands: legend_below
+    "tutorial/figures/08_residual_depth.png": 9,  # figures.residual_depth
 }
 # A browser's screenshot records no DPI: its smallest text in its own pixels (the playground's
 # tables and canvas labels, 12 px, in a 1280 x 720 window: examples/playground_screenshot.py).

@@ -1,7 +1,7 @@
 """The lessons' own figures, read back from a run of the lesson in this process with small
-settings: what their titles say, and what lesson 2 shows of its seeds. (The figures drawn by
-tinynet.plots are measured in tests/test_plots.py; tests/test_tutorial.py runs every lesson
-both ways.)"""
+settings: what their titles say, what lesson 2 shows of its seeds, and that every figure a
+lesson draws is legible at the width a notebook shows it. (The figures drawn by tinynet.plots
+are measured in tests/test_plots.py; tests/test_tutorial.py runs every lesson both ways.)"""
 
 import copy
 
@@ -10,12 +10,13 @@ import pytest
 
 import make_notebooks  # tutorial/ is on the path (tests/conftest.py)
 import tinynet
-from helpers import shown_points
+from helpers import NOTEBOOK_PIXELS, shown_points
+from test_tutorial import SMALL
 from tinynet import plots
 
 
 def run_lesson(number: str, settings: dict, folder, monkeypatch) -> dict:
-    """Run lesson ``number`` ("01" to "06") as its script, with ``settings`` after its
+    """Run lesson ``number`` ("01" to "08") as its script, with ``settings`` after its
     parameters cell, in ``folder``; return the variables it leaves."""
     (lesson,) = [path for path in make_notebooks.LESSONS if path.stem.startswith(number)]
     monkeypatch.chdir(folder)
@@ -73,3 +74,49 @@ def test_lesson_2_shows_100_seeds_in_a_square_and_the_failed_seeds_losses(tmp_pa
     assert ax.get_title() == f"loss of {len(failed)} failed seeds"
     assert (tmp_path / make_notebooks.OUTPUTS / "02_gallery.png").is_file()
     assert (tmp_path / make_notebooks.OUTPUTS / "02_failed_losses.png").is_file()
+
+
+def drawn_figures(monkeypatch) -> list:
+    """A list that collects every matplotlib Figure made from here on (however it is made:
+    tinynet.plots.figure, or matplotlib's own)."""
+    from matplotlib.figure import Figure
+    made, make = [], Figure.__init__
+
+    def recorded(self, *args, **kwargs):
+        make(self, *args, **kwargs)
+        made.append(self)
+    monkeypatch.setattr(Figure, "__init__", recorded)
+    return made
+
+
+@pytest.mark.slow  # runs every lesson, whose studies compile kernels
+@pytest.mark.parametrize("lesson", make_notebooks.LESSONS, ids=lambda path: path.stem)
+def test_every_figure_a_lesson_draws_reads_at_9_points_or_more_in_a_notebook(
+        lesson, tmp_path, monkeypatch):
+    """Catches a figure a notebook shrinks to unreadable text (lesson 4's 11-inch signal
+    figure with 8.3-point legends, shown at 7.3 points; lesson 7's curves at 6.4): every
+    figure the lesson draws is as wide as a notebook's column at most, and its smallest
+    text is 9 points or more as the notebook shows it."""
+    made = drawn_figures(monkeypatch)
+    run_lesson(lesson.stem[:2], SMALL[lesson.stem], tmp_path, monkeypatch)
+    assert made
+    for fig in made:
+        assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
+        assert shown_points(fig) >= 9
+
+
+def test_the_boundary_signal_and_loss_figures_read_at_9_points_or_more_in_a_notebook():
+    """The figures of tinynet.plots the lessons draw with their defaults, measured as a
+    notebook shows them (the lessons' own sizes: the slow test above): a boundary with its
+    legend, a signal figure, a single fit's loss curve."""
+    from tinynet.xor import figures
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 2, 1], activation="leaky_relu", output="sigmoid", seed=0)
+    history = net.fit(X, y, epochs=20, lr=0.1)
+    reports = {name: tinynet.diagnostics.propagate(
+        tinynet.mlp([2, 8, 8, 1], activation="relu", init=name, seed=0), X)
+        for name in ("he_normal", "xavier_normal")}
+    for fig in (plots.decision_boundary(net), plots.signal(reports),
+                figures.loss_curves(history)):
+        assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
+        assert shown_points(fig) >= 9

@@ -13,7 +13,7 @@ from matplotlib.contour import ContourSet
 from matplotlib.figure import Figure
 
 import tinynet
-from helpers import NOTEBOOK_PIXELS, page, shown_points
+from helpers import NOTEBOOK_PIXELS, drawn, legends, overlap, page, points_under, shown_points
 from tinynet import plots
 from tinynet.xor import figures
 from tinynet.xor import Arm, Setup, build_network, run_study
@@ -288,19 +288,6 @@ def test_a_boundary_drawn_without_data_shows_xors_points_in_their_classes():
 
 # --- figures a class can read: shapes and text measured with the renderer's extents ---------
 
-def _drawn(fig):
-    """``fig`` laid out and drawn by Agg, and its renderer, so extents are final."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    canvas = FigureCanvasAgg(fig)
-    canvas.draw()
-    return canvas.get_renderer()
-
-
-def _overlap(a, b) -> bool:
-    """Whether two display-space boxes share more than a pixel's sliver."""
-    return min(a.x1, b.x1) - max(a.x0, b.x0) > 1 and min(a.y1, b.y1) - max(a.y0, b.y0) > 1
-
-
 @pytest.fixture(scope="module")
 def hundred():
     """One arm of 100 seeds of 2-2-2-1, briefly trained: for a gallery of 100 panels."""
@@ -331,7 +318,7 @@ def test_a_gallery_of_100_seeds_fits_a_notebook_column_with_its_legend_on_top(hu
     fig = figures.seed_gallery(hundred, seeds=100)
     assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
     assert shown_points(fig) >= 9
-    renderer = _drawn(fig)
+    renderer = drawn(fig)
     legend = fig.legends[0].get_window_extent(renderer)
     panels = [ax for ax in fig.axes if ax.get_title().startswith("seed ")]
     assert all(legend.y0 >= ax.get_tightbbox(renderer).y1 for ax in panels)
@@ -340,14 +327,14 @@ def test_a_gallery_of_100_seeds_fits_a_notebook_column_with_its_legend_on_top(hu
 @pytest.mark.parametrize("seeds", [4, 10, pytest.param(100, marks=pytest.mark.slow)])
 def test_the_gallerys_title_and_legend_overlap_no_panel(hundred, seeds):
     fig = figures.seed_gallery(hundred, seeds=seeds)
-    renderer = _drawn(fig)
+    renderer = drawn(fig)
     title = fig._suptitle.get_window_extent(renderer)
     legend = fig.legends[0].get_window_extent(renderer)
     for ax in fig.axes:
         box = ax.get_tightbbox(renderer)  # the panel with its title
-        assert not _overlap(title, box), ax.get_title()
-        assert not _overlap(legend, box), ax.get_title()
-    assert not _overlap(title, legend)
+        assert not overlap(title, box), ax.get_title()
+        assert not overlap(legend, box), ax.get_title()
+    assert not overlap(title, legend)
 
 
 def test_failed_only_loss_curves_draw_the_failed_seeds_alone(study):
@@ -374,7 +361,7 @@ def test_failed_only_loss_curves_draw_the_failed_seeds_alone(study):
 def test_no_text_of_a_loss_figure_overlaps_another_or_the_curves(study, which):
     fig = figures.study_curves(study) if which == "every arm" else \
         figures.loss_curves(study.result(0), which=which)
-    renderer = _drawn(fig)
+    renderer = drawn(fig)
     for ax in fig.axes:
         _texts_apart(ax, renderer)
 
@@ -383,14 +370,14 @@ def _texts_apart(ax, renderer):
     legend = ax.get_legend()
     labels = [text.get_text() for text in legend.get_texts()]
     assert sum(label.startswith("plateau 1/") for label in labels) == 3  # named there, once
-    assert not _overlap(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
+    assert not overlap(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
     texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *legend.get_texts(),
              *[tick for tick in ax.get_xticklabels() + ax.get_yticklabels()
                if tick.get_text() and tick.get_visible()]]
     boxes = [(text.get_text(), text.get_window_extent(renderer)) for text in texts]
     for i, (name, box) in enumerate(boxes):
         for other, other_box in boxes[i + 1:]:
-            assert not _overlap(box, other_box), (name, other)
+            assert not overlap(box, other_box), (name, other)
     assert not ax.texts  # nothing written over the curves
 
 
@@ -406,12 +393,12 @@ def test_a_boundary_has_a_colour_bar_saying_what_its_colours_are(study):
     labelled as the network's output, from 0 to 1, with 0.5 (the contour's level) marked."""
     fig = plots.decision_boundary(study.network(0, 0))
     (bar,) = _colour_bars(fig)
-    renderer = _drawn(fig)
+    renderer = drawn(fig)
     assert bar.get_ylim() == (0.0, 1.0)
     assert [tick.get_text() for tick in bar.get_yticklabels()] == ["0.0", "0.5", "1.0"]
     (mark,) = bar.lines
     assert list(mark.get_ydata()) == [0.5, 0.5] and mark.get_color() == "black"
-    assert not _overlap(bar.get_tightbbox(renderer), fig.axes[0].get_tightbbox(renderer))
+    assert not overlap(bar.get_tightbbox(renderer), fig.axes[0].get_tightbbox(renderer))
     assert not _colour_bars(plots.decision_boundary(study.network(0, 0), colorbar=False))
 
 
@@ -421,15 +408,15 @@ def test_a_gallery_shares_one_colour_bar_beside_its_panels(hundred, seeds):
     title or the legend."""
     fig = figures.seed_gallery(hundred, seeds=seeds)
     (bar,) = _colour_bars(fig)
-    renderer = _drawn(fig)
+    renderer = drawn(fig)
     box = bar.get_tightbbox(renderer)
     panels = [ax for ax in fig.axes if ax.get_title().startswith("seed ")]
     assert len(panels) == seeds
     for ax in panels:
-        assert not _overlap(box, ax.get_tightbbox(renderer)), ax.get_title()
+        assert not overlap(box, ax.get_tightbbox(renderer)), ax.get_title()
         assert box.x0 > ax.get_window_extent(renderer).x1  # at the right of every panel
     for text in (fig._suptitle, fig.legends[0]):
-        assert not _overlap(box, text.get_window_extent(renderer))
+        assert not overlap(box, text.get_window_extent(renderer))
     assert box.x1 <= fig.bbox.x1  # all of it, label included, inside the figure
 
 
@@ -523,22 +510,6 @@ def test_a_depth_figure_draws_each_depth_as_points_with_intervals(two_depths):
         assert joined == ([] if ax is rate_ax else ["input E[x²]"]), ax.get_title()
 
 
-def _legends(fig) -> list:
-    """Every legend of ``fig``: the figure's and its Axes'."""
-    return [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
-
-
-def _points_under(box, fig) -> list[str]:
-    """The lines of ``fig`` with a data point inside ``box`` (display space)."""
-    covered = []
-    for ax in fig.axes:
-        for line in ax.lines:
-            points = line.get_transform().transform(line.get_xydata())
-            if any(box.contains(x, y) for x, y in points[np.isfinite(points).all(axis=1)]):
-                covered.append(line.get_label())
-    return covered
-
-
 @pytest.mark.parametrize("draw", ["depth", "signal"])
 def test_a_legend_covers_no_data_point(two_depths, draw):
     """Catches a legend drawn over the curves (lesson 4's signal legend hid N(0,0.01²)'s):
@@ -552,13 +523,13 @@ def test_a_legend_covers_no_data_point(two_depths, draw):
         fig = plots.signal({arm.name: tinynet.diagnostics.propagate(
             tinynet.mlp([2] + [16] * 16 + [1], activation="relu", init=arm.init, seed=0), X)
             for arm in depth_arms("relu")})
-    renderer = _drawn(fig)
-    assert _legends(fig)
-    for legend in _legends(fig):
+    renderer = drawn(fig)
+    assert legends(fig)
+    for legend in legends(fig):
         box = legend.get_window_extent(renderer)
-        assert _points_under(box, fig) == []
+        assert points_under(box, fig) == []
         for ax in fig.axes:
-            assert not _overlap(box, ax.get_tightbbox(renderer)), ax.get_title()
+            assert not overlap(box, ax.get_tightbbox(renderer)), ax.get_title()
 
 
 def test_layers_are_numbered_with_whole_numbers():
@@ -567,7 +538,7 @@ def test_layers_are_numbered_with_whole_numbers():
     X = np.random.default_rng(0).normal(size=(64, 8))
     net = tinynet.mlp([8] * 21, activation="identity", output="identity", seed=0)
     fig = plots.signal({"identity": tinynet.diagnostics.propagate(net, X)})
-    _drawn(fig)
+    drawn(fig)
     for ax in fig.axes:
         low, high = ax.get_xlim()
         labels = [tick.get_text() for tick in ax.get_xticklabels()

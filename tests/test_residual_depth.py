@@ -9,6 +9,8 @@ from dataclasses import asdict, replace
 import numpy as np
 import pytest
 
+from helpers import NOTEBOOK_PIXELS, ROOT, drawn, legends, overlap, points_under, shown_points
+
 import tinynet
 from tinynet import stats
 from tinynet.xor import Arm, Setup, Task
@@ -270,6 +272,26 @@ def test_the_figure_draws_a_panel_per_kind_of_block(tmp_path):
     assert labels == ["plain, He (reference)", "pre-norm, He", "pre-norm, Xavier",
                       "pre-norm, He, warmup"]
     assert (tmp_path / "depth.png").stat().st_size > 10_000
+
+
+def test_the_committed_studys_figure_hides_no_point_under_a_legend():
+    """Catches legends placed "where they hide the fewest points" that still hid pre-norm's
+    32-layer rates: drawn from the committed study, no legend covers a data point or a
+    panel, and the figure fits a notebook's column with every text 9 points or more."""
+    from tinynet.xor import figures
+
+    data = json.loads((ROOT / "examples" / "results" / "residual_depth.json").read_text())
+    study = ResidualDepthStudy.from_dict({k: v for k, v in data.items() if k != "run"})
+    fig = figures.residual_depth(study)
+    renderer = drawn(fig)
+    assert len(legends(fig)) == 5
+    for legend in legends(fig):
+        box = legend.get_window_extent(renderer)
+        assert points_under(box, fig) == []
+        for ax in fig.axes:
+            assert not overlap(box, ax.get_window_extent(renderer)), ax.get_title()
+    assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
+    assert shown_points(fig) >= 9
 
 
 def test_the_figure_leaves_out_families_the_study_does_not_have(tmp_path):

@@ -60,6 +60,16 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+COLUMN_INCHES = 9.6
+"""The widest figure tinynet draws for a notebook, in inches: at the 100 pixels an inch Jupyter
+shows it at (:func:`_png`), about the width of a JupyterLab notebook's column (968 pixels),
+which shows a wider figure shrunk to fit, its texts with it."""
+
+TEXT_POINTS = 9
+"""The smallest text tinynet's figures draw (legends, tick labels), in points: what a notebook
+shows legibly at :data:`COLUMN_INCHES`."""
+
+
 def figure(**kwargs) -> "Figure":
     """A new matplotlib Figure (``kwargs`` as for :class:`~matplotlib.figure.Figure`, e.g.
     ``figsize``), detached from pyplot (``fig.savefig`` renders it with Agg), that Jupyter
@@ -143,6 +153,7 @@ def decision_boundary(net: Network, X: object = None, y: object = None, *,
     XOR points and their targets. The plane spans the samples plus ``margin`` on every side,
     the output drawn on a ``resolution`` x ``resolution`` grid; the contour's vertices lie on
     the boundary itself, found by bisection along the grid's edges (:mod:`tinynet.boundary`)."""
+    from matplotlib.ticker import MaxNLocator
     check_instance("net", net, Network, "a tinynet Network")
     if net.n_in != 2 or net.n_out != 1:
         raise ValueError(f"net must have 2 inputs and 1 output to draw its decision boundary "
@@ -156,16 +167,18 @@ def decision_boundary(net: Network, X: object = None, y: object = None, *,
     resolution = check_int("resolution", resolution, minimum=2)
     margin = check_float("margin", margin, minimum=0.0, inclusive=True)
     own = ax is None
-    ax = panel(ax, figsize=(4.9, 4.2 if legend else 3.8))
+    ax = panel(ax, figsize=(5.6, 4.2 if legend else 3.8))
     draw_boundary(ax, net, X, y, resolution, margin)
     ax.set_xlabel("x1")
     ax.set_ylabel("x2")
+    for axis in (ax.xaxis, ax.yaxis):  # ticks that stay apart at 10 points
+        axis.set_major_locator(MaxNLocator(5, steps=[1, 2, 5, 10]))
     ax.set_title(title if title is not None else "the output and its 0.5 contour", fontsize=10)
     if colorbar:
         output_colorbar(ax.figure, ax=ax)
     if legend:  # below the axes, clear of the samples and the boundary
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=8,
-                  frameon=False, handletextpad=0.3, columnspacing=1.2)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=TEXT_POINTS,
+                  frameon=False, handletextpad=0.3, columnspacing=0.9)
     return finish(ax.figure, path, 110, own)
 
 
@@ -176,9 +189,9 @@ def legend_below(fig: "Figure", handles: list, columns: int, title: str | None =
     the panels laid out above it (tight_layout in the rest of the height): it covers no data,
     however the curves run, and no label."""
     rows = math.ceil(len(handles) / columns)
-    room = 0.15 + 0.22 * rows + (0.22 if title else 0.0)  # inches, for 'small' text
-    fig.legend(handles=handles, loc="lower center", ncol=columns, fontsize="small",
-               title=title, title_fontsize="small", frameon=False)
+    room = 0.15 + 0.24 * rows + (0.24 if title else 0.0)  # inches, for TEXT_POINTS text
+    fig.legend(handles=handles, loc="lower center", ncol=columns, fontsize=TEXT_POINTS,
+               title=title, title_fontsize=TEXT_POINTS, frameon=False)
     fig.tight_layout(rect=(0, room / fig.get_size_inches()[1], 1, 1))
 
 
@@ -189,7 +202,7 @@ def signal(reports: "dict[str, SignalReport]", path: str | Path | None = None,
     layer's index (0, 1, 2, ...: ticks on whole numbers only); the reports named in a legend
     below both panels, clear of the curves."""
     from matplotlib.ticker import MaxNLocator
-    fig = figure(figsize=(11, 4.5))
+    fig = figure(figsize=(COLUMN_INCHES, 4.5))
     forward, backward = fig.subplots(1, 2, sharex=True)
     colors = color_cycle() * 3
     for (label, report), color in zip(reports.items(), colors):
@@ -218,6 +231,7 @@ def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path | No
     histogram of that layer's outputs (or weights) over their whole range (not a fixed
     window), so saturation and collapse both show. Values that are not finite (a diverged
     network's) are left out and counted in the panel."""
+    from matplotlib.ticker import MaxNLocator
     rows = len(activations)
     columns = max(len(layers) for layers in activations.values())
     fig = figure(figsize=(2.4 * columns, 2.0 * rows))
@@ -232,12 +246,13 @@ def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path | No
                 ax.hist(finite, bins=40, range=(low, high if high > low else low + 1e-12))
             if finite.size < values.size:
                 ax.text(0.98, 0.95, f"{values.size - finite.size} not finite, left out",
-                        ha="right", va="top", fontsize=6, transform=ax.transAxes)
+                        ha="right", va="top", fontsize=TEXT_POINTS, transform=ax.transAxes)
             ax.set_yticks([])
-            ax.tick_params(labelsize=7)
+            ax.xaxis.set_major_locator(MaxNLocator(4))  # apart at TEXT_POINTS in 2.4 inches
+            ax.tick_params(labelsize=TEXT_POINTS)
             if row == 0:
-                ax.set_title(f"layer {column}", fontsize=9)
+                ax.set_title(f"layer {column}", fontsize=TEXT_POINTS)
             if column == 0:
-                ax.set_ylabel(label, fontsize=8)
+                ax.set_ylabel(label, fontsize=TEXT_POINTS)
     fig.suptitle(title)
     return finish(fig, path, 100)

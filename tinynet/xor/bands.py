@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..evaluation import Evaluation
-from ..plots import color_cycle, figure, finish, legend_below
+from ..plots import COLUMN_INCHES, color_cycle, figure, finish, legend_below
 from ..validation import check_instance
 from .report import Study
 
@@ -61,7 +61,7 @@ def evaluation_curves(study: Study, path: str | Path | None = None) -> "Figure":
         raise ValueError("evaluation_curves draws evaluations over epochs: run the study on a task "
                          "with a test set (Task('digits'), Task('mnist1d')) with "
                          "evaluate_every=k")
-    fig = figure(figsize=(4.2 * len(PANELS), 4.4))
+    fig = figure(figsize=(min(COLUMN_INCHES, 4.2 * len(PANELS)), 4.4))
     axes = fig.subplots(1, len(PANELS))
     colors = color_cycle()
     for ax, (field, label) in zip(axes, PANELS):

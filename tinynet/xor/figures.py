@@ -32,7 +32,8 @@ import numpy as np
 from .. import dense
 from ..boundary import draw_boundary, output_colorbar
 from ..network import Network
-from ..plots import color_cycle, figure, finish, histograms, legend_below, panel, save
+from ..plots import COLUMN_INCHES, TEXT_POINTS, color_cycle, figure, finish, histograms, \
+    legend_below, panel, save
 from ..results import EnsembleResult, History
 from ..validation import check_choice, check_instance, check_int, check_sequence
 from .outcome import FAILURES, ArmResult
@@ -82,7 +83,8 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     ``columns`` panels per row (default: ⌈√n⌉ for the n panels of the largest arm, so that 100
     seeds are a 10 x 10 grid); an arm takes as many rows as it needs. The panels are 1.6
     inches wide, narrower where that many would not fit a notebook's column
-    (:data:`_NOTEBOOK_INCHES`): shown there unshrunk, every text stays at its 9 points or more."""
+    (:data:`tinynet.plots.COLUMN_INCHES`): shown there unshrunk, every text stays at its
+    :data:`tinynet.plots.TEXT_POINTS` points or more."""
     check_instance("study", study, Study, "a tinynet.xor Study")
     indices = study.arm_indices(arms)
     results = [study.results[index] for index in indices]
@@ -99,7 +101,7 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     if columns is None:
         columns = max(1, math.ceil(math.sqrt(max(len(picked) for _, picked in chosen))))
     rows_per_arm = [max(1, -(-len(picked) // columns)) for _, picked in chosen]
-    side = min(1.6, (_NOTEBOOK_INCHES - _BAR_INCHES) / columns)  # a panel's width
+    side = min(1.6, (COLUMN_INCHES - _BAR_INCHES) / columns)  # a panel's width
     legend_columns = min(len(OUTCOME_COLORS), max(2, columns))
     top = 0.35 + 0.2 * -(-len(OUTCOME_COLORS) // legend_columns)  # the title, then the legend
     height = (side + 0.3) * sum(rows_per_arm) + top  # each row: its panels and their titles
@@ -119,13 +121,13 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
             seed = study.seeds[picked[k]]
             draw_boundary(ax, study.network(index, seed), X, y, resolution, 0.5)
             _frame(ax, OUTCOME_COLORS[result.outcomes[picked[k]]])
-            ax.set_title(f"seed {seed}", fontsize=_GALLERY_POINTS)
-        grid[row, 0].set_ylabel(result.arm.name, fontsize=_GALLERY_POINTS)
+            ax.set_title(f"seed {seed}", fontsize=TEXT_POINTS)
+        grid[row, 0].set_ylabel(result.arm.name, fontsize=TEXT_POINTS)
         if not len(picked):
             grid[row, 0].set_axis_on()
             _frame(grid[row, 0], "lightgray")
             grid[row, 0].text(0.5, 0.5, "no seed to show", ha="center", va="center",
-                              fontsize=_GALLERY_POINTS, transform=grid[row, 0].transAxes)
+                              fontsize=TEXT_POINTS, transform=grid[row, 0].transAxes)
         row += rows
     shown = "failed only" if which == "failed" else "first seeds"
     fig.suptitle(f"{study.setup.task.name}, {study.shape}: decision boundaries of "
@@ -136,13 +138,6 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     return save(fig, path)
 
 
-_NOTEBOOK_INCHES = 9.6
-"""The widest :func:`seed_gallery` draws, in inches: at the 100 pixels an inch Jupyter shows a
-figure at, about the width of a JupyterLab notebook's column (968 pixels), which shows a wider
-figure shrunk to fit, its texts with it."""
-
-_GALLERY_POINTS = 9
-"""The size of a gallery's texts: its panels' titles, legend, and colour bar."""
 
 _BAR_INCHES = 1.0
 """The room kept at a gallery's right for its colour bar, with ticks and label."""
@@ -157,8 +152,8 @@ def _gallery_colorbar(fig: "Figure", panels: np.ndarray, width: float, height: f
     tall = min(top - bottom, 3.5 / height)
     cax = fig.add_axes((1 - 0.8 / width, (bottom + top - tall) / 2, 0.15 / width, tall))
     output_colorbar(fig, cax=cax)
-    cax.tick_params(labelsize=_GALLERY_POINTS)
-    cax.yaxis.label.set_size(_GALLERY_POINTS)
+    cax.tick_params(labelsize=TEXT_POINTS)
+    cax.yaxis.label.set_size(TEXT_POINTS)
 
 
 def _first(outcomes: np.ndarray | None, which: str, seeds: int,
@@ -179,7 +174,7 @@ def _outcome_legend(fig: "Figure", columns: int, below: float) -> None:
                               label=OUTCOME_LABELS[kind])
                         for kind, color in OUTCOME_COLORS.items()],
                loc="upper center", bbox_to_anchor=(0.5, 1 - below), ncol=columns,
-               fontsize=_GALLERY_POINTS, frameon=False)
+               fontsize=TEXT_POINTS, frameon=False)
 
 
 def loss_curves(result: "EnsembleResult | ArmResult | History",
@@ -255,7 +250,7 @@ def loss_curves(result: "EnsembleResult | ArmResult | History",
         f"{len(members)} failed seeds" if which == "failed" else f"{len(members)} seeds"
     ax.set_title(title if title is not None else f"loss of {shown}", fontsize=10)
     if handles:
-        ax.legend(handles=handles, fontsize=8, loc="upper center", ncol=2, frameon=False,
+        ax.legend(handles=handles, fontsize=TEXT_POINTS, loc="upper center", ncol=2, frameon=False,
                   bbox_to_anchor=(0.5, 0.0), borderaxespad=4.5)  # 36 pt below: the x labels
     return finish(ax.figure, path, 110, own)
 
@@ -290,7 +285,7 @@ def rates(studies: "list[Study]", path: str | Path | None = None, *,
     studies = check_sequence("studies", studies, Study, "tinynet.xor Study")
     names = [r.arm.name for r in studies[0].results]
     own = ax is None
-    ax = panel(ax, figsize=(10.0 if len(studies) > 1 else 2.0 + 1.6 * len(names), 4.8))
+    ax = panel(ax, figsize=(COLUMN_INCHES if len(studies) > 1 else 2.0 + 1.6 * len(names), 4.8))
     width = 0.8 / len(names) if len(studies) > 1 else 0.8
     for i, name in enumerate(names):
         results = [study.results[i] for study in studies]
@@ -315,7 +310,7 @@ def rates(studies: "list[Study]", path: str | Path | None = None, *,
     ax.set_ylabel(f"seeds that learn {name} (%)")
     ax.set_title(f"{name} success rate, {studies[0].setup.seeds} seeds per bar, 95 % intervals")
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small")
+        ax.legend(fontsize=TEXT_POINTS)
     return finish(ax.figure, path, 110, own)
 
 
@@ -364,7 +359,7 @@ def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
     the first seed's measured value (dots), with the input's E[x²] dashed. Depths are points,
     not joined: a study of two depths is two measurements, not a trend. Within a depth the
     arms sit side by side, each in one colour in both panels, named in one legend below them."""
-    fig = figure(figsize=(11.0, 5.0))
+    fig = figure(figsize=(COLUMN_INCHES, 5.0))
     rate_ax, moment_ax = fig.subplots(1, 2)
     depths = np.array(study.depths)
     arms = len(study.arms)
@@ -391,7 +386,7 @@ def depth(study: "DepthStudy", path: str | Path | None = None) -> "Figure":
                       "95 % intervals", fontsize="medium")
     moment_ax.set_yscale("log")
     moment_ax.set_ylabel("E[a²] of the last hidden layer")
-    moment_ax.set_title(f"at initialisation: predicted (circles), measured on seed "
+    moment_ax.set_title(f"at initialisation: predicted (circles), seed "
                         f"{study.setup.first_seed} (dots)", fontsize="medium")
     handles = [*rate_ax.get_legend_handles_labels()[0],
                *moment_ax.get_legend_handles_labels()[0]]
@@ -420,7 +415,7 @@ def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) 
     panels = {title: names for title, names in panels.items() if names}
     columns = min(len(panels), 3)  # rows of three: legible at a page's or notebook's width
     rows = math.ceil(len(panels) / columns)
-    fig = figure(figsize=(2.2 + 2.8 * columns, 4.2 * rows))
+    fig = figure(figsize=(min(COLUMN_INCHES, 2.2 + 2.8 * columns), 5.2 * rows))
     axes = np.atleast_1d(fig.subplots(rows, columns, sharey=True)).ravel()
     for spare in axes[len(panels):]:
         fig.delaxes(spare)  # a row's empty place: no axes left to read
@@ -445,7 +440,8 @@ def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) 
         ax.set_xlim(depths[0] / 1.5, depths[-1] * 1.5)
         ax.set_xlabel("layers (seeds)")
         ax.set_title(title, fontsize="medium")
-        ax.legend(fontsize="small", loc="best")  # where it hides the fewest points
+        ax.legend(fontsize=TEXT_POINTS, loc="upper center", bbox_to_anchor=(0.5, -0.24),
+                  frameon=False)  # below the depths: points fill the panel at every height
     axes[0].set_ylim(-3, 103)
     for ax in axes[::columns]:
         ax.set_ylabel(f"seeds reaching {study.setup.task.criterion:.0%} training "
