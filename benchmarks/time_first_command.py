@@ -3,13 +3,15 @@ first run (which compiles its kernel) and a later run (which loads it), as a new
 them. Writes ``benchmarks/results/first_command.json``, which the README quotes
 (tests/test_readme.py keeps them in step).
 
-    python benchmarks/time_first_command.py          # about two minutes on 2 cores
+    python benchmarks/time_first_command.py          # about a minute on 2 cores
 
-The command is read from the README (its first code block's first line, ``pip install . &&
-python examples/xor.py ...``) and run in a clone of this repository's committed HEAD, with a
-new virtualenv made by this Python (not timed: the README's commands start in one) and every
-cache empty: ``XDG_CACHE_HOME`` points into the clone's folder, so pip has no cached wheels
-and tinynet no kernels, and ``NUMBA_CACHE_DIR`` and ``TINYNET_KERNEL_DIR`` are unset. The
+The command is read from the README in this folder (its first code block's first line, ``pip
+install . && python examples/xor.py ...``) and run in a clone of this repository's committed
+HEAD, with a new virtualenv made by this Python (not timed: the README's commands start in
+one) and every cache empty: ``XDG_CACHE_HOME`` and ``PIP_CACHE_DIR`` point into a new folder
+beside the clone, so pip has no cached wheels and tinynet no kernels, and ``NUMBA_CACHE_DIR``
+and ``TINYNET_KERNEL_DIR`` are unset. pip reads its configuration as it would here (the
+index it installs from is this machine's: the JSON records ``pip config list``). The
 first run is repeated ``RUNS`` times from empty caches (the kernels and numba's caches of the
 package's own compiled helpers removed between runs; pip's bytecode left, as pip installs
 it), and the later run as often with them filled; medians, with min-max. Thread settings
@@ -68,8 +70,8 @@ def forget_kernels(venv: Path, caches: Path) -> None:
     numba's caches of the package's own compiled helpers (``__pycache__/*.nbi``, ``*.nbc``
     beside the installed sources)."""
     shutil.rmtree(caches / "tinynet", ignore_errors=True)
-    for cached in venv.rglob("*.nb[ci]"):
-        if "tinynet" in cached.parts:
+    for package in venv.glob("lib/python*/site-packages/tinynet"):
+        for cached in package.rglob("*.nb[ci]"):
             cached.unlink()
 
 
@@ -92,12 +94,14 @@ def main() -> None:
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
         venv = clone / ".venv"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        env = {**os.environ, "XDG_CACHE_HOME": str(caches), "VIRTUAL_ENV": str(venv),
-               "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+        env = {**os.environ, "XDG_CACHE_HOME": str(caches), "PIP_CACHE_DIR": str(caches / "pip"),
+               "VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}
         for variable in ("NUMBA_CACHE_DIR", "TINYNET_KERNEL_DIR", "PYTHONPATH",
                          "PYTHONDONTWRITEBYTECODE"):
             env.pop(variable, None)
         installed = timed(install, clone, env)
+        pip_config = subprocess.run([str(venv / "bin" / "pip"), "config", "list"], env=env,
+                                    capture_output=True, text=True, check=True).stdout
         first, later = [], []
         for _ in range(RUNS):
             forget_kernels(venv, caches)
@@ -113,6 +117,7 @@ def main() -> None:
         "cpu": cpu_name(), "cores": os.cpu_count(), "python": python, "numba": numba,
         "threads": {variable: os.environ.get(variable, "unset") for variable in THREAD_SETTINGS},
         "command": f"{shlex.join(install)} && {shlex.join(job)}",
+        "pip_config": pip_config.splitlines(),
         "install": {"seconds": installed["seconds"],
                     "loads": [[installed["load_before"], installed["load_after"]]]},
         "first_run": summary(first), "later_run": summary(later),

@@ -138,7 +138,7 @@ def plot(rows: list[dict], path: Path) -> None:
         ax.set_title(f"{activation} (gain {GAINS[activation]:.3g})")
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("end-to-end second-moment ratio")
-    axes[0].legend(fontsize=9, title_fontsize=9,  # tinynet.plots.TEXT_POINTS
+    axes[0].legend(fontsize=plots.TEXT_POINTS, title_fontsize=plots.TEXT_POINTS,
                    title="filled: forward, open: backward, dashed: theory")
     fig.suptitle("m → n → m stacks, m = 64: only the geometric mean keeps the signal")
     fig.tight_layout()

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from tinynet.files import put_between, write_whole
-from tinynet.plots import color_cycle, figure, finish, legend_below
+from tinynet.plots import TEXT_POINTS, color_cycle, figure, finish, legend_below
 from tinynet.xor.bands import band
 from tinynet.xor.cli import add_progress_flag, show_progress
 from tinynet.xor.report import RankedComparison
@@ -122,7 +122,7 @@ def curves_figure(studies: dict, measures: list[tuple[str, str]], path: Path,
                 level, text = line[cell.split(", ")[0]] if isinstance(line, dict) else line
                 ax.axhline(level, color="grey", linestyle=":", linewidth=1.2)
                 ax.annotate(text, (0.02, level), xycoords=("axes fraction", "data"),
-                            fontsize=9, color="dimgray", va="bottom")
+                            fontsize=TEXT_POINTS, color="dimgray", va="bottom")
             if measure.endswith("loss"):
                 ax.set_yscale("log")
             else:  # accuracies on one scale, chance and a stall as visible as learning
@@ -149,9 +149,10 @@ def histogram_figure(histograms: dict, path: Path) -> None:
             ax.bar(edges[:-1], fraction, width=np.diff(edges), align="edge",
                    color="tab:blue" if row["activation"] == "sigmoid" else "tab:orange")
             ax.set_ylim(0, max(0.05, fraction.max() * 1.1))
-            ax.tick_params(labelsize=9)  # tinynet.plots.TEXT_POINTS
+            ax.tick_params(labelsize=TEXT_POINTS)
             if layer == 0:
-                ax.set_ylabel(f"{row['activation']}\n{DLFS_LABELS[row['init']]}", fontsize=9)
+                ax.set_ylabel(f"{row['activation']}\n{DLFS_LABELS[row['init']]}",
+                              fontsize=TEXT_POINTS)
             if number == 0:
                 ax.set_title(f"layer {layer + 1}", fontsize=10)
     fig.suptitle(f"Activations at initialization, 1,000 N(0, 1) inputs, pooled over "

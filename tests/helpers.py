@@ -147,17 +147,14 @@ def drawn(fig):
     return canvas.get_renderer()
 
 
-
 def overlap(a, b) -> bool:
     """Whether two display-space boxes share more than a pixel's sliver."""
     return min(a.x1, b.x1) - max(a.x0, b.x0) > 1 and min(a.y1, b.y1) - max(a.y0, b.y0) > 1
 
 
-
 def legends(fig) -> list:
     """Every legend of ``fig``: the figure's and its Axes'."""
     return [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend())]
-
 
 
 def points_under(box, fig) -> list[str]:

@@ -1,7 +1,8 @@
 """The lessons' own figures, read back from a run of the lesson in this process with small
 settings: what their titles say, what lesson 2 shows of its seeds, and that every figure a
-lesson draws is legible at the width a notebook shows it. (The figures drawn by tinynet.plots
-are measured in tests/test_plots.py; tests/test_tutorial.py runs every lesson both ways.)"""
+lesson draws is legible at the width a notebook shows it, and so are the figures of
+tinynet.plots the lessons draw. (The figures of studies are measured in tests/test_plots.py;
+tests/test_tutorial.py runs every lesson both ways.)"""
 
 import copy
 

@@ -309,6 +309,17 @@ def test_a_gallery_of_100_seeds_wraps_into_a_10_by_10_grid(hundred):
     assert small.get_size_inches()[0] == 5 * 1.6 + 1.0  # 1.6 inches a column, 1 for the bar
 
 
+def test_a_studys_figures_fit_a_notebook_column_at_9_points_or_more(study):
+    """Catches figures a notebook shrinks (study_curves 5.5 inches an arm, histograms' 7-point
+    ticks): each figure of a study is as wide as a notebook's column at most, every text 9
+    points or more there."""
+    for fig in (figures.study_curves(study), figures.layer_histograms(study),
+                figures.rates([study]), figures.loss_curves(study.results[0]),
+                figures.seed_gallery(study, seeds=4)):
+        assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
+        assert shown_points(fig) >= 9
+
+
 @pytest.mark.slow  # draws 100 panels
 def test_a_gallery_of_100_seeds_fits_a_notebook_column_with_its_legend_on_top(hundred):
     """Catches the gallery a notebook shrinks (1,700 pixels wide shown at 968, its 8-point
@@ -362,12 +373,11 @@ def test_no_text_of_a_loss_figure_overlaps_another_or_the_curves(study, which):
     fig = figures.study_curves(study) if which == "every arm" else \
         figures.loss_curves(study.result(0), which=which)
     renderer = drawn(fig)
-    for ax in fig.axes:
-        _texts_apart(ax, renderer)
+    for ax in fig.axes:  # study_curves: one legend below every panel, the figure's
+        _texts_apart(ax, renderer, fig.legends[0] if fig.legends else ax.get_legend())
 
 
-def _texts_apart(ax, renderer):
-    legend = ax.get_legend()
+def _texts_apart(ax, renderer, legend):
     labels = [text.get_text() for text in legend.get_texts()]
     assert sum(label.startswith("plateau 1/") for label in labels) == 3  # named there, once
     assert not overlap(legend.get_window_extent(renderer), ax.get_window_extent(renderer))

@@ -276,8 +276,10 @@ def test_the_figure_draws_a_panel_per_kind_of_block(tmp_path):
 
 def test_the_committed_studys_figure_hides_no_point_under_a_legend():
     """Catches legends placed "where they hide the fewest points" that still hid pre-norm's
-    32-layer rates: drawn from the committed study, no legend covers a data point or a
-    panel, and the figure fits a notebook's column with every text 9 points or more."""
+    32-layer rates, and depths' labels run together ("(200)(200)(200)") in a narrower
+    figure: drawn from the committed study, no legend covers a data point, a panel, a label or
+    another legend, the depths' labels stay 3 pixels apart, and the figure fits a notebook's
+    column with every text 9 points or more."""
     from tinynet.xor import figures
 
     data = json.loads((ROOT / "examples" / "results" / "residual_depth.json").read_text())
@@ -285,11 +287,20 @@ def test_the_committed_studys_figure_hides_no_point_under_a_legend():
     fig = figures.residual_depth(study)
     renderer = drawn(fig)
     assert len(legends(fig)) == 5
-    for legend in legends(fig):
-        box = legend.get_window_extent(renderer)
+    boxes = [legend.get_window_extent(renderer) for legend in legends(fig)]
+    for k, box in enumerate(boxes):
         assert points_under(box, fig) == []
+        assert not any(overlap(box, other) for other in boxes[k + 1:])
         for ax in fig.axes:
+            texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.get_xticklabels(),
+                     *ax.get_yticklabels()]
             assert not overlap(box, ax.get_window_extent(renderer)), ax.get_title()
+            assert not any(overlap(box, text.get_window_extent(renderer)) for text in texts
+                           if text.get_visible() and text.get_text())
+    for ax in fig.axes:
+        ticks = sorted((label.get_window_extent(renderer) for label in ax.get_xticklabels()),
+                       key=lambda tick: tick.x0)
+        assert all(right.x0 - left.x1 >= 3 for left, right in zip(ticks, ticks[1:]))
     assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
     assert shown_points(fig) >= 9
 

@@ -163,5 +163,5 @@ def output_colorbar(fig: "Figure", **where: "Axes | Sequence[Axes]") -> None:
     bar = fig.colorbar(ScalarMappable(Normalize(0.0, 1.0), OUTPUT_CMAP), ticks=[0.0, 0.5, 1.0],
                        **where)
     bar.ax.axhline(0.5, color="black", linewidth=1.2)
-    bar.ax.tick_params(labelsize=9)  # tinynet.plots.TEXT_POINTS: legible in a notebook
+    bar.ax.tick_params(labelsize=9)  # tinynet.plots.TEXT_POINTS, which imports this module
     bar.set_label(OUTPUT_LABEL, fontsize=9)

@@ -41,9 +41,9 @@ if TYPE_CHECKING:
 
     from .diagnostics import SignalReport
 
-__all__ = ["OUTPUT_CMAP", "OUTPUT_LABEL", "figure", "decision_boundary", "output_colorbar",
-           "signal", "histograms", "save", "figure_format", "panel", "finish", "legend_below",
-           "color_cycle", "MOVED"]
+__all__ = ["OUTPUT_CMAP", "OUTPUT_LABEL", "TEXT_POINTS", "COLUMN_INCHES", "figure",
+           "decision_boundary", "output_colorbar", "signal", "histograms", "save",
+           "figure_format", "panel", "finish", "legend_below", "color_cycle", "MOVED"]
 
 MOVED = ("OUTCOME_COLORS", "OUTCOME_LABELS", "PLATEAUS", "seed_gallery", "loss_curves",
          "study_curves", "rates", "against_baseline", "depth", "layer_histograms")
@@ -61,13 +61,15 @@ def __getattr__(name: str) -> object:
 
 
 COLUMN_INCHES = 9.6
-"""The widest figure tinynet draws for a notebook, in inches: at the 100 pixels an inch Jupyter
-shows it at (:func:`_png`), about the width of a JupyterLab notebook's column (968 pixels),
-which shows a wider figure shrunk to fit, its texts with it."""
+"""The widest figure tinynet draws, in inches: at the 100 pixels an inch Jupyter shows it at
+(:func:`_png`), about the width of a JupyterLab notebook's column (968 pixels), which shows a
+wider figure shrunk to fit, its texts with it. (A figure of your own, from :func:`figure`, is
+as wide as you make it.)"""
 
 TEXT_POINTS = 9
-"""The smallest text tinynet's figures draw (legends, tick labels), in points: what a notebook
-shows legibly at :data:`COLUMN_INCHES`."""
+"""The size of the smaller texts of tinynet's figures (legends, colour bars, the labels of
+histograms and galleries; other texts keep matplotlib's 10), in points: what a notebook shows
+legibly at :data:`COLUMN_INCHES`."""
 
 
 def figure(**kwargs) -> "Figure":
@@ -234,7 +236,7 @@ def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path | No
     from matplotlib.ticker import MaxNLocator
     rows = len(activations)
     columns = max(len(layers) for layers in activations.values())
-    fig = figure(figsize=(2.4 * columns, 2.0 * rows))
+    fig = figure(figsize=(min(COLUMN_INCHES, 2.4 * columns), 2.0 * rows))
     axes = fig.subplots(rows, columns, squeeze=False)
     for row, (label, layers) in enumerate(activations.items()):
         for column, values in enumerate(layers):
@@ -248,7 +250,7 @@ def histograms(activations: "dict[str, list[np.ndarray]]", path: str | Path | No
                 ax.text(0.98, 0.95, f"{values.size - finite.size} not finite, left out",
                         ha="right", va="top", fontsize=TEXT_POINTS, transform=ax.transAxes)
             ax.set_yticks([])
-            ax.xaxis.set_major_locator(MaxNLocator(4))  # apart at TEXT_POINTS in 2.4 inches
+            ax.xaxis.set_major_locator(MaxNLocator(3))  # apart at TEXT_POINTS in 1.9 inches
             ax.tick_params(labelsize=TEXT_POINTS)
             if row == 0:
                 ax.set_title(f"layer {column}", fontsize=TEXT_POINTS)

@@ -181,7 +181,7 @@ history = trained.fit(X, y, epochs=EPOCHS, lr=LR)
 print(history)
 print("outputs:", trained.predict(X).ravel().round(3))
 
-fig = plots.figure(figsize=(9.6, 4.4))
+fig = plots.figure(figsize=(plots.COLUMN_INCHES, 4.4))   # a notebook's column
 before, after = fig.subplots(1, 2)
 plots.decision_boundary(start, ax=before, title=f"seed {SEED}, as initialised")
 plots.decision_boundary(trained, ax=after, title=f"after {history.epochs:,} epochs")

@@ -138,7 +138,6 @@ def seed_gallery(study: "Study", arms: Sequence[str | int] | None = None, *, see
     return save(fig, path)
 
 
-
 _BAR_INCHES = 1.0
 """The room kept at a gallery's right for its colour bar, with ticks and label."""
 
@@ -264,18 +263,26 @@ _PLATEAU_DASHES = ((5, 2), (1, 1.5), (6, 2, 1, 2))
 def study_curves(study: "Study", *, seeds: int = 100,
                  path: str | Path | None = None) -> "Figure":
     """:func:`loss_curves` of the first ``seeds`` seeds of every arm of ``study`` (run with
-    ``record_every``), a panel per arm side by side on one loss scale; XOR's plateaus only on
-    its four points."""
+    ``record_every``), a panel per arm side by side on one loss scale, as wide as a notebook's
+    column at most, the outcomes and plateaus named once, in a legend below every panel; XOR's
+    plateaus only on its four points."""
     check_instance("study", study, Study, "a tinynet.xor Study")
     seeds = check_int("seeds", seeds, minimum=1)
-    fig = figure(figsize=(5.5 * len(study.results), 5.0))
+    fig = figure(figsize=(min(COLUMN_INCHES, 5.5 * len(study.results)), 5.0))
+    named: dict[str, object] = {}  # a legend entry per label, the outcomes before the plateaus
     for ax, result in zip(fig.subplots(1, len(study.results), sharey=True, squeeze=False)[0],
                           study.results):
         loss_curves(result, seeds=seeds, ax=ax, title=result.arm.name,
                     plateaus=study.setup.task.four_points)
+        if ax.get_legend() is not None:  # the panel's legend, gathered into the figure's
+            for handle, text in zip(ax.get_legend().legend_handles, ax.get_legend().get_texts()):
+                named.setdefault(text.get_text(), handle)
+            ax.get_legend().remove()
     fig.suptitle(f"{study.setup.task.name}, {study.shape}: loss of the first "
                  f"{min(seeds, study.setup.seeds)} seeds")
-    return finish(fig, path, 110)
+    order = sorted(named, key=lambda label: label.startswith("plateau "))  # a stable sort
+    legend_below(fig, [named[label] for label in order], columns=2)
+    return finish(fig, path, 110, own=False)
 
 
 def rates(studies: "list[Study]", path: str | Path | None = None, *,
@@ -285,7 +292,8 @@ def rates(studies: "list[Study]", path: str | Path | None = None, *,
     studies = check_sequence("studies", studies, Study, "tinynet.xor Study")
     names = [r.arm.name for r in studies[0].results]
     own = ax is None
-    ax = panel(ax, figsize=(COLUMN_INCHES if len(studies) > 1 else 2.0 + 1.6 * len(names), 4.8))
+    ax = panel(ax, figsize=(COLUMN_INCHES if len(studies) > 1 else
+                            min(COLUMN_INCHES, 2.0 + 1.6 * len(names)), 4.8))
     width = 0.8 / len(names) if len(studies) > 1 else 0.8
     for i, name in enumerate(names):
         results = [study.results[i] for study in studies]
@@ -435,13 +443,15 @@ def residual_depth(study: "ResidualDepthStudy", path: str | Path | None = None) 
                         markersize=4, color="0.6" if reference else colours[k % len(colours)],
                         label=name + (" (reference)" if reference else ""))
         ax.set_xscale("log", base=2)
-        ax.set_xticks(depths, [f"{d}\n({_seeds(n)})" for d, n in zip(study.depths, study.n)])
+        ax.set_xticks(depths, [f"{d}\n{_seeds(n)}" for d, n in zip(study.depths, study.n)])
         ax.minorticks_off()
-        ax.set_xlim(depths[0] / 1.5, depths[-1] * 1.5)
-        ax.set_xlabel("layers (seeds)")
+        ax.set_xlim(depths[0] / 1.3, depths[-1] * 1.3)
+        ax.set_xlabel("layers, and seeds below")
         ax.set_title(title, fontsize="medium")
-        ax.legend(fontsize=TEXT_POINTS, loc="upper center", bbox_to_anchor=(0.5, -0.24),
-                  frameon=False)  # below the depths: points fill the panel at every height
+        # below the depths, their seeds and the axis label (5.5 text heights down, however
+        # tall the panel): the points fill the panel at every height
+        ax.legend(fontsize=TEXT_POINTS, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+                  borderaxespad=5.5, frameon=False)
     axes[0].set_ylim(-3, 103)
     for ax in axes[::columns]:
         ax.set_ylabel(f"seeds reaching {study.setup.task.criterion:.0%} training "
