@@ -286,12 +286,11 @@ def _number(path: Path, line: int, column: str, text: str, kind: type) -> float 
     try:
         value = float(text)
     except ValueError:
-        value = float("nan")
-    whole = kind is float or value == int(value) if np.isfinite(value) else False
-    if not (np.isfinite(value) and whole):
+        value = float("nan")  # not a number: refused below, as NaN is
+    if not np.isfinite(value) or (kind is int and value != int(value)):
         expected = "an integer class label" if kind is int else "a finite number"
         raise FileFormatError(f"{str(path)!r}, line {line}, column {column!r}: expected "
-                              f"{expected}, got {text.strip()!r}") from None
+                              f"{expected}, got {text.strip()!r}")
     return kind(value)
 
 

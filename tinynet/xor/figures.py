@@ -151,8 +151,6 @@ def _gallery_colorbar(fig: "Figure", panels: np.ndarray, width: float, height: f
     tall = min(top - bottom, 3.5 / height)
     cax = fig.add_axes((1 - 0.8 / width, (bottom + top - tall) / 2, 0.15 / width, tall))
     output_colorbar(fig, cax=cax)
-    cax.tick_params(labelsize=TEXT_POINTS)
-    cax.yaxis.label.set_size(TEXT_POINTS)
 
 
 def _first(outcomes: np.ndarray | None, which: str, seeds: int,

@@ -7,7 +7,7 @@ import csv
 import io
 import itertools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
@@ -254,26 +254,25 @@ class Study:
         n = self.setup.seeds
         if len(self.comparisons) <= LISTED_COMPARISONS or self.baseline is not None:
             return [f"  {c.verdict(n)}" for c in self.comparisons]  # against one: each arm once
-
-        def extreme(word: str, pick) -> list[ArmResult]:
-            rate = pick(r.rate for r in self.results)
-            arms = [r for r in self.results if r.rate == rate]
-            low, high = arms[0].interval
-            lines.append(f"  {word} rate: {rate:.1%} [{low:.1%}, {high:.1%}], "
-                         f"{summarised([r.arm.name for r in arms], shown=10)}")
-            return arms
-
-        lines: list[str] = []
-        best = extreme("highest", max)[0].arm.name
-        extreme("lowest", min)
+        highest, best = self._extreme_rate("highest", max)
+        lowest, _ = self._extreme_rate("lowest", min)
         differ = sum(c.p_holm < 0.05 for c in self.comparisons)
-        lines.append(f"  {differ} of {len(self.comparisons)} pairs differ at the 5 % level "
-                     "after Holm")
         close = [c.b if c.a == best else c.a for c in self.comparisons
                  if best in (c.a, c.b) and c.p_holm >= 0.05]
-        lines.append(f"  not told apart from {best} (Holm p >= 0.05): "
-                     f"{summarised(close, shown=12) if close else 'none'}")
-        return lines + ["  every pair's test is in the JSON (--json)"]
+        return [highest, lowest,
+                f"  {differ} of {len(self.comparisons)} pairs differ at the 5 % level after Holm",
+                f"  not told apart from {best} (Holm p >= 0.05): "
+                f"{summarised(close, shown=12) if close else 'none'}",
+                "  every pair's test is in the JSON (--json)"]
+
+    def _extreme_rate(self, word: str, pick: Callable) -> tuple[str, str]:
+        """The line naming the highest (``pick`` max) or lowest (min) rate, its interval and
+        the arms that reach it, and the first of those arms' names."""
+        rate = pick(r.rate for r in self.results)
+        arms = [r.arm.name for r in self.results if r.rate == rate]
+        low, high = next(r.interval for r in self.results if r.rate == rate)
+        return (f"  {word} rate: {rate:.1%} [{low:.1%}, {high:.1%}], "
+                f"{summarised(arms, shown=10)}", arms[0])
 
     def to_dict(self) -> dict:
         """Everything, as JSON-ready Python objects (non-finite numbers as None); each arm's
