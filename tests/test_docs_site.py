@@ -328,10 +328,8 @@ FIGURE_TEXT_PT = {
     "examples/figures/textbooks_histograms.png": 9,  # examples/textbooks.py: ticks, labels 9
     "examples/figures/textbooks_mnist1d_mlp.png": 9,
     "examples/figures/textbooks_nielsen.png": 9,
-    "examples/figures/xor_notes.png": 8.33,  # figures.rates of one study, drawn at its run
-    # with the "reported in the notes" legend "small" (as xor_widths.png)
-    "examples/figures/xor_widths.png": 8.33,  # figures.rates of a sweep, drawn at its run with
-    # the legend "small" (rates draws 9 since; --render does not redraw it)
+    "examples/figures/xor_notes.png": 9,  # figures.rates of one study: its legend 9
+    "examples/figures/xor_widths.png": 9,  # figures.rates of a sweep: its legend 9
     "tutorial/figures/01_boundaries.png": 9,  # output_colorbar, the boundaries' legends
     "tutorial/figures/02_studies_of_100.png": 10,  # defaults
     "tutorial/figures/03_widths.png": 9,  # figures.rates of a sweep
