@@ -96,6 +96,19 @@ def run_python(arguments: list[str], folder: Path) -> subprocess.CompletedProces
                           text=True, timeout=600, env=checkout_environment())
 
 
+SMALL = {  # settings that keep each run of a lesson to a few seconds, by lesson
+    "01_a_network_by_hand": {"EPOCHS": 300},
+    "02_many_seeds": {"SEEDS": 100, "GROUP": 25, "EPOCHS": 2000},
+    "03_when_he_is_normal": {"SEEDS": 100, "WIDTHS": (2, 8)},
+    "04_depth": {"DEPTHS": (1, 2), "SEEDS": 64, "EPOCHS": 20, "SIGNAL_DEPTH": 4,
+                 "SPREAD_SEEDS": 50},
+    "05_distributions_and_fans": {"SAMPLES": 10_000, "LAYERS": 6},
+    "06_what_fixes_99mlp": {"SEEDS": 64, "SWEEP_SEEDS": 16, "EPOCHS": 300},
+    "07_beyond_xor": {"SEEDS": 8, "EPOCHS": 2, "DEPTH": 2},
+    "08_depth_that_trains": {"DEPTH": 8, "SEEDS": 16, "EPOCHS": 20},
+}
+
+
 def lesson_checkout(folder: Path) -> Path:
     """A git repository in ``folder`` holding this checkout's ``.gitignore`` and ``tutorial/``
     (the lessons, the settings JupyterLab reads for them, the committed figures), all committed:
@@ -135,6 +148,13 @@ def shown_points(fig) -> float:
     pixels = fig.get_size_inches()[0] * 100
     texts = [text for text in fig.findobj(Text) if text.get_visible() and text.get_text().strip()]
     return min(text.get_fontsize() for text in texts) * min(1.0, NOTEBOOK_PIXELS / pixels)
+
+
+def assert_legible_in_a_notebook(fig) -> None:
+    """``fig`` is as wide as a notebook's column at most (it is shown unshrunk) and its smallest
+    text is 9 points or more there (:func:`shown_points`)."""
+    assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
+    assert shown_points(fig) >= 9
 
 
 # --- figures, as drawn -------------------------------------------------------------------------

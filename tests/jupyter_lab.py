@@ -4,6 +4,7 @@ and folders of its own, and Chromium driven by Playwright."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -29,13 +30,21 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def ask(url: str, wait: float, method: str = "GET", body: dict | None = None) -> dict:
+    """What a JupyterLab started here answers at ``url`` (its REST API, with :data:`TOKEN`),
+    read as JSON; ``body`` sent as JSON; ``wait`` seconds at most."""
+    request = urllib.request.Request(url, method=method, headers={
+        "Authorization": f"token {TOKEN}", "Content-Type": "application/json"},
+        data=None if body is None else json.dumps(body).encode())
+    with urllib.request.urlopen(request, timeout=wait) as answer:
+        return json.loads(answer.read())
+
+
 def answering(address: str, wait: float) -> bool:
     """Whether the JupyterLab at ``address`` answers its status with the test token."""
-    request = urllib.request.Request(f"{address}/api/status",
-                                     headers={"Authorization": f"token {TOKEN}"})
     try:
-        with urllib.request.urlopen(request, timeout=wait):
-            return True
+        ask(f"{address}/api/status", wait)
+        return True
     except (urllib.error.URLError, ConnectionError):
         return False
 

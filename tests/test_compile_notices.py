@@ -1,6 +1,7 @@
 """Compile waits, told (tinynet.compiled.notices): what compiles in a user's words, once per
 kernel, with the seconds the same kind took here last time; the seconds shown as they pass;
-a real compile's estimate within 2x of what it then takes."""
+a real compile's seconds kept and stated to the next (how close the statement comes to the
+next compile is timing, measured in benchmarks/bench_notices.py, not asserted here)."""
 
 from __future__ import annotations
 
@@ -169,7 +170,9 @@ def test_a_narrow_terminal_gets_a_shortened_line(tmp_path, monkeypatch, capsys):
     notices.announce_compiling(fake_kernel(tmp_path, "narrow"), "the training of many "
                                "networks side by side", "kit w", tmp_path)
     notices.stop_watching()
-    assert capsys.readouterr().err.startswith("\r\033[Ktinynet: compiling")
+    line = capsys.readouterr().err.removeprefix("\r\033[K")  # the terminal's: rewritten
+    assert line.startswith("tinynet: compiling the training") and line.endswith("...")
+    assert len(line) <= 40  # the shortest it is cut to, however narrow the terminal
 
 
 SCRIPT = """
@@ -193,10 +196,11 @@ def test_a_real_compile_is_told_the_seconds_the_last_one_kept(tmp_path):
         told.append(run.stderr)
         if hidden == "3":
             kept = json.loads(notices.times_file(tmp_path / "kernels").read_text())
+            stated = notices.estimate("layout fit_block", tmp_path / "kernels")
     assert f"({notices.COMPILE_TIME})" in told[0] and "tinynet: compiled in " in told[0]
     # what the first kept, less the helpers it compiled for every later kernel; how close that
     # comes to the seconds a compile then takes is measured in benchmarks/bench_notices.py
     own = kept["layout fit_block"]
     taken = float(told[0].split("tinynet: compiled in ")[1].split(" s")[0])
-    assert 0 < own <= taken
-    assert f"(about {max(own, 1.0):.0f} s, as it took here last time)" in told[1], told[1]
+    assert 0 < own <= taken + 0.05  # taken as printed, to a tenth of a second
+    assert stated.startswith("about ") and f"({stated})" in told[1], told[1]

@@ -1,8 +1,8 @@
 """The lessons' own figures, read back from a run of the lesson in this process with small
 settings: what their titles say, what lesson 2 shows of its seeds, and that every figure a
-lesson draws is legible at the width a notebook shows it, and so are the figures of
-tinynet.plots the lessons draw. (The figures of studies are measured in tests/test_plots.py;
-tests/test_tutorial.py runs every lesson both ways.)"""
+lesson draws is legible at the width a notebook shows it. (The figures of tinynet.plots and
+tinynet.xor.figures are measured in tests/test_plots.py; tests/test_tutorial.py runs every
+lesson both ways.)"""
 
 import copy
 
@@ -11,8 +11,7 @@ import pytest
 
 import make_notebooks  # tutorial/ is on the path (tests/conftest.py)
 import tinynet
-from helpers import NOTEBOOK_PIXELS, shown_points
-from test_tutorial import SMALL
+from helpers import SMALL, assert_legible_in_a_notebook, shown_points
 from tinynet import plots
 
 
@@ -102,22 +101,5 @@ def test_every_figure_a_lesson_draws_reads_at_9_points_or_more_in_a_notebook(
     run_lesson(lesson.stem[:2], SMALL[lesson.stem], tmp_path, monkeypatch)
     assert made
     for fig in made:
-        assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
-        assert shown_points(fig) >= 9
+        assert_legible_in_a_notebook(fig)
 
-
-def test_the_boundary_signal_and_loss_figures_read_at_9_points_or_more_in_a_notebook():
-    """The figures of tinynet.plots the lessons draw with their defaults, measured as a
-    notebook shows them (the lessons' own sizes: the slow test above): a boundary with its
-    legend, a signal figure, a single fit's loss curve."""
-    from tinynet.xor import figures
-    X, y = tinynet.data.xor()
-    net = tinynet.mlp([2, 2, 1], activation="leaky_relu", output="sigmoid", seed=0)
-    history = net.fit(X, y, epochs=20, lr=0.1)
-    reports = {name: tinynet.diagnostics.propagate(
-        tinynet.mlp([2, 8, 8, 1], activation="relu", init=name, seed=0), X)
-        for name in ("he_normal", "xavier_normal")}
-    for fig in (plots.decision_boundary(net), plots.signal(reports),
-                figures.loss_curves(history)):
-        assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
-        assert shown_points(fig) >= 9

@@ -273,13 +273,14 @@ def test_init_all_summarises_hundreds_of_pairs(capsys):
     assert "not told apart from " in pairs[4] and "zeros" not in pairs[4]
 
 
-def test_a_few_pairs_or_a_baseline_s_are_listed_one_by_one(capsys):
+def test_a_few_pairs_are_listed_one_by_one(capsys):
     cli.main(["--init", "normal,he_normal,xavier_normal", "--seeds", "2", "--epochs", "2",
               "--backend", "numpy", "--no-progress"])
     pairs = capsys.readouterr().out.split("Pairwise")[1].strip().splitlines()[1:]
     assert len(pairs) == 3 and all(" vs " in line for line in pairs)
 
 
+def test_against_a_baseline_every_arms_verdict_is_listed_however_many():
     others = [name for name in tinynet.init.distinct() if name != "zeros"]
     arms = [Arm(name) for name in ["zeros", *others[:LISTED_COMPARISONS + 2]]]
     study = run_study(arms, Setup(seeds=2, epochs=2, backend="numpy"), against=0)

@@ -13,7 +13,8 @@ from matplotlib.contour import ContourSet
 from matplotlib.figure import Figure
 
 import tinynet
-from helpers import NOTEBOOK_PIXELS, drawn, legends, overlap, page, points_under, shown_points
+from helpers import assert_legible_in_a_notebook, drawn, legends, overlap, page, \
+    points_under
 from tinynet import plots
 from tinynet.xor import figures
 from tinynet.xor import Arm, Setup, build_network, run_study
@@ -309,15 +310,22 @@ def test_a_gallery_of_100_seeds_wraps_into_a_10_by_10_grid(hundred):
     assert small.get_size_inches()[0] == 5 * 1.6 + 1.0  # 1.6 inches a column, 1 for the bar
 
 
-def test_a_studys_figures_fit_a_notebook_column_at_9_points_or_more(study):
+def test_the_figures_fit_a_notebook_column_at_9_points_or_more(study):
     """Catches figures a notebook shrinks (study_curves 5.5 inches an arm, histograms' 7-point
-    ticks): each figure of a study is as wide as a notebook's column at most, every text 9
-    points or more there."""
-    for fig in (figures.study_curves(study), figures.layer_histograms(study),
+    ticks, a boundary's 8-point legend, the 11-inch signal figure): each figure, at its
+    default size, is as wide as a notebook's column at most, every text 9 points or more
+    there."""
+    X, y = tinynet.data.xor()
+    net = tinynet.mlp([2, 2, 1], activation="leaky_relu", output="sigmoid", seed=0)
+    history = net.fit(X, y, epochs=20, lr=0.1, record_every=1)
+    reports = {name: tinynet.diagnostics.propagate(
+        tinynet.mlp([2, 8, 8, 1], activation="relu", init=name, seed=0), X)
+        for name in ("he_normal", "xavier_normal")}
+    for fig in (plots.decision_boundary(net), plots.signal(reports), figures.loss_curves(history),
+                figures.study_curves(study), figures.layer_histograms(study),
                 figures.rates([study]), figures.loss_curves(study.results[0]),
                 figures.seed_gallery(study, seeds=4)):
-        assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
-        assert shown_points(fig) >= 9
+        assert_legible_in_a_notebook(fig)
 
 
 @pytest.mark.slow  # draws 100 panels
@@ -327,8 +335,7 @@ def test_a_gallery_of_100_seeds_fits_a_notebook_column_with_its_legend_on_top(hu
     last: it is as wide as the column at most, every text 9 points or more there, and the
     legend above every panel."""
     fig = figures.seed_gallery(hundred, seeds=100)
-    assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
-    assert shown_points(fig) >= 9
+    assert_legible_in_a_notebook(fig)
     renderer = drawn(fig)
     legend = fig.legends[0].get_window_extent(renderer)
     panels = [ax for ax in fig.axes if ax.get_title().startswith("seed ")]

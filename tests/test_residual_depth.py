@@ -9,7 +9,7 @@ from dataclasses import asdict, replace
 import numpy as np
 import pytest
 
-from helpers import NOTEBOOK_PIXELS, ROOT, drawn, legends, overlap, points_under, shown_points
+from helpers import ROOT, assert_legible_in_a_notebook, drawn, legends, overlap, points_under
 
 import tinynet
 from tinynet import stats
@@ -301,8 +301,7 @@ def test_the_committed_studys_figure_hides_no_point_under_a_legend():
         ticks = sorted((label.get_window_extent(renderer) for label in ax.get_xticklabels()),
                        key=lambda tick: tick.x0)
         assert all(right.x0 - left.x1 >= 3 for left, right in zip(ticks, ticks[1:]))
-    assert fig.get_size_inches()[0] * 100 <= NOTEBOOK_PIXELS
-    assert shown_points(fig) >= 9
+    assert_legible_in_a_notebook(fig)
 
 
 def test_the_figure_leaves_out_families_the_study_does_not_have(tmp_path):

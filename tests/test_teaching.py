@@ -4,28 +4,18 @@ cell by cell in the Python kernel, and saved back as the lesson's text."""
 
 import json
 import shutil
-import urllib.error
-import urllib.request
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
 from helpers import ROOT
-from jupyter_lab import TOKEN, jupyter_lab
+from jupyter_lab import ask, jupyter_lab
 
 pytestmark = pytest.mark.slow  # a JupyterLab server and a kernel: about 20 s with warm kernels
 
 LESSON = "02_many_seeds.py"
 WAIT = 120  # seconds for JupyterLab to answer; a bound on a hang, not a measure of speed
-
-
-def ask(url: str, method: str = "GET", body: dict | None = None) -> dict:
-    request = urllib.request.Request(url, method=method, headers={
-        "Authorization": f"token {TOKEN}", "Content-Type": "application/json"},
-        data=None if body is None else json.dumps(body).encode())
-    with urllib.request.urlopen(request, timeout=WAIT) as answer:
-        return json.loads(answer.read())
 
 
 @pytest.fixture(scope="module")
@@ -41,11 +31,12 @@ def lab(tmp_path_factory):
 
 def test_lesson_2_opens_as_a_notebook_runs_and_shows_its_figures(lab):
     address, folder = lab
-    model = ask(f"{address}/api/contents/{LESSON}?type=notebook&content=1")
+    model = ask(f"{address}/api/contents/{LESSON}?type=notebook&content=1", WAIT)
     assert model["type"] == "notebook"  # Jupytext's contents manager read the .py as one
     notebook = nbformat.from_dict(model["content"])
     assert notebook.metadata["kernelspec"]["name"] == "python3"
-    assert "python3" in ask(f"{address}/api/kernelspecs")["kernelspecs"]  # the kernel it offers
+    kernels = ask(f"{address}/api/kernelspecs", WAIT)["kernelspecs"]
+    assert "python3" in kernels  # the kernel it offers
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert code and any(cell.cell_type == "markdown" for cell in notebook.cells)
     # What lesson 2's figures are made of, read in its kernel after its last cell.
@@ -61,7 +52,7 @@ def test_lesson_2_opens_as_a_notebook_runs_and_shows_its_figures(lab):
     assert shown["failed_curves"] == min(shown["failed_seeds"], 100) > 0  # the first 100
     # Saved from JupyterLab, the lesson stays a text file of code and prose, no outputs.
     notebook.cells.pop()
-    ask(f"{address}/api/contents/{LESSON}", "PUT",
+    ask(f"{address}/api/contents/{LESSON}", WAIT, "PUT",
         {"type": "notebook", "format": "json", "content": notebook})
     saved = (folder / LESSON).read_text()
     assert "image/png" not in saved and "execution_count" not in saved

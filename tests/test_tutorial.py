@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import checkout_environment, git_changes, lesson_checkout, page, run_python
+from helpers import SMALL, checkout_environment, git_changes, lesson_checkout, page, run_python
 
 import exercises  # tutorial/ is on the path (tests/conftest.py)
 import make_notebooks
@@ -22,17 +22,11 @@ NOTEBOOK_COLUMNS = 100
 968 pixels wide (tinynet.text.fold's default width)."""
 LESSONS = {lesson.stem: lesson for lesson in make_notebooks.LESSONS}
 
-SMALL = {  # settings that keep each run to a few seconds
-    "01_a_network_by_hand": {"EPOCHS": 300},
-    "02_many_seeds": {"SEEDS": 100, "GROUP": 25, "EPOCHS": 2000},
-    "03_when_he_is_normal": {"SEEDS": 100, "WIDTHS": (2, 8)},
-    "04_depth": {"DEPTHS": (1, 2), "SEEDS": 64, "EPOCHS": 20, "SIGNAL_DEPTH": 4,
-                 "SPREAD_SEEDS": 50},
-    "05_distributions_and_fans": {"SAMPLES": 10_000, "LAYERS": 6},
-    "06_what_fixes_99mlp": {"SEEDS": 64, "SWEEP_SEEDS": 16, "EPOCHS": 300},
-    "07_beyond_xor": {"SEEDS": 8, "EPOCHS": 2, "DEPTH": 2},
-    "08_depth_that_trains": {"DEPTH": 8, "SEEDS": 16, "EPOCHS": 20},
-}
+
+def too_long(printed: str) -> list[str]:
+    """The lines of ``printed`` longer than :data:`NOTEBOOK_COLUMNS`."""
+    return [line for line in printed.splitlines() if len(line) > NOTEBOOK_COLUMNS]
+
 
 FASTER = {  # what an exercise needs beside the small settings to stay quick, by exercise
     "02.1": {"GROUP": 100},   # studies of 100, as the exercise's 10,000 seeds make them
@@ -137,7 +131,7 @@ def test_the_lesson_runs_as_a_notebook(name, tmp_path, monkeypatch):
     if name == "05_distributions_and_fans":  # the injected setting, not the lesson's own 20
         assert "after 6 layers" in printed and "after 20 layers" not in printed
     assert printed.strip()
-    assert [line for line in printed.splitlines() if len(line) > NOTEBOOK_COLUMNS] == []
+    assert too_long(printed) == []
     figure, _ = make_notebooks.SHOWN_FIGURES[name]
     assert (clone / "tutorial" / make_notebooks.OUTPUTS / figure).exists()
     assert git_changes(clone) == []
@@ -145,15 +139,18 @@ def test_the_lesson_runs_as_a_notebook(name, tmp_path, monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", exercises.numbered())
-def test_every_exercise_runs(name, tmp_path, monkeypatch):
+def test_every_exercise_runs(name, tmp_path):
     """Each exercise's change, as its lesson states it, on top of the small settings."""
     exercise = exercises.numbered()[name]
     lesson = LESSONS[exercise.lesson]
     assert words(exercise.says) in words(lesson.read_text().split("# ## Exercises")[1])
-    for variable in ("PYTHONPATH", "MPLBACKEND"):  # the script inherits them
-        monkeypatch.setenv(variable, checkout_environment()[variable])
-    done = exercises.run(exercise, tmp_path, {**SMALL[exercise.lesson], **FASTER.get(name, {})})
+    script = exercise.script({**SMALL[exercise.lesson], **FASTER.get(name, {})})
+    done = run_script(script, f"{exercise.lesson}.py", tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_faster_settings_name_exercises_there_are():
+    assert set(FASTER) <= set(exercises.numbered())
 
 
 @pytest.mark.slow
@@ -220,7 +217,7 @@ def test_what_the_lessons_default_run_printed_fits_a_notebooks_lines(name):
     """Catches a report that a notebook's output area breaks mid-word (it breaks a line too
     long for it wherever it reaches the edge)."""
     printed = json.loads(make_notebooks.RECORD.read_text())["lessons"][name]["output"]
-    assert [line for line in printed.splitlines() if len(line) > NOTEBOOK_COLUMNS] == []
+    assert too_long(printed) == []
 
 
 @pytest.mark.parametrize("name", LESSONS)

@@ -18,6 +18,7 @@ from tinynet.compiled.simd import LANES
 from tinynet.losses import MSE
 from tinynet.packing import draw, layout
 
+from helpers import COMPILE_NOTICES
 from test_backends import same_parameters
 
 pytestmark = [pytest.mark.unrolled, pytest.mark.slow]
@@ -136,7 +137,7 @@ def test_one_kernel_for_every_seed_count_sample_count_and_epoch_count(tmp_path, 
         tinynet.fit_ensemble(nets, data_X, data_y, epochs=epochs, lr=lr)
         tinynet.mlp([2, 3, 1], seed=seeds).fit(data_X, data_y, epochs=epochs, lr=lr)
     notices = [line for line in capsys.readouterr().err.splitlines()
-               if line.startswith("tinynet: compiling the ")]
+               if line.startswith(COMPILE_NOTICES[0])]
     assert [line.split(",")[0] for line in notices] == [
         "tinynet: compiling the training of 2-3-1 networks",  # the ensemble's kernel
         "tinynet: compiling the training of one 2-3-1 network"], notices  # the single fit's
